@@ -1,0 +1,501 @@
+/* clresample: shared OpenCL devices. See clr-device.h. */
+#include <string.h>
+#include <stdlib.h>
+#include "clr-device.h"
+#include "clr-log.h"
+
+#define CLR_INSTALL_HINT \
+  "Install an OpenCL driver: on Debian or Ubuntu 'apt-get install " \
+  "pocl-opencl-icd' runs on the CPU; GPU vendors ship their own ICD. " \
+  "'clinfo -l' lists what the ICD loader finds."
+
+typedef struct {
+  char *options;
+  const char *source;
+  cl_program program;
+} ClrProgramEntry;
+
+struct _ClrDevice {
+  gint refcount;                /* protected by registry_lock */
+  cl_platform_id platform;
+  cl_device_id id;
+  cl_context context;
+  cl_command_queue queue;
+  char *name;
+  gboolean fp64;
+  cl_ulong max_alloc;
+  GMutex lock;                  /* protects programs */
+  GPtrArray *programs;
+};
+
+typedef struct {
+  cl_platform_id platform;
+  cl_device_id device;
+  guint platform_index, device_index;
+  cl_device_type type;
+  char name[256];
+} ClrDeviceCandidate;
+
+static GMutex registry_lock;
+static GList *registry;         /* of ClrDevice*, protected by registry_lock */
+
+G_DEFINE_QUARK (clr-error-quark, clr_error);
+
+const char *
+clr_cl_status_name (cl_int status)
+{
+  switch (status) {
+    case CL_SUCCESS:
+      return "CL_SUCCESS";
+    case CL_DEVICE_NOT_FOUND:
+      return "CL_DEVICE_NOT_FOUND";
+    case CL_OUT_OF_RESOURCES:
+      return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY:
+      return "CL_OUT_OF_HOST_MEMORY";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+      return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_BUILD_PROGRAM_FAILURE:
+      return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_INVALID_VALUE:
+      return "CL_INVALID_VALUE";
+    case CL_INVALID_BUFFER_SIZE:
+      return "CL_INVALID_BUFFER_SIZE";
+    case CL_INVALID_KERNEL_ARGS:
+      return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_WORK_GROUP_SIZE:
+      return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_GLOBAL_WORK_SIZE:
+      return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
+    default:
+      return "OpenCL error";
+  }
+}
+
+void
+clr_set_cl_error (GError ** error, cl_int status, const char *what)
+{
+  int code = CLR_ERROR_FAILED;
+
+  if (status == CL_OUT_OF_RESOURCES || status == CL_OUT_OF_HOST_MEMORY
+      || status == CL_MEM_OBJECT_ALLOCATION_FAILURE
+      || status == CL_INVALID_BUFFER_SIZE)
+    code = CLR_ERROR_RESOURCES;
+  g_set_error (error, CLR_ERROR, code, "%s failed: %s (%d)", what,
+      clr_cl_status_name (status), status);
+}
+
+/* Every device of every platform, in ICD order. */
+static GArray *
+list_candidates (GError ** error)
+{
+  cl_uint n_platforms = 0, p;
+  cl_platform_id *platforms = NULL;
+  GArray *out = NULL;
+  cl_int status;
+
+  status = clGetPlatformIDs (0, NULL, &n_platforms);
+  if (status == -1001 || (status == CL_SUCCESS && n_platforms == 0))
+    goto no_platform;
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clGetPlatformIDs");
+    return NULL;
+  }
+  platforms = g_new0 (cl_platform_id, n_platforms);
+  status = clGetPlatformIDs (n_platforms, platforms, NULL);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clGetPlatformIDs");
+    g_free (platforms);
+    return NULL;
+  }
+
+  out = g_array_new (FALSE, TRUE, sizeof (ClrDeviceCandidate));
+  for (p = 0; p < n_platforms; p++) {
+    cl_uint n_devices = 0, d;
+    cl_device_id *devices;
+
+    if (clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL,
+            &n_devices) != CL_SUCCESS || n_devices == 0)
+      continue;
+    devices = g_new0 (cl_device_id, n_devices);
+    if (clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, n_devices, devices,
+            NULL) == CL_SUCCESS) {
+      for (d = 0; d < n_devices; d++) {
+        ClrDeviceCandidate c = { 0, };
+
+        c.platform = platforms[p];
+        c.device = devices[d];
+        c.platform_index = p;
+        c.device_index = d;
+        clGetDeviceInfo (devices[d], CL_DEVICE_TYPE, sizeof (c.type), &c.type,
+            NULL);
+        clGetDeviceInfo (devices[d], CL_DEVICE_NAME, sizeof (c.name) - 1,
+            c.name, NULL);
+        g_array_append_val (out, c);
+      }
+    }
+    g_free (devices);
+  }
+  g_free (platforms);
+  if (out->len == 0) {
+    g_array_unref (out);
+    g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
+        "The OpenCL platforms have no devices. " CLR_INSTALL_HINT);
+    return NULL;
+  }
+  return out;
+
+no_platform:
+  g_set_error (error, CLR_ERROR, CLR_ERROR_NO_PLATFORM,
+      "No OpenCL platform found. " CLR_INSTALL_HINT);
+  return NULL;
+}
+
+static const char *
+type_name (cl_device_type t)
+{
+  if (t & CL_DEVICE_TYPE_GPU)
+    return "GPU";
+  if (t & CL_DEVICE_TYPE_CPU)
+    return "CPU";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR)
+    return "accelerator";
+  return "other";
+}
+
+char *
+clr_device_describe_all (void)
+{
+  GError *err = NULL;
+  GArray *c = list_candidates (&err);
+  GString *s;
+  guint i;
+
+  if (!c) {
+    char *msg = g_strdup (err->message);
+    g_error_free (err);
+    return msg;
+  }
+  s = g_string_new (NULL);
+  for (i = 0; i < c->len; i++) {
+    ClrDeviceCandidate *d = &g_array_index (c, ClrDeviceCandidate, i);
+    g_string_append_printf (s, "%s%u:%u %s (%s)", i ? "\n" : "",
+        d->platform_index, d->device_index, d->name, type_name (d->type));
+  }
+  g_array_unref (c);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+spec_is_index (const char *spec, guint * a, guint * b, gboolean * pair)
+{
+  char *end;
+  guint64 x, y;
+
+  if (!g_ascii_isdigit (spec[0]))
+    return FALSE;
+  x = g_ascii_strtoull (spec, &end, 10);
+  if (*end == '\0') {
+    *a = (guint) x;
+    *pair = FALSE;
+    return TRUE;
+  }
+  if (*end != ':' || !g_ascii_isdigit (end[1]))
+    return FALSE;
+  y = g_ascii_strtoull (end + 1, &end, 10);
+  if (*end != '\0')
+    return FALSE;
+  *a = (guint) x;
+  *b = (guint) y;
+  *pair = TRUE;
+  return TRUE;
+}
+
+static const ClrDeviceCandidate *
+choose (GArray * c, const char *spec)
+{
+  guint i, a = 0, b = 0;
+  gboolean pair;
+
+  if (!spec || !*spec || !g_ascii_strcasecmp (spec, "auto")) {
+    for (i = 0; i < c->len; i++)
+      if (g_array_index (c, ClrDeviceCandidate, i).type & CL_DEVICE_TYPE_GPU)
+        return &g_array_index (c, ClrDeviceCandidate, i);
+    return &g_array_index (c, ClrDeviceCandidate, 0);
+  }
+  if (!g_ascii_strcasecmp (spec, "gpu") || !g_ascii_strcasecmp (spec, "cpu")) {
+    cl_device_type want = !g_ascii_strcasecmp (spec, "gpu") ?
+        CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU;
+    for (i = 0; i < c->len; i++)
+      if (g_array_index (c, ClrDeviceCandidate, i).type & want)
+        return &g_array_index (c, ClrDeviceCandidate, i);
+    return NULL;
+  }
+  if (spec_is_index (spec, &a, &b, &pair)) {
+    if (!pair)
+      return a < c->len ? &g_array_index (c, ClrDeviceCandidate, a) : NULL;
+    for (i = 0; i < c->len; i++) {
+      ClrDeviceCandidate *d = &g_array_index (c, ClrDeviceCandidate, i);
+      if (d->platform_index == a && d->device_index == b)
+        return d;
+    }
+    return NULL;
+  }
+  {
+    char *want = g_ascii_strdown (spec, -1);
+    const ClrDeviceCandidate *found = NULL;
+
+    for (i = 0; i < c->len && !found; i++) {
+      ClrDeviceCandidate *d = &g_array_index (c, ClrDeviceCandidate, i);
+      char *name = g_ascii_strdown (d->name, -1);
+      if (strstr (name, want))
+        found = d;
+      g_free (name);
+    }
+    g_free (want);
+    return found;
+  }
+}
+
+static gboolean
+device_has_extension (cl_device_id id, const char *ext)
+{
+  size_t size = 0;
+  char *exts;
+  gboolean found;
+
+  if (clGetDeviceInfo (id, CL_DEVICE_EXTENSIONS, 0, NULL, &size) != CL_SUCCESS)
+    return FALSE;
+  exts = g_malloc0 (size + 1);
+  clGetDeviceInfo (id, CL_DEVICE_EXTENSIONS, size, exts, NULL);
+  found = strstr (exts, ext) != NULL;
+  g_free (exts);
+  return found;
+}
+
+static ClrDevice *
+device_open (const ClrDeviceCandidate * c, GError ** error)
+{
+  cl_context_properties props[] = {
+    CL_CONTEXT_PLATFORM, (cl_context_properties) c->platform, 0
+  };
+  ClrDevice *dev = g_new0 (ClrDevice, 1);
+  cl_int status;
+
+  dev->refcount = 1;
+  dev->platform = c->platform;
+  dev->id = c->device;
+  dev->name = g_strdup (c->name);
+  dev->fp64 = device_has_extension (c->device, "cl_khr_fp64");
+  clGetDeviceInfo (c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+      sizeof (dev->max_alloc), &dev->max_alloc, NULL);
+  g_mutex_init (&dev->lock);
+  dev->programs = g_ptr_array_new ();
+
+  dev->context = clCreateContext (props, 1, &dev->id, NULL, NULL, &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clCreateContext");
+    goto failed;
+  }
+  dev->queue = clCreateCommandQueue (dev->context, dev->id, 0, &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clCreateCommandQueue");
+    goto failed;
+  }
+  clr_log (CLR_LOG_INFO, "opened OpenCL device %u:%u '%s' (%s, fp64 %s)",
+      c->platform_index, c->device_index, dev->name, type_name (c->type),
+      dev->fp64 ? "yes" : "no");
+  return dev;
+
+failed:
+  if (dev->context)
+    clReleaseContext (dev->context);
+  g_ptr_array_unref (dev->programs);
+  g_mutex_clear (&dev->lock);
+  g_free (dev->name);
+  g_free (dev);
+  return NULL;
+}
+
+ClrDevice *
+clr_device_acquire (const char *spec, GError ** error)
+{
+  GArray *cands;
+  const ClrDeviceCandidate *c;
+  ClrDevice *dev = NULL;
+  GList *l;
+
+  g_mutex_lock (&registry_lock);
+  cands = list_candidates (error);
+  if (!cands)
+    goto out;
+  c = choose (cands, spec);
+  if (!c) {
+    char *all = clr_device_describe_all ();
+    g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
+        "No OpenCL device matches device='%s'. Use auto, gpu, cpu, an index "
+        "N or P:D, or part of a device name; available:\n%s", spec, all);
+    g_free (all);
+    goto out;
+  }
+  for (l = registry; l; l = l->next) {
+    ClrDevice *d = l->data;
+    if (d->id == c->device) {
+      d->refcount++;
+      dev = d;
+      goto out;
+    }
+  }
+  dev = device_open (c, error);
+  if (dev)
+    registry = g_list_prepend (registry, dev);
+
+out:
+  if (cands)
+    g_array_unref (cands);
+  g_mutex_unlock (&registry_lock);
+  return dev;
+}
+
+ClrDevice *
+clr_device_ref (ClrDevice * dev)
+{
+  g_mutex_lock (&registry_lock);
+  dev->refcount++;
+  g_mutex_unlock (&registry_lock);
+  return dev;
+}
+
+void
+clr_device_unref (ClrDevice * dev)
+{
+  guint i;
+
+  g_mutex_lock (&registry_lock);
+  if (--dev->refcount > 0) {
+    g_mutex_unlock (&registry_lock);
+    return;
+  }
+  registry = g_list_remove (registry, dev);
+  g_mutex_unlock (&registry_lock);
+
+  for (i = 0; i < dev->programs->len; i++) {
+    ClrProgramEntry *e = g_ptr_array_index (dev->programs, i);
+    clReleaseProgram (e->program);
+    g_free (e->options);
+    g_free (e);
+  }
+  g_ptr_array_unref (dev->programs);
+  clReleaseCommandQueue (dev->queue);
+  clReleaseContext (dev->context);
+  g_mutex_clear (&dev->lock);
+  g_free (dev->name);
+  g_free (dev);
+}
+
+const char *
+clr_device_get_name (ClrDevice * dev)
+{
+  return dev->name;
+}
+
+gboolean
+clr_device_has_fp64 (ClrDevice * dev)
+{
+  return dev->fp64;
+}
+
+cl_context
+clr_device_get_context (ClrDevice * dev)
+{
+  return dev->context;
+}
+
+cl_command_queue
+clr_device_get_queue (ClrDevice * dev)
+{
+  return dev->queue;
+}
+
+cl_device_id
+clr_device_get_id (ClrDevice * dev)
+{
+  return dev->id;
+}
+
+cl_ulong
+clr_device_get_max_alloc (ClrDevice * dev)
+{
+  return dev->max_alloc;
+}
+
+static char *
+build_log (ClrDevice * dev, cl_program program)
+{
+  size_t size = 0;
+  char *log;
+
+  if (clGetProgramBuildInfo (program, dev->id, CL_PROGRAM_BUILD_LOG, 0, NULL,
+          &size) != CL_SUCCESS || size == 0)
+    return g_strdup ("(no build log)");
+  log = g_malloc0 (size + 1);
+  clGetProgramBuildInfo (program, dev->id, CL_PROGRAM_BUILD_LOG, size, log,
+      NULL);
+  return log;
+}
+
+cl_program
+clr_device_get_program (ClrDevice * dev, const char *source,
+    const char *options, GError ** error)
+{
+  cl_program program = NULL;
+  cl_int status;
+  guint i;
+  gint64 t0;
+
+  g_mutex_lock (&dev->lock);
+  for (i = 0; i < dev->programs->len; i++) {
+    ClrProgramEntry *e = g_ptr_array_index (dev->programs, i);
+    if (e->source == source && !g_strcmp0 (e->options, options)) {
+      program = e->program;
+      goto out;
+    }
+  }
+
+  program = clCreateProgramWithSource (dev->context, 1, &source, NULL, &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clCreateProgramWithSource");
+    program = NULL;
+    goto out;
+  }
+  t0 = g_get_monotonic_time ();
+  status = clBuildProgram (program, 1, &dev->id, options, NULL, NULL);
+  if (status != CL_SUCCESS) {
+    char *log = build_log (dev, program);
+    clr_log (CLR_LOG_DEBUG, "OpenCL build log for '%s' (options '%s'):\n%s",
+        dev->name, options, log);
+    g_set_error (error, CLR_ERROR, CLR_ERROR_BUILD,
+        "Building the OpenCL kernels for '%s' failed: %s (%d); the build log "
+        "is in the debug log (GST_DEBUG=clresample*:5)", dev->name,
+        clr_cl_status_name (status), status);
+    g_free (log);
+    clReleaseProgram (program);
+    program = NULL;
+    goto out;
+  }
+  clr_log (CLR_LOG_INFO, "built OpenCL program for '%s' (options '%s') in "
+      "%.0f ms", dev->name, options, (g_get_monotonic_time () - t0) / 1000.0);
+  {
+    ClrProgramEntry *e = g_new0 (ClrProgramEntry, 1);
+    e->options = g_strdup (options);
+    e->source = source;
+    e->program = program;
+    g_ptr_array_add (dev->programs, e);
+  }
+
+out:
+  g_mutex_unlock (&dev->lock);
+  return program;
+}

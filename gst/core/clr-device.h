@@ -1,0 +1,57 @@
+/* clresample: OpenCL devices shared by every resampler in the process.
+ *
+ * One context and one in-order queue per device, reference-counted; programs
+ * are built once per device and set of build options, then reused (PoCL runs
+ * LLVM on every build, which costs seconds). All functions are thread-safe.
+ */
+#ifndef __CLR_DEVICE_H__
+#define __CLR_DEVICE_H__
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define CLR_ERROR (clr_error_quark ())
+GQuark clr_error_quark (void);
+
+typedef enum {
+  CLR_ERROR_NO_PLATFORM,        /* no OpenCL platform at all (no ICD) */
+  CLR_ERROR_NO_DEVICE,          /* platforms, but no device matches */
+  CLR_ERROR_BUILD,              /* kernel build failed */
+  CLR_ERROR_RESOURCES,          /* device memory or resources exhausted */
+  CLR_ERROR_INVALID,            /* invalid arguments */
+  CLR_ERROR_FAILED,             /* any other OpenCL failure */
+} ClrErrorCode;
+
+typedef struct _ClrDevice ClrDevice;
+
+/* spec: NULL or "auto" (first GPU, else the first device), "gpu", "cpu",
+ * "P:D" (platform and device index), "N" (N-th device over all platforms),
+ * or a case-insensitive substring of the device name. */
+ClrDevice *clr_device_acquire (const char *spec, GError ** error);
+ClrDevice *clr_device_ref (ClrDevice * dev);
+void clr_device_unref (ClrDevice * dev);
+
+const char *clr_device_get_name (ClrDevice * dev);
+gboolean clr_device_has_fp64 (ClrDevice * dev);
+cl_context clr_device_get_context (ClrDevice * dev);
+cl_command_queue clr_device_get_queue (ClrDevice * dev);
+cl_device_id clr_device_get_id (ClrDevice * dev);
+cl_ulong clr_device_get_max_alloc (ClrDevice * dev);
+
+/* The program built from `source` with `options`, cached per device. The
+ * returned program belongs to the device: do not release it. */
+cl_program clr_device_get_program (ClrDevice * dev, const char *source,
+    const char *options, GError ** error);
+
+/* Sets error from an OpenCL status code and a description of the call. */
+void clr_set_cl_error (GError ** error, cl_int status, const char *what);
+const char *clr_cl_status_name (cl_int status);
+
+/* Lists the devices as "P:D name (type)" lines; for messages and tools. */
+char *clr_device_describe_all (void);
+
+G_END_DECLS
+#endif

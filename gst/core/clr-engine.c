@@ -1,0 +1,504 @@
+/* clresample: the streaming resampler engine. See clr-engine.h.
+ *
+ * Window bookkeeping, all in absolute input frame indices (frame 0 is the
+ * first frame after a reset):
+ *   win_start  index of the first frame held in the active device window
+ *   win_len    frames held; the window covers [win_start, in_total)
+ * Output frame m reads frames n(m) - K/2 + 1 .. n(m) + K/2. After each call
+ * the window keeps exactly what the next output still needs (at most K - 1
+ * frames), copied to the front of the other buffer of a ping-pong pair; a
+ * single device buffer could not do it, as clEnqueueCopyBuffer forbids
+ * overlapping copies within one buffer.
+ */
+#include <string.h>
+#include "clr-engine.h"
+#include "clr-kernel-sources.h"
+#include "clr-log.h"
+
+#define CLR_WINDOW_SLACK 4096
+
+struct _ClrEngine {
+  ClrDevice *dev;
+  ClrEngineConfig cfg;
+  ClrRatio ratio;
+  ClrFilter filter;
+  ClrBankLayout bank;
+  cl_command_queue queue;
+  cl_kernel kernel;
+  cl_mem coef;
+  cl_mem win[2];
+  int active;
+  size_t win_cap;               /* frames per window buffer */
+  cl_mem out;
+  size_t out_cap;               /* frames */
+
+  int64_t in_total;
+  uint64_t out_total;
+  int64_t win_start;
+  size_t win_len;
+  uint64_t silent_tail;         /* trailing frames of the window known to be 0 */
+  gboolean drained;
+};
+
+gboolean
+clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
+{
+  if (cfg->in_rate == 0 || cfg->out_rate == 0 || cfg->in_rate > CLR_RATE_MAX
+      || cfg->out_rate > CLR_RATE_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Sample rates must be between 1 and %u Hz (got %u -> %u Hz)",
+        CLR_RATE_MAX, cfg->in_rate, cfg->out_rate);
+    return FALSE;
+  }
+  if ((uint64_t) cfg->in_rate > (uint64_t) cfg->out_rate * CLR_RATIO_MAX
+      || (uint64_t) cfg->out_rate > (uint64_t) cfg->in_rate * CLR_RATIO_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Cannot convert %u Hz to %u Hz: the ratio may be at most %u either "
+        "way; resample in two steps", cfg->in_rate, cfg->out_rate,
+        CLR_RATIO_MAX);
+    return FALSE;
+  }
+  if (cfg->channels == 0 || cfg->channels > CLR_CHANNELS_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Channel count must be between 1 and %u (got %u)", CLR_CHANNELS_MAX,
+        cfg->channels);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static cl_mem
+alloc_buffer (ClrEngine * e, cl_mem_flags flags, size_t bytes, void *host,
+    const char *what, GError ** error)
+{
+  cl_int status;
+  cl_mem mem;
+
+  if (bytes > clr_device_get_max_alloc (e->dev)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "The %s needs %" G_GSIZE_FORMAT " bytes, more than '%s' can allocate "
+        "at once (%" G_GUINT64_FORMAT "); use fewer channels, fewer taps or "
+        "smaller buffers", what, bytes, clr_device_get_name (e->dev),
+        (guint64) clr_device_get_max_alloc (e->dev));
+    return NULL;
+  }
+  mem = clCreateBuffer (clr_device_get_context (e->dev), flags, bytes, host,
+      &status);
+  if (status != CL_SUCCESS) {
+    char *what_call = g_strdup_printf ("Allocating the %s (%" G_GSIZE_FORMAT
+        " bytes)", what, bytes);
+    clr_set_cl_error (error, status, what_call);
+    g_free (what_call);
+    return NULL;
+  }
+  return mem;
+}
+
+static gboolean
+upload_bank (ClrEngine * e, GError ** error)
+{
+  size_t n = (size_t) e->bank.rows * e->bank.taps;
+  float *host = g_try_new (float, n);
+  double *row = g_new (double, e->bank.taps);
+  uint32_t r, k;
+
+  if (!host) {
+    g_free (row);
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for %" G_GSIZE_FORMAT " filter coefficients", n);
+    return FALSE;
+  }
+  for (r = 0; r < e->bank.rows; r++) {
+    clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
+    for (k = 0; k < e->bank.taps; k++)
+      host[(size_t) r * e->bank.taps + k] = (float) row[k];
+  }
+  e->coef = alloc_buffer (e, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+      n * sizeof (float), host, "filter coefficient table", error);
+  g_free (row);
+  g_free (host);
+  return e->coef != NULL;
+}
+
+static gboolean
+fill_zero (ClrEngine * e, cl_mem mem, size_t frame_offset, size_t frames,
+    GError ** error)
+{
+  const float zero = 0.0f;
+  size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  cl_int status;
+
+  if (frames == 0)
+    return TRUE;
+  status = clEnqueueFillBuffer (e->queue, mem, &zero, sizeof (zero),
+      frame_offset * fs, frames * fs, 0, NULL, NULL);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clEnqueueFillBuffer");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Makes both window buffers hold at least `frames` frames, keeping the
+ * active window's contents. */
+static gboolean
+ensure_window (ClrEngine * e, size_t frames, GError ** error)
+{
+  size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  size_t cap;
+  cl_mem nw[2] = { NULL, NULL };
+  cl_int status;
+  int i;
+
+  if (frames <= e->win_cap)
+    return TRUE;
+  cap = MAX (frames, e->win_cap + e->win_cap / 2);
+  for (i = 0; i < 2; i++) {
+    nw[i] = alloc_buffer (e, CL_MEM_READ_WRITE, cap * fs, NULL,
+        "input window", error);
+    if (!nw[i])
+      goto failed;
+  }
+  if (e->win[e->active] && e->win_len > 0) {
+    status = clEnqueueCopyBuffer (e->queue, e->win[e->active], nw[0], 0, 0,
+        e->win_len * fs, 0, NULL, NULL);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "clEnqueueCopyBuffer");
+      goto failed;
+    }
+  }
+  for (i = 0; i < 2; i++) {
+    if (e->win[i])
+      clReleaseMemObject (e->win[i]);
+    e->win[i] = nw[i];
+  }
+  e->active = 0;
+  e->win_cap = cap;
+  return TRUE;
+
+failed:
+  for (i = 0; i < 2; i++)
+    if (nw[i])
+      clReleaseMemObject (nw[i]);
+  return FALSE;
+}
+
+static gboolean
+ensure_out (ClrEngine * e, size_t frames, GError ** error)
+{
+  size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  size_t cap;
+
+  if (frames <= e->out_cap)
+    return TRUE;
+  cap = MAX (frames, e->out_cap + e->out_cap / 2);
+  if (e->out)
+    clReleaseMemObject (e->out);
+  e->out_cap = 0;
+  e->out = alloc_buffer (e, CL_MEM_WRITE_ONLY, cap * fs, NULL,
+      "output buffer", error);
+  if (!e->out)
+    return FALSE;
+  e->out_cap = cap;
+  return TRUE;
+}
+
+ClrEngine *
+clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
+{
+  ClrEngine *e;
+  cl_program program;
+  cl_int status;
+  const char *options;
+
+  if (!clr_engine_config_validate (cfg, error))
+    return NULL;
+
+  e = g_new0 (ClrEngine, 1);
+  e->dev = clr_device_ref (dev);
+  e->cfg = *cfg;
+  e->queue = clr_device_get_queue (dev);
+  clr_ratio_init (&e->ratio, cfg->in_rate, cfg->out_rate);
+  clr_filter_design (&e->filter, &e->ratio, cfg->quality, cfg->taps);
+  clr_bank_layout (&e->bank, &e->filter, &e->ratio, sizeof (float));
+  clr_log (CLR_LOG_INFO, "%u -> %u Hz (I/D = %" G_GUINT64_FORMAT "/%"
+      G_GUINT64_FORMAT "), %u channels, quality %d: %u taps per phase, "
+      "%s bank of %u rows", cfg->in_rate, cfg->out_rate, e->ratio.I,
+      e->ratio.D, cfg->channels, e->filter.quality, e->filter.taps,
+      e->bank.interpolated ? "interpolated" : "polyphase", e->bank.rows);
+
+  options = clr_device_has_fp64 (dev) ? "-DCLR_HAVE_FP64" : "";
+  program = clr_device_get_program (dev, clr_kernel_source_resample, options,
+      error);
+  if (!program)
+    goto failed;
+  e->kernel = clCreateKernel (program, e->bank.interpolated ?
+      "clr_resample_interp" : "clr_resample_table", &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clCreateKernel");
+    goto failed;
+  }
+  if (!upload_bank (e, error))
+    goto failed;
+  if (!ensure_window (e, e->filter.taps + CLR_WINDOW_SLACK, error))
+    goto failed;
+  clr_engine_reset (e);
+  return e;
+
+failed:
+  clr_engine_free (e);
+  return NULL;
+}
+
+void
+clr_engine_free (ClrEngine * e)
+{
+  int i;
+
+  if (!e)
+    return;
+  if (e->queue)
+    clFinish (e->queue);
+  for (i = 0; i < 2; i++)
+    if (e->win[i])
+      clReleaseMemObject (e->win[i]);
+  if (e->out)
+    clReleaseMemObject (e->out);
+  if (e->coef)
+    clReleaseMemObject (e->coef);
+  if (e->kernel)
+    clReleaseKernel (e->kernel);
+  clr_device_unref (e->dev);
+  g_free (e);
+}
+
+const ClrFilter *
+clr_engine_get_filter (ClrEngine * e)
+{
+  return &e->filter;
+}
+
+const ClrRatio *
+clr_engine_get_ratio (ClrEngine * e)
+{
+  return &e->ratio;
+}
+
+const ClrBankLayout *
+clr_engine_get_bank (ClrEngine * e)
+{
+  return &e->bank;
+}
+
+uint32_t
+clr_engine_get_latency (ClrEngine * e)
+{
+  return e->filter.taps / 2;
+}
+
+uint64_t
+clr_engine_get_in_total (ClrEngine * e)
+{
+  return (uint64_t) e->in_total;
+}
+
+uint64_t
+clr_engine_get_out_total (ClrEngine * e)
+{
+  return e->out_total;
+}
+
+gboolean
+clr_engine_is_silent (ClrEngine * e)
+{
+  return e->silent_tail >= e->win_len;
+}
+
+void
+clr_engine_reset (ClrEngine * e)
+{
+  uint32_t half = e->filter.taps / 2;
+
+  /* The stream is preceded by zeros: output 0 then sits exactly on input 0
+   * and the filter delay never shows in the timestamps. */
+  e->in_total = 0;
+  e->out_total = 0;
+  e->win_start = -(int64_t) (half - 1);
+  e->win_len = half - 1;
+  e->silent_tail = e->win_len;
+  e->drained = FALSE;
+  fill_zero (e, e->win[e->active], 0, e->win_len, NULL);
+}
+
+size_t
+clr_engine_out_frames (ClrEngine * e, size_t in_frames)
+{
+  int64_t last = e->in_total + (int64_t) in_frames - 1 - e->filter.taps / 2;
+  uint64_t upto = clr_ratio_out_upto (&e->ratio, last);
+
+  if (e->drained)
+    return 0;
+  return upto > e->out_total ? (size_t) (upto - e->out_total) : 0;
+}
+
+size_t
+clr_engine_drain_frames (ClrEngine * e)
+{
+  if (e->drained)
+    return 0;
+  return (size_t) (clr_ratio_out_total (&e->ratio, e->in_total) -
+      e->out_total);
+}
+
+static gboolean
+push (ClrEngine * e, const float *in, size_t n_in, size_t max_out,
+    float *out, size_t * out_frames, GError ** error)
+{
+  const size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  const int64_t half = e->filter.taps / 2;
+  size_t n_out = MIN (clr_engine_out_frames (e, n_in), max_out);
+  gboolean silent = in == NULL && clr_engine_is_silent (e);
+  gboolean read_back = FALSE;
+  cl_mem cur;
+  int64_t n1, in_end = e->in_total + (int64_t) n_in, j1;
+  uint64_t p1;
+  size_t keep, skip;
+  cl_int status;
+
+  *out_frames = 0;
+  if (!ensure_window (e, e->win_len + n_in, error))
+    return FALSE;
+  cur = e->win[e->active];
+
+  if (n_in > 0 && in) {
+    status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE, e->win_len * fs,
+        n_in * fs, in, 0, NULL, NULL);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "clEnqueueWriteBuffer");
+      return FALSE;
+    }
+  } else if (n_in > 0 && !silent) {
+    if (!fill_zero (e, cur, e->win_len, n_in, error))
+      return FALSE;
+  }
+
+  if (n_out > 0 && silent) {
+    memset (out, 0, n_out * fs);
+  } else if (n_out > 0) {
+    int64_t n0;
+    uint64_t p0;
+    cl_ulong first_tap, phase0, I = e->ratio.I, D = e->ratio.D;
+    cl_uint channels = e->cfg.channels, taps = e->filter.taps;
+    cl_uint count = (cl_uint) n_out;
+    cl_ulong grid = e->bank.grid;
+    size_t global[2] = { channels, n_out };
+    int a = 0;
+
+    if (!ensure_out (e, n_out, error))
+      return FALSE;
+    clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
+    first_tap = (cl_ulong) (n0 - half + 1 - e->win_start);
+    phase0 = p0;
+    status = clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &cur);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->out);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->coef);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &channels);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &taps);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &I);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &D);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &first_tap);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &phase0);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &count);
+    if (e->bank.interpolated)
+      status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &grid);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "clSetKernelArg");
+      return FALSE;
+    }
+    status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
+        NULL, 0, NULL, NULL);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "Launching the resampling kernel");
+      return FALSE;
+    }
+    read_back = TRUE;
+  }
+
+  /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1. */
+  clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
+  j1 = n1 - half + 1;
+  g_assert (j1 >= e->win_start && j1 <= in_end);
+  skip = (size_t) (j1 - e->win_start);
+  keep = (size_t) (in_end - j1);
+  if (silent) {
+    /* all-zero window: only make sure the frames it keeps read as zeros */
+    if (keep > e->win_len && !fill_zero (e, cur, e->win_len,
+            keep - e->win_len, error))
+      return FALSE;
+  } else if (skip > 0 && keep > 0) {
+    int other = !e->active;
+    status = clEnqueueCopyBuffer (e->queue, cur, e->win[other], skip * fs, 0,
+        keep * fs, 0, NULL, NULL);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "clEnqueueCopyBuffer");
+      return FALSE;
+    }
+    e->active = other;
+  }
+
+  if (read_back) {
+    status = clEnqueueReadBuffer (e->queue, e->out, CL_TRUE, 0, n_out * fs,
+        out, 0, NULL, NULL);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "Reading the output back");
+      return FALSE;
+    }
+  } else if (in && n_in > 0) {
+    /* the non-blocking write still reads the caller's memory */
+    status = clFinish (e->queue);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "clFinish");
+      return FALSE;
+    }
+  }
+
+  e->in_total = in_end;
+  e->out_total += n_out;
+  e->win_start = j1;
+  e->win_len = keep;
+  e->silent_tail = in ? 0 : MIN (e->silent_tail + n_in, (uint64_t) keep);
+  if (silent)
+    e->silent_tail = keep;
+  *out_frames = n_out;
+  return TRUE;
+}
+
+gboolean
+clr_engine_process (ClrEngine * e, const float *in, size_t in_frames,
+    float *out, size_t * out_frames, GError ** error)
+{
+  if (e->drained) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The resampler was drained; reset it before new input");
+    return FALSE;
+  }
+  return push (e, in, in_frames, G_MAXSIZE, out, out_frames, error);
+}
+
+gboolean
+clr_engine_drain (ClrEngine * e, float *out, size_t * out_frames,
+    GError ** error)
+{
+  size_t want = clr_engine_drain_frames (e);
+  gboolean ok;
+
+  *out_frames = 0;
+  if (e->drained || want == 0) {
+    e->drained = TRUE;
+    return TRUE;
+  }
+  /* K/2 frames of silence complete the support of the last output frame */
+  ok = push (e, NULL, e->filter.taps / 2, want, out, out_frames, error);
+  e->drained = TRUE;
+  return ok;
+}

@@ -1,0 +1,85 @@
+/* clresample: the streaming resampler on an OpenCL device, GStreamer-free.
+ *
+ * Feed it interleaved float frames in buffers of any size; it returns every
+ * output frame whose filter support is complete, keeping the per-channel
+ * history on the device so consecutive buffers join seamlessly. The filter
+ * delay is compensated: output frame 0 is aligned with input frame 0 (the
+ * filter sees zeros before the stream), and clr_engine_drain() produces the
+ * tail so that a stream of N input frames gives exactly ceil(N * out / in)
+ * output frames.
+ */
+#ifndef __CLR_ENGINE_H__
+#define __CLR_ENGINE_H__
+
+#include <stdint.h>
+#include <stddef.h>
+#include "clr-device.h"
+#include "clr-filter.h"
+#include "clr-rate.h"
+
+G_BEGIN_DECLS
+
+/* Rates above this are refused: nothing real runs faster, and refusing keeps
+ * every product in the rate arithmetic far from overflow. */
+#define CLR_RATE_MAX 16000000u
+/* A conversion may change the rate by at most this factor either way. */
+#define CLR_RATIO_MAX 1024u
+#define CLR_CHANNELS_MAX 1024u
+
+typedef struct {
+  uint32_t in_rate;
+  uint32_t out_rate;
+  uint32_t channels;
+  int quality;                  /* CLR_QUALITY_MIN .. CLR_QUALITY_MAX */
+  uint32_t taps;                /* taps per phase; 0 = from quality */
+} ClrEngineConfig;
+
+typedef struct _ClrEngine ClrEngine;
+
+/* Checks a configuration without a device: rates, ratio, channels. */
+gboolean clr_engine_config_validate (const ClrEngineConfig * cfg,
+    GError ** error);
+
+ClrEngine *clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg,
+    GError ** error);
+void clr_engine_free (ClrEngine * e);
+
+const ClrFilter *clr_engine_get_filter (ClrEngine * e);
+const ClrRatio *clr_engine_get_ratio (ClrEngine * e);
+const ClrBankLayout *clr_engine_get_bank (ClrEngine * e);
+
+/* Input frames of delay the filter adds: output frame m needs input up to
+ * t(m) + K/2. */
+uint32_t clr_engine_get_latency (ClrEngine * e);
+
+/* Output frames the next clr_engine_process() of in_frames frames returns. */
+size_t clr_engine_out_frames (ClrEngine * e, size_t in_frames);
+
+/* Output frames clr_engine_drain() returns now. */
+size_t clr_engine_drain_frames (ClrEngine * e);
+
+/* Pushes in_frames interleaved frames (in == NULL: that many frames of
+ * silence, which costs no device work once the history is silent too) and
+ * writes the output frames that became complete to out, which must hold
+ * clr_engine_out_frames (e, in_frames) frames. *out_frames gets the count. */
+gboolean clr_engine_process (ClrEngine * e, const float *in,
+    size_t in_frames, float *out, size_t * out_frames, GError ** error);
+
+/* Ends the stream: writes the remaining clr_engine_drain_frames() frames.
+ * The engine must be reset before further input. */
+gboolean clr_engine_drain (ClrEngine * e, float *out, size_t * out_frames,
+    GError ** error);
+
+/* TRUE when the history holds only silence, so silent input (GAP buffers)
+ * gives silent output and costs no device work. */
+gboolean clr_engine_is_silent (ClrEngine * e);
+
+/* Forgets history and counters: the next input starts a new stream. */
+void clr_engine_reset (ClrEngine * e);
+
+/* Frames pushed and produced since the last reset. */
+uint64_t clr_engine_get_in_total (ClrEngine * e);
+uint64_t clr_engine_get_out_total (ClrEngine * e);
+
+G_END_DECLS
+#endif

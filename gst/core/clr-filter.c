@@ -1,0 +1,138 @@
+/* clresample: filter design. See clr-filter.h. */
+#include <math.h>
+#include "clr-filter.h"
+
+/* Stopband attenuation and passband edge per quality level; the table in
+ * docs/quality.md is this one. The transition band always ends at the lower
+ * Nyquist frequency, so nothing above it can alias back. */
+static const ClrQualitySpec quality_table[CLR_QUALITY_MAX + 1] = {
+  {50.0, 0.75},
+  {60.0, 0.80},
+  {75.0, 0.84},
+  {95.0, 0.87},
+  {125.0, 0.90},
+  {135.0, 0.905},
+  {145.0, 0.91},
+  {155.0, 0.915},
+  {165.0, 0.92},
+  {180.0, 0.925},
+  {195.0, 0.93},
+};
+
+const ClrQualitySpec *
+clr_quality_spec (int quality)
+{
+  if (quality < CLR_QUALITY_MIN)
+    quality = CLR_QUALITY_MIN;
+  if (quality > CLR_QUALITY_MAX)
+    quality = CLR_QUALITY_MAX;
+  return &quality_table[quality];
+}
+
+double
+clr_bessel_i0 (double x)
+{
+  double sum = 1.0, term = 1.0, q = x * x / 4.0;
+  int k;
+
+  for (k = 1; k < 500; k++) {
+    term *= q / ((double) k * (double) k);
+    sum += term;
+    if (term < sum * 1e-18)
+      break;
+  }
+  return sum;
+}
+
+static uint32_t
+round_up4 (uint64_t n)
+{
+  if (n > CLR_TAPS_MAX)
+    n = CLR_TAPS_MAX;
+  return (uint32_t) ((n + 3) & ~(uint64_t) 3);
+}
+
+void
+clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
+    uint32_t taps)
+{
+  const ClrQualitySpec *q = clr_quality_spec (quality);
+  /* lower Nyquist relative to the input Nyquist */
+  double rho = r->I < r->D ? (double) r->I / (double) r->D : 1.0;
+  double f_stop = 0.5 * rho, f_pass = 0.5 * rho * q->pass_edge;
+  double a = q->stop_db;
+  uint64_t min_taps;
+
+  f->quality = quality < CLR_QUALITY_MIN ? CLR_QUALITY_MIN :
+      quality > CLR_QUALITY_MAX ? CLR_QUALITY_MAX : quality;
+  f->stop_db = a;
+  f->pass_edge = q->pass_edge;
+  f->fc = 0.5 * (f_pass + f_stop);
+  f->beta = a > 50.0 ? 0.1102 * (a - 8.7) :
+      a >= 21.0 ? 0.5842 * pow (a - 21.0, 0.4) + 0.07886 * (a - 21.0) : 0.0;
+
+  /* Kaiser's length estimate, in input samples: the continuous kernel is the
+   * prototype of I phases, each K input samples long. */
+  min_taps = 4 * ((r->D + r->I - 1) / r->I) + 4;
+  if (taps == 0) {
+    double k = (a - 7.95) / (2.285 * 2.0 * M_PI * (f_stop - f_pass));
+    taps = round_up4 ((uint64_t) ceil (k) + 1);
+  } else {
+    taps = round_up4 (taps);
+  }
+  if (taps < min_taps)
+    taps = round_up4 (min_taps);
+  f->taps = taps;
+  f->half_width = taps / 2.0;
+}
+
+double
+clr_filter_eval (const ClrFilter * f, double t)
+{
+  double x, w, s;
+
+  if (t <= -f->half_width || t >= f->half_width)
+    return 0.0;
+  x = t / f->half_width;
+  w = clr_bessel_i0 (f->beta * sqrt (1.0 - x * x)) / clr_bessel_i0 (f->beta);
+  x = 2.0 * f->fc * t;
+  s = x == 0.0 ? 1.0 : sin (M_PI * x) / (M_PI * x);
+  return 2.0 * f->fc * s * w;
+}
+
+void
+clr_bank_layout (ClrBankLayout * b, const ClrFilter * f, const ClrRatio * r,
+    size_t coef_size)
+{
+  uint64_t table = (uint64_t) r->I * f->taps * coef_size;
+  uint32_t grid = CLR_BANK_GRID_MAX;
+
+  b->taps = f->taps;
+  if (table <= CLR_BANK_CAP_BYTES) {
+    b->interpolated = 0;
+    b->rows = (uint32_t) r->I;
+    b->grid = 0;
+    return;
+  }
+  while (grid > 64
+      && (uint64_t) (grid + 3) * f->taps * coef_size > CLR_BANK_CAP_BYTES)
+    grid /= 2;
+  b->interpolated = 1;
+  b->grid = grid;
+  b->rows = grid + 3;
+}
+
+void
+clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
+    const ClrRatio * r, uint32_t row, double *out)
+{
+  double frac;
+  uint32_t k;
+
+  if (b->interpolated)
+    frac = ((double) row - 1.0) / (double) b->grid;
+  else
+    frac = (double) row / (double) r->I;
+  for (k = 0; k < b->taps; k++)
+    out[k] = clr_filter_eval (f, frac + f->half_width - 1.0 - (double) k);
+}

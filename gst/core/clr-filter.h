@@ -1,0 +1,74 @@
+/* clresample: filter design in double precision, GStreamer-free.
+ *
+ * The prototype is one continuous Kaiser-windowed sinc h(t), t in input
+ * samples, symmetric about 0. Output frame m is sum_j x[j] * h(t(m) - j), so a
+ * symmetric h makes every output the band-limited input evaluated exactly at
+ * t(m): zero phase, no time offset. The bank holds h sampled for each phase
+ * (or, when I is too large for that, on a fine grid to interpolate from).
+ */
+#ifndef __CLR_FILTER_H__
+#define __CLR_FILTER_H__
+
+#include <stddef.h>
+#include <stdint.h>
+#include "clr-rate.h"
+
+#define CLR_QUALITY_MIN 0
+#define CLR_QUALITY_MAX 10
+#define CLR_QUALITY_DEFAULT 4
+#define CLR_TAPS_MAX 65536
+
+/* Coefficient tables larger than this are not allocated: the bank switches to
+ * an interpolated grid (libsoxr and libsamplerate do the same). */
+#define CLR_BANK_CAP_BYTES (16u * 1024u * 1024u)
+#define CLR_BANK_GRID_MAX 4096u
+
+typedef struct {
+  double stop_db;               /* stopband attenuation */
+  double pass_edge;             /* passband edge, fraction of the lower Nyquist */
+} ClrQualitySpec;
+
+const ClrQualitySpec *clr_quality_spec (int quality);
+
+typedef struct {
+  int quality;
+  double stop_db;
+  double pass_edge;
+  double fc;                    /* -6 dB cutoff, cycles per input sample */
+  double beta;                  /* Kaiser window beta */
+  uint32_t taps;                /* K: taps per phase, a multiple of 4 */
+  double half_width;            /* K / 2: support of h in input samples */
+} ClrFilter;
+
+/* Designs the filter for ratio r. taps = 0 takes the length from quality;
+ * otherwise taps is rounded up to a multiple of 4 and raised to the minimum a
+ * decimation by D/I needs to see every input sample. */
+void clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
+    uint32_t taps);
+
+/* The prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
+double clr_filter_eval (const ClrFilter * f, double t);
+
+/* Zeroth-order modified Bessel function of the first kind. */
+double clr_bessel_i0 (double x);
+
+typedef struct {
+  int interpolated;             /* 0: one row per phase; 1: rows on a grid */
+  uint32_t rows;                /* I, or grid + 3 */
+  uint32_t taps;
+  uint32_t grid;                /* grid points per input sample when interpolated */
+} ClrBankLayout;
+
+/* Chooses the bank layout for coefficients of coef_size bytes. */
+void clr_bank_layout (ClrBankLayout * b, const ClrFilter * f,
+    const ClrRatio * r, size_t coef_size);
+
+/* Fills row `row` of the bank: taps values of h.
+ * Table rows: row p holds h(p/I + K/2 - 1 - k), k = 0..K-1.
+ * Grid rows:  row q holds h((q-1)/grid + K/2 - 1 - k), q = 0..grid+2, so that
+ * cubic Lagrange interpolation between rows q0..q0+3 gives the phase u in
+ * [q0/grid, (q0+1)/grid). */
+void clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
+    const ClrRatio * r, uint32_t row, double *out);
+
+#endif

@@ -1,0 +1,719 @@
+/* clresample: GStreamer element resampling audio on OpenCL devices.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-clresample
+ * @title: clresample
+ *
+ * clresample converts raw audio between sample rates with polyphase FIR
+ * filters (Kaiser-windowed sinc, designed in double precision) that run as
+ * OpenCL kernels: on a GPU when there is one, otherwise on the CPU through
+ * PoCL.
+ *
+ * What it guarantees: output timestamps and offsets come from sample counters
+ * (no drift); the filter delay is compensated, so the first output frame is
+ * aligned with the first input frame and a sine comes out with the phase it
+ * should have; at EOS the filter tail is drained so that N input frames give
+ * exactly ceil(N * out_rate / in_rate) output frames; the output does not
+ * depend on how the input is cut into buffers; equal rates pass through
+ * untouched.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 -v audiotestsrc num-buffers=100 ! audio/x-raw,rate=44100 ! \
+ *     clresample ! audio/x-raw,rate=192000 ! wavenc ! filesink location=tone.wav
+ * ]| Resamples a test tone from 44.1 kHz to 192 kHz.
+ * |[
+ * gst-launch-1.0 filesrc location=song.wav ! wavparse ! audioconvert ! \
+ *     clresample quality=10 ! audio/x-raw,rate=48000 ! audioconvert ! \
+ *     autoaudiosink
+ * ]| Plays a WAV file at 48 kHz through the highest-quality filter.
+ * |[
+ * gst-launch-1.0 playbin uri=file:///music/a.flac audio-filter=clresample
+ * ]| Lets a player use clresample wherever it needs a rate change.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include "gstclresample.h"
+#include "core/clr-log.h"
+
+GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
+#define GST_CAT_DEFAULT cl_resample_debug
+GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
+
+/* Input timestamps that stray less than this from the sample count are
+ * jitter and are absorbed, as audiobasesink's alignment-threshold does;
+ * larger jumps drain and restart the filter. */
+#define CLR_DISCONT_THRESHOLD (40 * GST_MSECOND)
+
+enum
+{
+  PROP_0,
+  PROP_QUALITY,
+  PROP_TAPS,
+  PROP_DEVICE,
+  PROP_DEVICE_NAME,
+};
+
+#define DEFAULT_DEVICE "auto"
+
+#define CLR_CAPS \
+  "audio/x-raw, format = (string) " GST_AUDIO_NE (F32) ", " \
+  "rate = (int) [ 1, 16000000 ], channels = (int) [ 1, 1024 ], " \
+  "layout = (string) interleaved"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLR_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLR_CAPS));
+
+#define gst_cl_resample_parent_class parent_class
+G_DEFINE_TYPE (GstClResample, gst_cl_resample, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (clresample, "clresample", GST_RANK_NONE,
+    GST_TYPE_CL_RESAMPLE);
+
+static void gst_cl_resample_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cl_resample_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_cl_resample_finalize (GObject * object);
+static gboolean gst_cl_resample_start (GstBaseTransform * trans);
+static gboolean gst_cl_resample_stop (GstBaseTransform * trans);
+static GstCaps *gst_cl_resample_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static GstCaps *gst_cl_resample_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
+static gboolean gst_cl_resample_get_unit_size (GstBaseTransform * trans,
+    GstCaps * caps, gsize * size);
+static gboolean gst_cl_resample_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cl_resample_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize);
+static void gst_cl_resample_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cl_resample_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+static gboolean gst_cl_resample_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_cl_resample_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+
+static void
+engine_log (ClrLogLevel level, const char *message)
+{
+  GST_CAT_LEVEL_LOG (cl_engine_debug, (GstDebugLevel) level, NULL, "%s",
+      message);
+}
+
+static void
+gst_cl_resample_class_init (GstClResampleClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (cl_resample_debug, "clresample", 0,
+      "clresample element");
+  GST_DEBUG_CATEGORY_INIT (cl_engine_debug, "clresample-engine", 0,
+      "clresample OpenCL engine and filter design");
+  clr_log_set_func (engine_log);
+
+  gobject_class->set_property = gst_cl_resample_set_property;
+  gobject_class->get_property = gst_cl_resample_get_property;
+  gobject_class->finalize = gst_cl_resample_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_QUALITY,
+      g_param_spec_int ("quality", "Quality",
+          "Filter quality: 0 (50 dB stopband, fastest) to 10 (195 dB, "
+          "best); see docs/quality.md", CLR_QUALITY_MIN, CLR_QUALITY_MAX,
+          CLR_QUALITY_DEFAULT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_TAPS,
+      g_param_spec_uint ("taps", "Taps",
+          "Filter taps per phase (rounded up to a multiple of 4); 0 takes "
+          "the length from quality", 0, CLR_TAPS_MAX, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device: auto (a GPU if there is one), gpu, cpu, an index "
+          "N or P:D (platform:device), or part of the device name",
+          DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "Name of the OpenCL device in use (NULL until the element starts)",
+          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_set_static_metadata (element_class,
+      "OpenCL audio resampler", "Filter/Converter/Audio",
+      "Resamples audio with polyphase FIR filters on OpenCL devices",
+      "clresample developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_resample_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_resample_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cl_resample_fixate_caps);
+  trans_class->get_unit_size =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_get_unit_size);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cl_resample_set_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_transform_size);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_resample_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_resample_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_resample_query);
+  trans_class->passthrough_on_same_caps = TRUE;
+}
+
+static void
+gst_cl_resample_init (GstClResample * self)
+{
+  self->quality = CLR_QUALITY_DEFAULT;
+  self->taps = 0;
+  self->device_spec = g_strdup (DEFAULT_DEVICE);
+  self->t0 = GST_CLOCK_TIME_NONE;
+  gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cl_resample_finalize (GObject * object)
+{
+  GstClResample *self = GST_CL_RESAMPLE (object);
+
+  g_free (self->device_spec);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cl_resample_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClResample *self = GST_CL_RESAMPLE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_QUALITY:
+      self->quality = g_value_get_int (value);
+      break;
+    case PROP_TAPS:
+      self->taps = g_value_get_uint (value);
+      break;
+    case PROP_DEVICE:
+      g_free (self->device_spec);
+      self->device_spec = g_value_dup_string (value);
+      if (!self->device_spec)
+        self->device_spec = g_strdup (DEFAULT_DEVICE);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cl_resample_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstClResample *self = GST_CL_RESAMPLE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_QUALITY:
+      g_value_set_int (value, self->quality);
+      break;
+    case PROP_TAPS:
+      g_value_set_uint (value, self->taps);
+      break;
+    case PROP_DEVICE:
+      g_value_set_string (value, self->device_spec);
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, self->device ?
+          clr_device_get_name (self->device) : NULL);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_cl_resample_start (GstBaseTransform * trans)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+  GError *err = NULL;
+  ClrDevice *dev;
+  gchar *spec;
+
+  GST_OBJECT_LOCK (self);
+  spec = g_strdup (self->device_spec);
+  GST_OBJECT_UNLOCK (self);
+
+  dev = clr_device_acquire (spec, &err);
+  if (!dev)
+    goto no_device;
+  GST_INFO_OBJECT (self, "using OpenCL device '%s'",
+      clr_device_get_name (dev));
+  GST_OBJECT_LOCK (self);
+  self->device = dev;
+  GST_OBJECT_UNLOCK (self);
+  g_free (spec);
+  self->t0 = GST_CLOCK_TIME_NONE;
+  self->started = FALSE;
+  self->need_discont = TRUE;
+  g_object_notify (G_OBJECT (self), "device-name");
+  return TRUE;
+
+no_device:
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("No usable OpenCL device for clresample (device='%s')", spec),
+      ("%s", err->message));
+  g_error_free (err);
+  g_free (spec);
+  return FALSE;
+}
+
+static gboolean
+gst_cl_resample_stop (GstBaseTransform * trans)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+  ClrDevice *dev;
+
+  g_clear_pointer (&self->engine, clr_engine_free);
+  GST_OBJECT_LOCK (self);
+  dev = self->device;
+  self->device = NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (dev)
+    clr_device_unref (dev);
+  gst_audio_info_init (&self->in_info);
+  gst_audio_info_init (&self->out_info);
+  return TRUE;
+}
+
+/* The other pad may take any rate this element can reach from a fixed one;
+ * every other field stays. The unchanged structure comes first, so a peer
+ * that accepts the same rate gets passthrough. */
+static GstCaps *
+gst_cl_resample_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *res = gst_caps_new_empty ();
+  guint i, n = gst_caps_get_size (caps);
+
+  for (i = 0; i < n; i++) {
+    GstStructure *s = gst_caps_get_structure (caps, i);
+    GstCapsFeatures *f = gst_caps_get_features (caps, i);
+    const GValue *rate;
+    gint lo = 1, hi = CLR_RATE_MAX;
+
+    if (i > 0 && gst_caps_is_subset_structure_full (res, s, f))
+      continue;
+    gst_caps_append_structure_full (res, gst_structure_copy (s),
+        gst_caps_features_copy (f));
+    if (gst_caps_features_is_any (f))
+      continue;
+    rate = gst_structure_get_value (s, "rate");
+    if (rate && G_VALUE_HOLDS_INT (rate)) {
+      gint64 r = g_value_get_int (rate);
+      lo = (gint) MAX (1, (r + CLR_RATIO_MAX - 1) / CLR_RATIO_MAX);
+      hi = (gint) MIN ((gint64) CLR_RATE_MAX, r * CLR_RATIO_MAX);
+    }
+    s = gst_structure_copy (s);
+    if (lo < hi)
+      gst_structure_set (s, "rate", GST_TYPE_INT_RANGE, lo, hi, NULL);
+    gst_caps_append_structure_full (res, s, gst_caps_features_copy (f));
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, res,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = tmp;
+  }
+  GST_LOG_OBJECT (trans, "%s caps %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
+  return res;
+}
+
+/* Prefer the rate nearest to the one on the other side. */
+static GstCaps *
+gst_cl_resample_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  GstStructure *s;
+  gint rate;
+
+  s = gst_caps_get_structure (caps, 0);
+  if (G_UNLIKELY (!gst_structure_get_int (s, "rate", &rate)))
+    return gst_caps_fixate (othercaps);
+
+  othercaps = gst_caps_truncate (othercaps);
+  othercaps = gst_caps_make_writable (othercaps);
+  s = gst_caps_get_structure (othercaps, 0);
+  gst_structure_fixate_field_nearest_int (s, "rate", rate);
+  return gst_caps_fixate (othercaps);
+}
+
+static gboolean
+gst_cl_resample_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
+    gsize * size)
+{
+  GstAudioInfo info;
+
+  if (!gst_audio_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_AUDIO_INFO_BPF (&info);
+  return TRUE;
+}
+
+static void
+gst_cl_resample_reset_stream (GstClResample * self)
+{
+  if (self->engine)
+    clr_engine_reset (self->engine);
+  self->t0 = GST_CLOCK_TIME_NONE;
+  self->started = FALSE;
+  self->need_discont = TRUE;
+}
+
+static void
+gst_cl_resample_stamp (GstClResample * self, GstBuffer * buf, guint64 first,
+    guint64 n)
+{
+  gint rate = GST_AUDIO_INFO_RATE (&self->out_info);
+
+  if (GST_CLOCK_TIME_IS_VALID (self->t0)) {
+    GstClockTime a = self->t0 + gst_util_uint64_scale_int (first, GST_SECOND,
+        rate);
+    GstClockTime b = self->t0 + gst_util_uint64_scale_int (first + n,
+        GST_SECOND, rate);
+    GST_BUFFER_PTS (buf) = a;
+    GST_BUFFER_DURATION (buf) = b - a;
+    GST_BUFFER_OFFSET (buf) = self->out_offset0 + first;
+    GST_BUFFER_OFFSET_END (buf) = self->out_offset0 + first + n;
+  } else {
+    GST_BUFFER_PTS (buf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_OFFSET (buf) = GST_BUFFER_OFFSET_NONE;
+    GST_BUFFER_OFFSET_END (buf) = GST_BUFFER_OFFSET_NONE;
+  }
+  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+  if (self->need_discont) {
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    self->need_discont = FALSE;
+  } else {
+    GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
+  }
+}
+
+/* Pushes the filter tail of the current run and resets for a new one. */
+static GstFlowReturn
+gst_cl_resample_drain (GstClResample * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GError *err = NULL;
+  GstBuffer *buf;
+  GstMapInfo map;
+  guint64 first;
+  size_t n, got = 0;
+  gboolean ok;
+
+  if (!self->engine || !self->started)
+    return GST_FLOW_OK;
+  n = clr_engine_drain_frames (self->engine);
+  if (n == 0) {
+    gst_cl_resample_reset_stream (self);
+    return GST_FLOW_OK;
+  }
+  first = clr_engine_get_out_total (self->engine);
+  buf = gst_buffer_new_allocate (NULL, n * GST_AUDIO_INFO_BPF (&self->out_info),
+      NULL);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  ok = clr_engine_drain (self->engine, (float *) map.data, &got, &err);
+  gst_buffer_unmap (buf, &map);
+  if (!ok)
+    goto failed;
+  g_assert (got == n);
+  gst_cl_resample_stamp (self, buf, first, n);
+  GST_LOG_OBJECT (self, "draining %" G_GSIZE_FORMAT " frames at %"
+      GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  gst_cl_resample_reset_stream (self);
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+
+failed:
+  gst_buffer_unref (buf);
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("OpenCL resampling failed on '%s'", clr_device_get_name (self->device)),
+      ("%s", err->message));
+  g_error_free (err);
+  gst_cl_resample_reset_stream (self);
+  return GST_FLOW_ERROR;
+}
+
+static gboolean
+gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+  GstAudioInfo in, out;
+  ClrEngineConfig cfg;
+  ClrEngine *engine;
+  GError *err = NULL;
+
+  if (!gst_audio_info_from_caps (&in, incaps)
+      || !gst_audio_info_from_caps (&out, outcaps))
+    goto invalid_caps;
+  if (GST_AUDIO_INFO_FORMAT (&in) != GST_AUDIO_INFO_FORMAT (&out)
+      || GST_AUDIO_INFO_CHANNELS (&in) != GST_AUDIO_INFO_CHANNELS (&out)
+      || GST_AUDIO_INFO_LAYOUT (&in) != GST_AUDIO_INFO_LAYOUT (&out))
+    goto invalid_caps;
+
+  GST_OBJECT_LOCK (self);
+  cfg.quality = self->quality;
+  cfg.taps = self->taps;
+  GST_OBJECT_UNLOCK (self);
+  cfg.in_rate = GST_AUDIO_INFO_RATE (&in);
+  cfg.out_rate = GST_AUDIO_INFO_RATE (&out);
+  cfg.channels = GST_AUDIO_INFO_CHANNELS (&in);
+
+  g_clear_pointer (&self->engine, clr_engine_free);
+  self->in_info = in;
+  self->out_info = out;
+  gst_cl_resample_reset_stream (self);
+
+  if (cfg.in_rate == cfg.out_rate) {
+    GST_INFO_OBJECT (self, "equal rates (%u Hz): passthrough", cfg.in_rate);
+    gst_base_transform_set_passthrough (trans, TRUE);
+    return TRUE;
+  }
+  gst_base_transform_set_passthrough (trans, FALSE);
+  if (!clr_engine_config_validate (&cfg, &err))
+    goto refused;
+  engine = clr_engine_new (self->device, &cfg, &err);
+  if (!engine)
+    goto engine_failed;
+  self->engine = engine;
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
+  return TRUE;
+
+invalid_caps:
+  GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT " -> %"
+      GST_PTR_FORMAT, incaps, outcaps);
+  return FALSE;
+refused:
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err->message), (NULL));
+  g_error_free (err);
+  return FALSE;
+engine_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("Could not set up OpenCL resampling %u -> %u Hz on '%s': %s",
+          cfg.in_rate, cfg.out_rate, clr_device_get_name (self->device),
+          err->message), (NULL));
+  g_error_free (err);
+  return FALSE;
+}
+
+static gboolean
+gst_cl_resample_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+  GstAudioInfo info, oinfo;
+  guint64 frames, n;
+
+  if (!gst_audio_info_from_caps (&info, caps)
+      || !gst_audio_info_from_caps (&oinfo, othercaps))
+    return FALSE;
+  frames = size / GST_AUDIO_INFO_BPF (&info);
+  if (direction == GST_PAD_SINK && self->engine)
+    n = clr_engine_out_frames (self->engine, frames);
+  else                          /* an estimate for allocation queries */
+    n = gst_util_uint64_scale_int_ceil (frames, GST_AUDIO_INFO_RATE (&oinfo),
+        GST_AUDIO_INFO_RATE (&info));
+  *othersize = n * GST_AUDIO_INFO_BPF (&oinfo);
+  return TRUE;
+}
+
+/* Runs before basetransform sizes the output buffer: a discontinuity drains
+ * the old run here, so the new run's output size is what gets allocated. */
+static void
+gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  gboolean jump = FALSE;
+
+  if (!self->engine || !self->started)
+    return;
+  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (self->t0)) {
+    GstClockTime expected = self->t0 +
+        gst_util_uint64_scale_int (clr_engine_get_in_total (self->engine),
+        GST_SECOND, GST_AUDIO_INFO_RATE (&self->in_info));
+    GstClockTimeDiff d = GST_CLOCK_DIFF (expected, pts);
+    jump = ABS (d) > CLR_DISCONT_THRESHOLD;
+    if (jump)
+      GST_INFO_OBJECT (self, "timestamp jump of %" GST_STIME_FORMAT
+          ": draining and restarting", GST_STIME_ARGS (d));
+  }
+  if (jump || GST_BUFFER_IS_DISCONT (buf)) {
+    GST_DEBUG_OBJECT (self, "discontinuity at %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (pts));
+    gst_cl_resample_drain (self);
+  }
+}
+
+static GstFlowReturn
+gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+  GstMapInfo in_map, out_map;
+  GError *err = NULL;
+  size_t in_frames, out_frames = 0, expected;
+  guint64 first;
+  gboolean gap, silent_out, ok;
+  gint in_bpf = GST_AUDIO_INFO_BPF (&self->in_info);
+  gint out_bpf = GST_AUDIO_INFO_BPF (&self->out_info);
+
+  if (G_UNLIKELY (!self->engine))
+    goto not_negotiated;
+
+  if (!self->started) {
+    GstClockTime pts = GST_BUFFER_PTS (inbuf);
+    self->t0 = pts;
+    self->out_offset0 = GST_CLOCK_TIME_IS_VALID (pts) ?
+        gst_util_uint64_scale_int_round (pts,
+        GST_AUDIO_INFO_RATE (&self->out_info), GST_SECOND) : 0;
+    self->started = TRUE;
+  }
+
+  gst_buffer_map (inbuf, &in_map, GST_MAP_READ);
+  gst_buffer_map (outbuf, &out_map, GST_MAP_WRITE);
+  in_frames = in_map.size / in_bpf;
+  expected = clr_engine_out_frames (self->engine, in_frames);
+  if (G_UNLIKELY (out_map.size < expected * out_bpf))
+    goto too_small;
+
+  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
+  silent_out = gap && clr_engine_is_silent (self->engine);
+  first = clr_engine_get_out_total (self->engine);
+  ok = clr_engine_process (self->engine, gap ? NULL :
+      (const float *) in_map.data, in_frames, (float *) out_map.data,
+      &out_frames, &err);
+  gst_buffer_unmap (outbuf, &out_map);
+  gst_buffer_unmap (inbuf, &in_map);
+  if (!ok)
+    goto failed;
+
+  gst_buffer_resize (outbuf, 0, out_frames * out_bpf);
+  if (out_frames == 0)
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  gst_cl_resample_stamp (self, outbuf, first, out_frames);
+  if (silent_out)
+    GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
+  else
+    GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
+  return GST_FLOW_OK;
+
+not_negotiated:
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+      ("received a buffer before caps were negotiated"));
+  return GST_FLOW_NOT_NEGOTIATED;
+too_small:
+  gst_buffer_unmap (outbuf, &out_map);
+  gst_buffer_unmap (inbuf, &in_map);
+  GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+      ("output buffer of %" G_GSIZE_FORMAT " bytes, need %" G_GSIZE_FORMAT,
+          out_map.size, expected * out_bpf));
+  return GST_FLOW_ERROR;
+failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("OpenCL resampling failed on '%s'", clr_device_get_name (self->device)),
+      ("%s", err->message));
+  g_error_free (err);
+  return GST_FLOW_ERROR;
+}
+
+static gboolean
+gst_cl_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+      /* the tail belongs to the old format, before the event passes on */
+      gst_cl_resample_drain (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_cl_resample_reset_stream (self);
+      break;
+    case GST_EVENT_SEGMENT:{
+      const GstSegment *segment;
+
+      gst_event_parse_segment (event, &segment);
+      if (segment->format == GST_FORMAT_TIME && segment->rate < 0.0)
+        goto reverse;
+      break;
+    }
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+
+reverse:
+  GST_ELEMENT_ERROR (self, STREAM, NOT_IMPLEMENTED,
+      ("clresample does not support reverse playback (negative rate)"),
+      ("put clresample where the stream runs forwards, or resample after "
+          "reversing"));
+  gst_event_unref (event);
+  return FALSE;
+}
+
+static gboolean
+gst_cl_resample_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && !gst_base_transform_is_passthrough (trans) && self->engine) {
+    GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (trans);
+    GstClockTime min, max, ours;
+    gboolean live;
+
+    if (!gst_pad_peer_query (sinkpad, query))
+      return FALSE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    ours = gst_util_uint64_scale_int_round (clr_engine_get_latency
+        (self->engine), GST_SECOND, GST_AUDIO_INFO_RATE (&self->in_info));
+    GST_DEBUG_OBJECT (self, "our latency: %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (ours));
+    min += ours;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += ours;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}

@@ -1,0 +1,40 @@
+/* clresample: GStreamer element resampling audio on OpenCL devices. */
+#ifndef __GST_CL_RESAMPLE_H__
+#define __GST_CL_RESAMPLE_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/audio/audio.h>
+#include "core/clr-engine.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CL_RESAMPLE (gst_cl_resample_get_type ())
+G_DECLARE_FINAL_TYPE (GstClResample, gst_cl_resample, GST, CL_RESAMPLE,
+    GstBaseTransform);
+
+struct _GstClResample
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gint quality;
+  guint taps;
+  gchar *device_spec;
+
+  /* streaming state, only touched from the streaming thread (and from
+   * start/stop, which basetransform serialises with it) */
+  ClrDevice *device;
+  ClrEngine *engine;
+  GstAudioInfo in_info;
+  GstAudioInfo out_info;
+  GstClockTime t0;              /* time of input frame 0 of this run */
+  guint64 out_offset0;          /* sample offset of output frame 0 */
+  gboolean started;             /* t0 is set: a buffer arrived since reset */
+  gboolean need_discont;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (clresample);
+
+G_END_DECLS
+#endif
