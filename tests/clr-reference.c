@@ -1,0 +1,36 @@
+#include <math.h>
+#include <glib.h>
+#include "clr-reference.h"
+
+double *
+clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
+    const float *in, size_t n_in, unsigned channels, size_t * n_out)
+{
+  size_t total = clr_ratio_out_total (r, n_in), m;
+  double *out = g_new0 (double, total * channels);
+  double *h = g_new (double, (size_t) f->taps + 2);
+
+  for (m = 0; m < total; m++) {
+    /* t(m) as an exact rational n + p / I, evaluated only at the end */
+    int64_t n, j, lo, hi;
+    uint64_t p;
+    double frac;
+    unsigned c;
+
+    clr_ratio_position (r, m, &n, &p);
+    frac = (double) p / (double) r->I;
+    lo = n - (int64_t) ceil (f->half_width) - 1;
+    hi = n + (int64_t) ceil (f->half_width) + 1;
+    for (j = lo; j <= hi; j++)
+      h[j - lo] = clr_filter_eval (f, (double) (n - j) + frac);
+    for (c = 0; c < channels; c++) {
+      double acc = 0.0;
+      for (j = MAX (lo, 0); j <= hi && j < (int64_t) n_in; j++)
+        acc += h[j - lo] * in[(size_t) j * channels + c];
+      out[m * channels + c] = acc;
+    }
+  }
+  g_free (h);
+  *n_out = total;
+  return out;
+}

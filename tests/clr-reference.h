@@ -1,0 +1,19 @@
+/* clresample tests: a float64 reference resampler.
+ *
+ * Direct evaluation of the resampling sum in double precision, with the
+ * prototype h(t) evaluated exactly for every tap (no tables, no OpenCL):
+ *   y[m][c] = sum_j x[j][c] * h(m*D/I - j),  x = 0 outside [0, n_in),
+ * for m = 0 .. ceil(n_in * I / D) - 1. Only the tests use it.
+ */
+#ifndef __CLR_REFERENCE_H__
+#define __CLR_REFERENCE_H__
+
+#include <stddef.h>
+#include "clr-filter.h"
+#include "clr-rate.h"
+
+/* Returns a newly allocated array of *n_out * channels doubles. */
+double *clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
+    const float *in, size_t n_in, unsigned channels, size_t * n_out);
+
+#endif

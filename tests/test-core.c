@@ -1,0 +1,343 @@
+/* clresample: unit tests of the GStreamer-free core (rate math, filter
+ * design, and the OpenCL engine against the float64 reference). */
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+#include "clr-engine.h"
+#include "clr-reference.h"
+#include "clr-signal.h"
+
+static ClrDevice *device;
+
+static void
+test_ratio_reduce (void)
+{
+  ClrRatio r;
+
+  g_assert_cmpint (clr_ratio_init (&r, 44100, 48000), ==, 0);
+  g_assert_cmpuint (r.I, ==, 160);
+  g_assert_cmpuint (r.D, ==, 147);
+  clr_ratio_init (&r, 44100, 44101);
+  g_assert_cmpuint (r.I, ==, 44101);
+  g_assert_cmpuint (r.D, ==, 44100);
+  clr_ratio_init (&r, 96000, 48000);
+  g_assert_cmpuint (r.I, ==, 1);
+  g_assert_cmpuint (r.D, ==, 2);
+  g_assert_cmpint (clr_ratio_init (&r, 0, 48000), ==, -1);
+}
+
+static void
+test_ratio_positions (void)
+{
+  ClrRatio r;
+  uint64_t m, p;
+  int64_t n;
+
+  clr_ratio_init (&r, 44100, 48000);
+  for (m = 0; m < 100000; m += 7) {
+    clr_ratio_position (&r, m, &n, &p);
+    g_assert_cmpint (n, ==, (int64_t) (m * 147 / 160));
+    g_assert_cmpuint (p, ==, (m * 147) % 160);
+  }
+  /* ten days at 768 kHz from a coprime rate: m * D passes 2^64, the split
+   * arithmetic must not; check against 128-bit math */
+  clr_ratio_init (&r, 2147483629u, 768000);
+  for (m = 663552000000ull; m < 663552000000ull + 1000; m++) {
+    unsigned __int128 md = (unsigned __int128) m * r.D;
+    clr_ratio_position (&r, m, &n, &p);
+    g_assert_cmpuint ((uint64_t) n, ==, (uint64_t) (md / r.I));
+    g_assert_cmpuint (p, ==, (uint64_t) (md % r.I));
+  }
+}
+
+static void
+test_ratio_totals (void)
+{
+  ClrRatio r;
+
+  clr_ratio_init (&r, 44100, 48000);
+  g_assert_cmpuint (clr_ratio_out_total (&r, 44100), ==, 48000);
+  g_assert_cmpuint (clr_ratio_out_total (&r, 1), ==, 2);    /* t = 0, 0.92 */
+  g_assert_cmpuint (clr_ratio_out_total (&r, 0), ==, 0);
+  g_assert_cmpuint (clr_ratio_out_total (&r, 147), ==, 160);
+  g_assert_cmpuint (clr_ratio_out_total (&r, 148), ==, 162);    /* ceil(161.09) */
+  clr_ratio_init (&r, 48000, 44100);
+  g_assert_cmpuint (clr_ratio_out_total (&r, 1000), ==, 919);   /* ceil(918.75) */
+  g_assert_cmpuint (clr_ratio_out_upto (&r, -1), ==, 0);
+  g_assert_cmpuint (clr_ratio_out_upto (&r, 0), ==, 1);
+}
+
+static void
+test_filter_design (void)
+{
+  ClrRatio r;
+  ClrFilter f, f10;
+  double t, sum;
+  uint64_t p;
+  int k;
+
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, 0);
+  g_assert_cmpuint (f.taps % 4, ==, 0);
+  g_assert_cmpfloat (f.fc, <, 0.5);
+  clr_filter_design (&f10, &r, 10, 0);
+  g_assert_cmpuint (f10.taps, >, f.taps);
+  /* symmetric: zero phase */
+  for (t = 0.01; t < f.half_width; t += 0.37)
+    g_assert_cmpfloat (fabs (clr_filter_eval (&f, t) - clr_filter_eval (&f,
+                -t)), <, 1e-15);
+  /* every phase passes DC with unit gain, to the designed ripple */
+  for (p = 0; p < r.I; p += 13) {
+    sum = 0.0;
+    for (k = 0; k < (int) f.taps; k++)
+      sum += clr_filter_eval (&f, (double) p / r.I + f.half_width - 1 - k);
+    g_assert_cmpfloat (fabs (sum - 1.0), <, pow (10.0, -f.stop_db / 20.0));
+  }
+  /* decimation widens the kernel by D/I */
+  clr_ratio_init (&r, 96000, 44100);
+  clr_filter_design (&f10, &r, CLR_QUALITY_DEFAULT, 0);
+  g_assert_cmpuint (f10.taps, >, 2 * f.taps);
+  /* an explicit taps count is rounded up to a multiple of 4 */
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&f, &r, 4, 101);
+  g_assert_cmpuint (f.taps, ==, 104);
+  /* but never below what decimation needs */
+  clr_ratio_init (&r, 192000, 8000);
+  clr_filter_design (&f, &r, 4, 8);
+  g_assert_cmpuint (f.taps, >=, 4 * 24);
+}
+
+static void
+test_bank_cap (void)
+{
+  ClrRatio r;
+  ClrFilter f;
+  ClrBankLayout b;
+
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&f, &r, 10, 0);
+  clr_bank_layout (&b, &f, &r, sizeof (float));
+  g_assert_false (b.interpolated);
+  g_assert_cmpuint (b.rows, ==, 160);
+
+  clr_ratio_init (&r, 44100, 44101);
+  clr_filter_design (&f, &r, 10, 0);
+  clr_bank_layout (&b, &f, &r, sizeof (float));
+  g_assert_true (b.interpolated);
+  g_assert_cmpuint ((uint64_t) b.rows * b.taps * sizeof (float), <=,
+      CLR_BANK_CAP_BYTES);
+  clr_ratio_init (&r, 8000, 44101);
+  clr_filter_design (&f, &r, 10, 0);
+  clr_bank_layout (&b, &f, &r, sizeof (double));
+  g_assert_true (b.interpolated);
+  g_assert_cmpuint ((uint64_t) b.rows * b.taps * sizeof (double), <=,
+      CLR_BANK_CAP_BYTES);
+}
+
+/* Runs the engine over `in` cut into pieces of the given sizes (cycled;
+ * NULL = one piece), then drains. Returns all output. */
+static float *
+run_engine (ClrEngine * e, const float *in, size_t n_in, unsigned ch,
+    const size_t * pieces, size_t n_pieces, size_t * n_out)
+{
+  size_t total = clr_ratio_out_total (clr_engine_get_ratio (e), n_in);
+  float *out = g_new0 (float, (total + 1) * ch);
+  size_t pos = 0, got = 0, i = 0, n;
+  GError *err = NULL;
+
+  while (pos < n_in) {
+    size_t len = pieces ? pieces[i++ % n_pieces] : n_in;
+    size_t want;
+
+    len = MIN (len, n_in - pos);
+    want = clr_engine_out_frames (e, len);
+    g_assert_cmpuint (got + want, <=, total);
+    g_assert_true (clr_engine_process (e, in + pos * ch, len, out + got * ch,
+            &n, &err));
+    g_assert_no_error (err);
+    g_assert_cmpuint (n, ==, want);
+    got += n;
+    pos += len;
+  }
+  g_assert_cmpuint (got + clr_engine_drain_frames (e), ==, total);
+  g_assert_true (clr_engine_drain (e, out + got * ch, &n, &err));
+  g_assert_no_error (err);
+  *n_out = got + n;
+  return out;
+}
+
+typedef struct {
+  unsigned in_rate, out_rate, channels;
+} RateCase;
+
+static void
+test_engine_reference (gconstpointer data)
+{
+  const RateCase *rc = data;
+  ClrEngineConfig cfg = { rc->in_rate, rc->out_rate, rc->channels,
+    CLR_QUALITY_DEFAULT, 0
+  };
+  GError *err = NULL;
+  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  size_t n_in = 3000, n_out, n_ref, i;
+  float *in, *out;
+  double *ref, worst = 0.0;
+  const size_t pieces[] = { 1000, 17, 1, 512, 333 };
+
+  g_assert_no_error (err);
+  in = g_new (float, n_in * rc->channels);
+  clr_signal_noise (in, n_in * rc->channels, 0.5, rc->in_rate + rc->channels);
+  out = run_engine (e, in, n_in, rc->channels, pieces, G_N_ELEMENTS (pieces),
+      &n_out);
+  ref = clr_reference_resample (clr_engine_get_ratio (e),
+      clr_engine_get_filter (e), in, n_in, rc->channels, &n_ref);
+  g_assert_cmpuint (n_out, ==, n_ref);
+  for (i = 0; i < n_out * rc->channels; i++)
+    worst = MAX (worst, fabs (out[i] - ref[i]));
+  g_test_message ("%u -> %u Hz, %u ch: %" G_GSIZE_FORMAT " frames, max error "
+      "%.3g (%s bank)", rc->in_rate, rc->out_rate, rc->channels, n_out, worst,
+      clr_engine_get_bank (e)->interpolated ? "interpolated" : "polyphase");
+  g_assert_cmpfloat (worst, <=, 1e-5);
+  g_free (ref);
+  g_free (out);
+  g_free (in);
+  clr_engine_free (e);
+}
+
+/* Output must not depend on how the input is cut: every output sample is the
+ * same arithmetic on the same window, whatever the buffer sizes. */
+static void
+test_engine_chunking (void)
+{
+  ClrEngineConfig cfg = { 44100, 48000, 2, CLR_QUALITY_DEFAULT, 0 };
+  GError *err = NULL;
+  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  size_t n_in = 20000, n_a, n_b, i, *pieces;
+  float *in, *a, *b;
+  double worst = 0.0;
+  GRand *rand = g_rand_new_with_seed (42);
+
+  g_assert_no_error (err);
+  in = g_new (float, n_in * 2);
+  clr_signal_noise (in, n_in * 2, 0.9, 7);
+  a = run_engine (e, in, n_in, 2, NULL, 0, &n_a);
+  clr_engine_reset (e);
+  pieces = g_new (size_t, 64);
+  for (i = 0; i < 64; i++)
+    pieces[i] = g_rand_int_range (rand, 1, 3001);
+  b = run_engine (e, in, n_in, 2, pieces, 64, &n_b);
+  g_assert_cmpuint (n_a, ==, n_b);
+  g_assert_cmpuint (n_a, ==, 21769);    /* ceil (20000 * 160 / 147) */
+  for (i = 0; i < n_a * 2; i++)
+    worst = MAX (worst, fabs (a[i] - b[i]));
+  g_assert_cmpfloat (worst, <=, 1e-6);
+  g_rand_free (rand);
+  g_free (pieces);
+  g_free (a);
+  g_free (b);
+  g_free (in);
+  clr_engine_free (e);
+}
+
+/* Silence after silence is free and exact; silence after sound is computed. */
+static void
+test_engine_silence (void)
+{
+  ClrEngineConfig cfg = { 48000, 44100, 1, CLR_QUALITY_DEFAULT, 0 };
+  GError *err = NULL;
+  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  float in[4096], out[8192];
+  size_t n, i;
+
+  g_assert_no_error (err);
+  g_assert_true (clr_engine_is_silent (e));
+  clr_signal_noise (in, 4096, 0.5, 1);
+  g_assert_true (clr_engine_process (e, in, 4096, out, &n, &err));
+  g_assert_false (clr_engine_is_silent (e));
+  /* the filter tail rings into the silence */
+  g_assert_true (clr_engine_process (e, NULL, 4096, out, &n, &err));
+  g_assert_cmpuint (n, >, 0);
+  g_assert_cmpfloat (fabs (out[0]), >, 0.0);
+  g_assert_true (clr_engine_is_silent (e));
+  g_assert_true (clr_engine_process (e, NULL, 4096, out, &n, &err));
+  g_assert_no_error (err);
+  for (i = 0; i < n; i++)
+    g_assert_cmpfloat (out[i], ==, 0.0f);
+  clr_engine_free (e);
+}
+
+static void
+test_invalid_configs (void)
+{
+  ClrEngineConfig cfg = { 1, 2147483647u, 2, 4, 0 };
+  GError *err = NULL;
+
+  g_assert_false (clr_engine_config_validate (&cfg, &err));
+  g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
+  g_clear_error (&err);
+  cfg.in_rate = 44100;
+  cfg.out_rate = 48000;
+  cfg.channels = 0;
+  g_assert_null (clr_engine_new (device, &cfg, &err));
+  g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_null (clr_device_acquire ("no-such-device-xyz", &err));
+  g_assert_error (err, CLR_ERROR, CLR_ERROR_NO_DEVICE);
+  g_assert_nonnull (strstr (err->message, "available"));
+  g_clear_error (&err);
+}
+
+static void
+test_device_sharing (void)
+{
+  GError *err = NULL;
+  ClrDevice *a = clr_device_acquire ("auto", &err), *b;
+
+  g_assert_no_error (err);
+  b = clr_device_acquire ("0:0", &err);
+  g_assert_no_error (err);
+  /* one context and queue per device for everybody */
+  g_assert_true (a == device);
+  g_assert_true (b == device);
+  g_assert_true (clr_device_get_queue (a) == clr_device_get_queue (b));
+  clr_device_unref (a);
+  clr_device_unref (b);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const RateCase cases[] = {
+    {44100, 48000, 1}, {44100, 48000, 2}, {44100, 48000, 6},
+    {48000, 44100, 2}, {44100, 192000, 2}, {96000, 44100, 1},
+    {96000, 44100, 6}, {8000, 44100, 1}, {44100, 44101, 2},
+    {8000, 44101, 1},
+  };
+  GError *err = NULL;
+  unsigned i;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  device = clr_device_acquire ("auto", &err);
+  if (!device)
+    g_error ("no OpenCL device for the tests: %s", err->message);
+
+  g_test_add_func ("/rate/reduce", test_ratio_reduce);
+  g_test_add_func ("/rate/positions", test_ratio_positions);
+  g_test_add_func ("/rate/totals", test_ratio_totals);
+  g_test_add_func ("/filter/design", test_filter_design);
+  g_test_add_func ("/filter/bank-cap", test_bank_cap);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    char *name = g_strdup_printf ("/engine/reference/%u-%u-%uch",
+        cases[i].in_rate, cases[i].out_rate, cases[i].channels);
+    g_test_add_data_func (name, &cases[i], test_engine_reference);
+    g_free (name);
+  }
+  g_test_add_func ("/engine/chunking", test_engine_chunking);
+  g_test_add_func ("/engine/silence", test_engine_silence);
+  g_test_add_func ("/engine/invalid", test_invalid_configs);
+  g_test_add_func ("/device/sharing", test_device_sharing);
+  ret = g_test_run ();
+  clr_device_unref (device);
+  return ret;
+}
