@@ -326,11 +326,12 @@ gst_cl_resample_transform_caps (GstBaseTransform * trans,
 
     if (i > 0 && gst_caps_is_subset_structure_full (res, s, f))
       continue;
-    gst_caps_append_structure_full (res, gst_structure_copy (s),
-        gst_caps_features_copy (f));
+    rate = gst_structure_get_value (s, "rate");
+    if (gst_caps_features_is_any (f) || (rate && G_VALUE_HOLDS_INT (rate)))
+      gst_caps_append_structure_full (res, gst_structure_copy (s),
+          gst_caps_features_copy (f));
     if (gst_caps_features_is_any (f))
       continue;
-    rate = gst_structure_get_value (s, "rate");
     if (rate && G_VALUE_HOLDS_INT (rate)) {
       gint64 r = g_value_get_int (rate);
       lo = (gint) MAX (1, (r + CLR_RATIO_MAX - 1) / CLR_RATIO_MAX);
@@ -339,6 +340,8 @@ gst_cl_resample_transform_caps (GstBaseTransform * trans,
     s = gst_structure_copy (s);
     if (lo < hi)
       gst_structure_set (s, "rate", GST_TYPE_INT_RANGE, lo, hi, NULL);
+    else
+      gst_structure_set (s, "rate", G_TYPE_INT, lo, NULL);
     gst_caps_append_structure_full (res, s, gst_caps_features_copy (f));
   }
   if (filter) {

@@ -1,0 +1,595 @@
+/* clresample: element tests with GstHarness, on the real OpenCL device
+ * (PoCL in CI). Every expectation is exact: frame counts, timestamps,
+ * offsets, samples against the float64 reference. */
+#include <math.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/audio/audio.h>
+#include "clr-filter.h"
+#include "clr-rate.h"
+#include "clr-reference.h"
+#include "clr-signal.h"
+
+#define CAPS_FMT "audio/x-raw,format=F32LE,layout=interleaved,rate=%d," \
+  "channels=%d,channel-mask=(bitmask)0"
+
+static GstHarness *
+make_harness (const char *launch, int in_rate, int out_rate, int channels)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  char *in = g_strdup_printf (CAPS_FMT, in_rate, channels);
+  char *out = g_strdup_printf (CAPS_FMT, out_rate, channels);
+
+  /* sink caps first: the src caps negotiate at once */
+  gst_harness_set_sink_caps_str (h, out);
+  gst_harness_set_src_caps_str (h, in);
+  g_free (in);
+  g_free (out);
+  return h;
+}
+
+static GstBuffer *
+make_buffer (const float *data, size_t frames, int channels, int rate,
+    GstClockTime start, guint64 offset)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (data,
+      frames * channels * sizeof (float));
+
+  GST_BUFFER_PTS (buf) = start + gst_util_uint64_scale_int (offset,
+      GST_SECOND, rate);
+  GST_BUFFER_DURATION (buf) = start + gst_util_uint64_scale_int (offset +
+      frames, GST_SECOND, rate) - GST_BUFFER_PTS (buf);
+  GST_BUFFER_OFFSET (buf) = offset;
+  GST_BUFFER_OFFSET_END (buf) = offset + frames;
+  return buf;
+}
+
+/* Pushes in[0..frames) cut into pieces (sizes cycled; NULL: 1024 each),
+ * timestamped from `start`. */
+static void
+push_stream (GstHarness * h, const float *in, size_t frames, int channels,
+    int rate, GstClockTime start, const size_t * pieces, size_t n_pieces)
+{
+  size_t pos = 0, i = 0;
+
+  while (pos < frames) {
+    size_t len = pieces ? pieces[i++ % n_pieces] : 1024;
+    len = MIN (len, frames - pos);
+    fail_unless_equals_int (gst_harness_push (h, make_buffer (in + pos *
+                channels, len, channels, rate, start, pos)), GST_FLOW_OK);
+    pos += len;
+  }
+}
+
+typedef struct {
+  float *data;
+  size_t frames;
+  GPtrArray *buffers;
+} Collected;
+
+static void
+collected_free (Collected * c)
+{
+  g_free (c->data);
+  g_ptr_array_unref (c->buffers);
+}
+
+/* Pulls every buffer waiting in the harness. */
+static void
+collect (GstHarness * h, int channels, Collected * c)
+{
+  GstBuffer *buf;
+  GByteArray *bytes = g_byte_array_new ();
+
+  c->buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  while ((buf = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+    gst_buffer_map (buf, &map, GST_MAP_READ);
+    g_byte_array_append (bytes, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    g_ptr_array_add (c->buffers, buf);
+  }
+  c->frames = bytes->len / (channels * sizeof (float));
+  c->data = (float *) g_byte_array_free (bytes, FALSE);
+}
+
+static void
+run_stream (const char *launch, int in_rate, int out_rate, int channels,
+    const float *in, size_t frames, const size_t * pieces, size_t n_pieces,
+    Collected * c)
+{
+  GstHarness *h = make_harness (launch, in_rate, out_rate, channels);
+
+  push_stream (h, in, frames, channels, in_rate, 0, pieces, n_pieces);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  collect (h, channels, c);
+  gst_harness_teardown (h);
+}
+
+static void
+check_reference (int in_rate, int out_rate, int channels)
+{
+  size_t frames = 4000, n_ref, i;
+  float *in = g_new (float, frames * channels);
+  ClrRatio r;
+  ClrFilter f;
+  Collected c;
+  double *ref, worst = 0.0;
+
+  clr_signal_noise (in, frames * channels, 0.5, in_rate ^ out_rate);
+  run_stream ("clresample", in_rate, out_rate, channels, in, frames, NULL, 0,
+      &c);
+  clr_ratio_init (&r, in_rate, out_rate);
+  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, 0);
+  ref = clr_reference_resample (&r, &f, in, frames, channels, &n_ref);
+  fail_unless_equals_uint64 (c.frames, n_ref);
+  for (i = 0; i < n_ref * channels; i++)
+    worst = MAX (worst, fabs (c.data[i] - ref[i]));
+  GST_INFO ("%d -> %d Hz, %d ch: max error %g", in_rate, out_rate, channels,
+      worst);
+  fail_unless (worst <= 1e-5, "%d -> %d Hz, %d ch: error %g > 1e-5",
+      in_rate, out_rate, channels, worst);
+  g_free (ref);
+  g_free (in);
+  collected_free (&c);
+}
+
+GST_START_TEST (test_reference)
+{
+  static const int cases[][3] = {
+    {44100, 48000, 1}, {44100, 48000, 2}, {48000, 44100, 6},
+    {44100, 192000, 2}, {96000, 44100, 2}, {8000, 44100, 1},
+    {44100, 44101, 6}, {44100, 44101, 1},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    check_reference (cases[i][0], cases[i][1], cases[i][2]);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_buffer_sizes)
+{
+  size_t frames = 48000, *pieces, i;
+  float *in = g_new (float, frames * 2);
+  Collected a, b;
+  GRand *rand = g_rand_new_with_seed (1234);
+  double worst = 0.0;
+
+  clr_signal_noise (in, frames * 2, 0.9, 99);
+  pieces = g_new (size_t, 200);
+  for (i = 0; i < 200; i++)
+    pieces[i] = g_rand_int_range (rand, 1, 3001);
+  {
+    size_t one = frames;
+    run_stream ("clresample", 44100, 48000, 2, in, frames, &one, 1, &a);
+  }
+  run_stream ("clresample", 44100, 48000, 2, in, frames, pieces, 200, &b);
+  fail_unless_equals_uint64 (a.frames, 52245);  /* ceil (48000 * 160/147) */
+  fail_unless_equals_uint64 (b.frames, a.frames);
+  for (i = 0; i < a.frames * 2; i++)
+    worst = MAX (worst, fabs (a.data[i] - b.data[i]));
+  fail_unless (worst <= 1e-6, "output depends on buffer sizes: %g", worst);
+  g_rand_free (rand);
+  g_free (pieces);
+  g_free (in);
+  collected_free (&a);
+  collected_free (&b);
+}
+
+GST_END_TEST;
+
+/* Timestamps, durations and offsets are contiguous and come from counters;
+ * the first output sits on the first input; EOS drains to the exact total. */
+static void
+check_timestamps (int in_rate, int out_rate, size_t frames, size_t piece)
+{
+  const GstClockTime start = 1 * GST_SECOND + 12345;
+  GstHarness *h = make_harness ("clresample", in_rate, out_rate, 1);
+  float *in = g_new0 (float, frames);
+  guint64 total = 0, offset0;
+  Collected c;
+  guint i;
+
+  clr_signal_noise (in, frames, 0.5, 3);
+  {
+    GstSegment seg;
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
+  push_stream (h, in, frames, 1, in_rate, start, &piece, 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  collect (h, 1, &c);
+  fail_unless (c.buffers->len > 0);
+  offset0 = gst_util_uint64_scale_int_round (start, out_rate, GST_SECOND);
+  for (i = 0; i < c.buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (c.buffers, i);
+    guint64 n = gst_buffer_get_size (b) / sizeof (float);
+    GstClockTime pts = start + gst_util_uint64_scale_int (total, GST_SECOND,
+        out_rate);
+    GstClockTime end = start + gst_util_uint64_scale_int (total + n,
+        GST_SECOND, out_rate);
+
+    fail_unless_equals_clocktime (GST_BUFFER_PTS (b), pts);
+    fail_unless_equals_clocktime (GST_BUFFER_DURATION (b), end - pts);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), offset0 + total);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET_END (b), offset0 + total + n);
+    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
+            GST_BUFFER_FLAG_DISCONT), i == 0);
+    total += n;
+  }
+  fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index (c.buffers,
+              0)), start);
+  {
+    ClrRatio r;
+    clr_ratio_init (&r, in_rate, out_rate);
+    fail_unless_equals_uint64 (total, clr_ratio_out_total (&r, frames));
+  }
+  g_free (in);
+  collected_free (&c);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_timestamps)
+{
+  check_timestamps (44100, 48000, 44100, 1024);
+  check_timestamps (48000, 44100, 48000, 480);
+  check_timestamps (44100, 192000, 10000, 1);
+  check_timestamps (44100, 44101, 44100, 4096);
+  check_timestamps (96000, 8000, 9600, 777);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_exact_totals)
+{
+  static const int cases[][3] = {
+    {44100, 48000, 44100}, {44100, 48000, 1}, {44100, 48000, 147},
+    {48000, 44100, 1000}, {8000, 44100, 12345}, {44100, 8000, 11},
+    {22050, 48000, 22050},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    size_t frames = cases[i][2];
+    float *in = g_new0 (float, frames);
+    ClrRatio r;
+    Collected c;
+
+    clr_signal_noise (in, frames, 0.5, i);
+    run_stream ("clresample", cases[i][0], cases[i][1], 1, in, frames, NULL,
+        0, &c);
+    clr_ratio_init (&r, cases[i][0], cases[i][1]);
+    fail_unless_equals_uint64 (c.frames, clr_ratio_out_total (&r, frames));
+    g_free (in);
+    collected_free (&c);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latency)
+{
+  GstHarness *h = make_harness ("clresample quality=4", 44100, 48000, 2);
+  ClrRatio r;
+  ClrFilter f;
+  GstClockTime expected;
+
+  gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&f, &r, 4, 0);
+  expected = gst_util_uint64_scale_int_round (f.taps / 2, GST_SECOND, 44100);
+  fail_unless (expected > 0);
+  fail_unless_equals_clocktime (gst_harness_query_latency (h),
+      10 * GST_MSECOND + expected);
+  gst_harness_teardown (h);
+
+  /* equal rates add nothing */
+  h = make_harness ("clresample", 48000, 48000, 2);
+  gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
+  fail_unless_equals_clocktime (gst_harness_query_latency (h),
+      10 * GST_MSECOND);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A DISCONT buffer or a timestamp jump ends the run: its tail comes out
+ * complete, and the next run starts on the new timestamp, marked DISCONT. */
+static void
+check_discont (gboolean flag, GstClockTime jump_to)
+{
+  GstHarness *h = make_harness ("clresample", 44100, 48000, 1);
+  size_t frames = 10000;
+  float *in = g_new0 (float, frames);
+  GstBuffer *b;
+  Collected c;
+  guint64 first_run = 0;
+  guint i;
+
+  clr_signal_noise (in, frames, 0.5, 5);
+  push_stream (h, in, frames, 1, 44100, 0, NULL, 0);
+  b = make_buffer (in, 4410, 1, 44100, jump_to, 0);
+  if (flag)
+    GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  collect (h, 1, &c);
+  for (i = 0; i < c.buffers->len; i++) {
+    b = g_ptr_array_index (c.buffers, i);
+    if (GST_BUFFER_PTS (b) >= jump_to)
+      break;
+    first_run += gst_buffer_get_size (b) / sizeof (float);
+  }
+  /* ceil (10000 * 160 / 147) frames: the first run drained completely */
+  fail_unless_equals_uint64 (first_run, 10885);
+  fail_unless (i < c.buffers->len);
+  fail_unless_equals_clocktime (GST_BUFFER_PTS (b), jump_to);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DISCONT));
+  fail_unless_equals_uint64 (c.frames - first_run, 4800);
+  g_free (in);
+  collected_free (&c);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_discont)
+{
+  check_discont (TRUE, 5 * GST_SECOND);
+  check_discont (FALSE, 7 * GST_SECOND);
+}
+
+GST_END_TEST;
+
+/* Jitter below the threshold is absorbed: timestamps stay on the counter. */
+GST_START_TEST (test_jitter_absorbed)
+{
+  GstHarness *h = make_harness ("clresample", 48000, 44100, 1);
+  float in[4800];
+  Collected c;
+  guint i, total = 0;
+
+  clr_signal_noise (in, 4800, 0.5, 8);
+  for (i = 0; i < 10; i++) {
+    GstBuffer *b = make_buffer (in, 4800, 1, 48000, 0, i * 4800);
+    GST_BUFFER_PTS (b) += (i % 2) ? 2 * GST_MSECOND : 0;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  collect (h, 1, &c);
+  for (i = 0; i < c.buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (c.buffers, i);
+    fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
+        gst_util_uint64_scale_int (total, GST_SECOND, 44100));
+    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
+            GST_BUFFER_FLAG_DISCONT), i == 0);
+    total += gst_buffer_get_size (b) / sizeof (float);
+  }
+  fail_unless_equals_int (total, 44100);
+  collected_free (&c);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* FLUSH_STOP forgets the history: after it the element behaves as new. */
+GST_START_TEST (test_flush)
+{
+  GstHarness *h = make_harness ("clresample", 44100, 48000, 2);
+  size_t frames = 8000, i;
+  float *a = g_new (float, frames * 2), *b = g_new (float, frames * 2);
+  GstSegment seg;
+  Collected fresh, after;
+  GstBuffer *buf;
+
+  clr_signal_noise (a, frames * 2, 0.5, 10);
+  clr_signal_noise (b, frames * 2, 0.5, 11);
+  run_stream ("clresample", 44100, 48000, 2, b, frames, NULL, 0, &fresh);
+
+  push_stream (h, a, frames, 2, 44100, 0, NULL, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  while ((buf = gst_harness_try_pull (h)))
+    gst_buffer_unref (buf);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_stream (h, b, frames, 2, 44100, 0, NULL, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  collect (h, 2, &after);
+  fail_unless_equals_uint64 (after.frames, fresh.frames);
+  for (i = 0; i < fresh.frames * 2; i++)
+    fail_unless_equals_float (after.data[i], fresh.data[i]);
+  buf = g_ptr_array_index (after.buffers, 0);
+  fail_unless_equals_clocktime (GST_BUFFER_PTS (buf), 0);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
+  g_free (a);
+  g_free (b);
+  collected_free (&fresh);
+  collected_free (&after);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_passthrough)
+{
+  GstHarness *h = make_harness ("clresample", 48000, 48000, 2);
+  float in[2048] = { 0.25f };
+  GstBuffer *b = make_buffer (in, 1024, 2, 48000, 0, 0), *out;
+
+  gst_buffer_ref (b);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  /* zero-copy: the very same buffer */
+  fail_unless (out == b);
+  gst_buffer_unref (out);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* GAP in, GAP out of the right length once the history is silent; the
+ * ringing tail of real audio before it is still computed. */
+GST_START_TEST (test_gap)
+{
+  GstHarness *h = make_harness ("clresample", 48000, 44100, 1);
+  float in[4800];
+  Collected c;
+  guint i, total = 0, gaps = 0;
+
+  clr_signal_noise (in, 4800, 0.5, 12);
+  fail_unless_equals_int (gst_harness_push (h, make_buffer (in, 4800, 1,
+              48000, 0, 0)), GST_FLOW_OK);
+  for (i = 1; i <= 20; i++) {
+    GstBuffer *b = make_buffer (in, 4800, 1, 48000, 0, i * 4800);
+    GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_GAP);
+    gst_buffer_memset (b, 0, 0, 4800 * sizeof (float));
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  collect (h, 1, &c);
+  for (i = 0; i < c.buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (c.buffers, i);
+    guint n = gst_buffer_get_size (b) / sizeof (float), k;
+
+    fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
+        gst_util_uint64_scale_int (total, GST_SECOND, 44100));
+    if (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_GAP)) {
+      for (k = 0; k < n; k++)
+        fail_unless_equals_float (c.data[total + k], 0.0f);
+      gaps++;
+    }
+    total += n;
+  }
+  /* 21 * 4800 frames at 48 kHz = 2.1 s = 92610 frames at 44.1 kHz */
+  fail_unless_equals_int (total, 92610);
+  fail_unless (gaps >= 17, "only %u GAP buffers out", gaps);
+  /* the first output after the sound is its tail, not a GAP */
+  fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (c.buffers, 1),
+          GST_BUFFER_FLAG_GAP));
+  collected_free (&c);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* THD+N of a 1 kHz tone at -1 dBFS, 44.1 -> 48 kHz, default quality: the
+ * residual after a least-squares sine fit over the steady state. The figure
+ * is the one docs/quality.md documents. */
+#define THDN_DEFAULT_MAX_DB (-142.0)
+
+GST_START_TEST (test_thdn_default)
+{
+  const size_t frames = 88200;
+  const double amp = pow (10.0, -1.0 / 20.0);
+  float *in = g_new (float, frames);
+  ClrSineFit fit;
+  Collected c;
+  double db;
+
+  clr_signal_sine (in, frames, 1, 1000, 44100, amp, 0.0);
+  run_stream ("clresample", 44100, 48000, 1, in, frames, NULL, 0, &c);
+  fail_unless_equals_uint64 (c.frames, 96000);
+  /* skip the switch-on and switch-off transients: 0.25 s each side */
+  clr_sine_fit (c.data, 12000, c.frames - 24000, 1, 0, 1000.0, 48000.0, &fit);
+  db = clr_sine_fit_thdn_db (&fit);
+  GST_INFO ("THD+N %.1f dB, amplitude %.9f", db, fit.amplitude);
+  g_printerr ("THD+N 1 kHz 44.1 -> 48 kHz, quality 4: %.1f dB\n", db);
+  fail_unless (db <= THDN_DEFAULT_MAX_DB, "THD+N %.1f dB > %.1f dB", db,
+      THDN_DEFAULT_MAX_DB);
+  fail_unless (fabs (fit.amplitude - amp) < 1e-6);
+  g_free (in);
+  collected_free (&c);
+}
+
+GST_END_TEST;
+
+/* Output frame m is the input evaluated at m / out_rate: a sine comes out
+ * with the phase it went in with, to 0.001 of an output sample. */
+static double
+time_offset (int in_rate, int out_rate, int quality)
+{
+  const size_t frames = in_rate;        /* one second */
+  const unsigned f = 997;
+  const double phase = 0.3;
+  float *in = g_new (float, frames);
+  char *launch = g_strdup_printf ("clresample quality=%d", quality);
+  ClrSineFit fit;
+  Collected c;
+  double d, skip = out_rate / 5;
+
+  clr_signal_sine (in, frames, 1, f, in_rate, 0.5, phase);
+  run_stream (launch, in_rate, out_rate, 1, in, frames, NULL, 0, &c);
+  clr_sine_fit (c.data, skip, c.frames - 2 * skip, 1, 0, f, out_rate, &fit);
+  d = remainder (fit.phase - phase, 2.0 * M_PI);
+  d = d / (2.0 * M_PI * f / out_rate);
+  g_printerr ("time offset %d -> %d Hz, quality %d: %+.6f output samples\n",
+      in_rate, out_rate, quality, d);
+  g_free (launch);
+  g_free (in);
+  collected_free (&c);
+  return d;
+}
+
+GST_START_TEST (test_time_alignment)
+{
+  static const int pairs[][2] = {
+    {44100, 48000}, {22050, 48000}, {48000, 44100}, {44100, 192000},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pairs); i++) {
+    double d = time_offset (pairs[i][0], pairs[i][1], CLR_QUALITY_DEFAULT);
+    fail_unless (fabs (d) <= 0.001, "%d -> %d: offset %g samples",
+        pairs[i][0], pairs[i][1], d);
+  }
+  fail_unless (fabs (time_offset (44100, 48000, 0)) <= 0.001);
+  fail_unless (fabs (time_offset (44100, 48000, 10)) <= 0.001);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_device_name)
+{
+  GstHarness *h = make_harness ("clresample device=cpu", 44100, 48000, 1);
+  gchar *name = NULL;
+  GstElement *e = gst_harness_find_element (h, "clresample");
+
+  g_object_get (e, "device-name", &name, NULL);
+  gst_object_unref (e);
+  fail_unless (name != NULL && *name);
+  g_free (name);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+clresample_suite (void)
+{
+  Suite *s = suite_create ("clresample");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_reference);
+  tcase_add_test (tc, test_buffer_sizes);
+  tcase_add_test (tc, test_timestamps);
+  tcase_add_test (tc, test_exact_totals);
+  tcase_add_test (tc, test_latency);
+  tcase_add_test (tc, test_discont);
+  tcase_add_test (tc, test_jitter_absorbed);
+  tcase_add_test (tc, test_flush);
+  tcase_add_test (tc, test_passthrough);
+  tcase_add_test (tc, test_gap);
+  tcase_add_test (tc, test_thdn_default);
+  tcase_add_test (tc, test_time_alignment);
+  tcase_add_test (tc, test_device_name);
+  return s;
+}
+
+GST_CHECK_MAIN (clresample);
