@@ -66,10 +66,15 @@ enum
 
 #define DEFAULT_DEVICE "auto"
 
+#define CLR_FORMATS "{ " GST_AUDIO_NE (F32) ", " GST_AUDIO_NE (F64) ", " \
+  GST_AUDIO_NE (S16) ", " GST_AUDIO_NE (S32) ", " GST_AUDIO_NE (S24_32) " }"
+#define CLR_FORMATS_NO_F64 "{ " GST_AUDIO_NE (F32) ", " GST_AUDIO_NE (S16) \
+  ", " GST_AUDIO_NE (S32) ", " GST_AUDIO_NE (S24_32) " }"
+
 #define CLR_CAPS \
-  "audio/x-raw, format = (string) " GST_AUDIO_NE (F32) ", " \
+  "audio/x-raw, format = (string) " CLR_FORMATS ", " \
   "rate = (int) [ 1, 16000000 ], channels = (int) [ 1, 1024 ], " \
-  "layout = (string) interleaved"
+  "layout = (string) { interleaved, non-interleaved }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLR_CAPS));
@@ -317,6 +322,7 @@ gst_cl_resample_transform_caps (GstBaseTransform * trans,
 {
   GstCaps *res = gst_caps_new_empty ();
   guint i, n = gst_caps_get_size (caps);
+  gboolean no_f64;
 
   for (i = 0; i < n; i++) {
     GstStructure *s = gst_caps_get_structure (caps, i);
@@ -343,6 +349,20 @@ gst_cl_resample_transform_caps (GstBaseTransform * trans,
     else
       gst_structure_set (s, "rate", G_TYPE_INT, lo, NULL);
     gst_caps_append_structure_full (res, s, gst_caps_features_copy (f));
+  }
+  /* a device without double precision refuses F64 here, in negotiation,
+   * rather than losing precision silently */
+  GST_OBJECT_LOCK (trans);
+  no_f64 = GST_CL_RESAMPLE (trans)->device
+      && !clr_device_has_fp64 (GST_CL_RESAMPLE (trans)->device);
+  GST_OBJECT_UNLOCK (trans);
+  if (no_f64) {
+    GstCaps *allowed = gst_caps_from_string ("audio/x-raw, format = (string) "
+        CLR_FORMATS_NO_F64);
+    GstCaps *tmp = gst_caps_intersect (res, allowed);
+    gst_caps_unref (allowed);
+    gst_caps_unref (res);
+    res = tmp;
   }
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, res,
@@ -426,6 +446,20 @@ gst_cl_resample_stamp (GstClResample * self, GstBuffer * buf, guint64 first,
   }
 }
 
+/* A buffer of n output frames; planar audio carries a GstAudioMeta saying
+ * where the planes are. */
+static GstBuffer *
+gst_cl_resample_alloc_output (GstClResample * self, gsize n)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL,
+      n * GST_AUDIO_INFO_BPF (&self->out_info), NULL);
+
+  if (GST_AUDIO_INFO_LAYOUT (&self->out_info) ==
+      GST_AUDIO_LAYOUT_NON_INTERLEAVED)
+    gst_buffer_add_audio_meta (buf, &self->out_info, n, NULL);
+  return buf;
+}
+
 /* Pushes the filter tail of the current run and resets for a new one. */
 static GstFlowReturn
 gst_cl_resample_drain (GstClResample * self)
@@ -433,7 +467,7 @@ gst_cl_resample_drain (GstClResample * self)
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GError *err = NULL;
   GstBuffer *buf;
-  GstMapInfo map;
+  GstAudioBuffer abuf;
   guint64 first;
   size_t n, got = 0;
   gboolean ok;
@@ -446,11 +480,10 @@ gst_cl_resample_drain (GstClResample * self)
     return GST_FLOW_OK;
   }
   first = clr_engine_get_out_total (self->engine);
-  buf = gst_buffer_new_allocate (NULL, n * GST_AUDIO_INFO_BPF (&self->out_info),
-      NULL);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  ok = clr_engine_drain (self->engine, (float *) map.data, &got, &err);
-  gst_buffer_unmap (buf, &map);
+  buf = gst_cl_resample_alloc_output (self, n);
+  gst_audio_buffer_map (&abuf, &self->out_info, buf, GST_MAP_WRITE);
+  ok = clr_engine_drain (self->engine, abuf.planes, &got, &err);
+  gst_audio_buffer_unmap (&abuf);
   if (!ok)
     goto failed;
   g_assert (got == n);
@@ -495,6 +528,26 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   cfg.in_rate = GST_AUDIO_INFO_RATE (&in);
   cfg.out_rate = GST_AUDIO_INFO_RATE (&out);
   cfg.channels = GST_AUDIO_INFO_CHANNELS (&in);
+  cfg.planar = GST_AUDIO_INFO_LAYOUT (&in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  switch (GST_AUDIO_INFO_FORMAT (&in)) {
+    case GST_AUDIO_FORMAT_F32:
+      cfg.format = CLR_FORMAT_F32;
+      break;
+    case GST_AUDIO_FORMAT_F64:
+      cfg.format = CLR_FORMAT_F64;
+      break;
+    case GST_AUDIO_FORMAT_S16:
+      cfg.format = CLR_FORMAT_S16;
+      break;
+    case GST_AUDIO_FORMAT_S32:
+      cfg.format = CLR_FORMAT_S32;
+      break;
+    case GST_AUDIO_FORMAT_S24_32:
+      cfg.format = CLR_FORMAT_S24_32;
+      break;
+    default:
+      goto invalid_caps;
+  }
 
   g_clear_pointer (&self->engine, clr_engine_free);
   self->in_info = in;
@@ -589,13 +642,13 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  GstMapInfo in_map, out_map;
+  GstAudioBuffer in_ab, out_ab;
   GError *err = NULL;
   size_t in_frames, out_frames = 0, expected;
   guint64 first;
   gboolean gap, silent_out, ok;
-  gint in_bpf = GST_AUDIO_INFO_BPF (&self->in_info);
-  gint out_bpf = GST_AUDIO_INFO_BPF (&self->out_info);
+  gsize out_bpf = GST_AUDIO_INFO_BPF (&self->out_info);
+  void *no_planes[1] = { NULL };
 
   if (G_UNLIKELY (!self->engine))
     goto not_negotiated;
@@ -609,25 +662,39 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     self->started = TRUE;
   }
 
-  gst_buffer_map (inbuf, &in_map, GST_MAP_READ);
-  gst_buffer_map (outbuf, &out_map, GST_MAP_WRITE);
-  in_frames = in_map.size / in_bpf;
+  if (!gst_audio_buffer_map (&in_ab, &self->in_info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  in_frames = in_ab.n_samples;
   expected = clr_engine_out_frames (self->engine, in_frames);
-  if (G_UNLIKELY (out_map.size < expected * out_bpf))
+  if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * out_bpf))
     goto too_small;
+  gst_buffer_resize (outbuf, 0, expected * out_bpf);
+  if (expected > 0 && GST_AUDIO_INFO_LAYOUT (&self->out_info) ==
+      GST_AUDIO_LAYOUT_NON_INTERLEAVED) {
+    GstAudioMeta *meta = gst_buffer_get_audio_meta (outbuf);
+    if (meta)
+      gst_buffer_remove_meta (outbuf, (GstMeta *) meta);
+    gst_buffer_add_audio_meta (outbuf, &self->out_info, expected, NULL);
+  }
+  if (expected > 0 && !gst_audio_buffer_map (&out_ab, &self->out_info,
+          outbuf, GST_MAP_WRITE)) {
+    gst_audio_buffer_unmap (&in_ab);
+    goto map_failed;
+  }
 
   gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
   silent_out = gap && clr_engine_is_silent (self->engine);
   first = clr_engine_get_out_total (self->engine);
   ok = clr_engine_process (self->engine, gap ? NULL :
-      (const float *) in_map.data, in_frames, (float *) out_map.data,
-      &out_frames, &err);
-  gst_buffer_unmap (outbuf, &out_map);
-  gst_buffer_unmap (inbuf, &in_map);
+      (const void *const *) in_ab.planes, in_frames,
+      expected > 0 ? out_ab.planes : no_planes, &out_frames, &err);
+  if (expected > 0)
+    gst_audio_buffer_unmap (&out_ab);
+  gst_audio_buffer_unmap (&in_ab);
   if (!ok)
     goto failed;
+  g_assert (out_frames == expected);
 
-  gst_buffer_resize (outbuf, 0, out_frames * out_bpf);
   if (out_frames == 0)
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   gst_cl_resample_stamp (self, outbuf, first, out_frames);
@@ -641,12 +708,16 @@ not_negotiated:
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
       ("received a buffer before caps were negotiated"));
   return GST_FLOW_NOT_NEGOTIATED;
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+      ("could not map an audio buffer (size not a multiple of the frame "
+          "size, or a bad audio meta?)"));
+  return GST_FLOW_ERROR;
 too_small:
-  gst_buffer_unmap (outbuf, &out_map);
-  gst_buffer_unmap (inbuf, &in_map);
+  gst_audio_buffer_unmap (&in_ab);
   GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
       ("output buffer of %" G_GSIZE_FORMAT " bytes, need %" G_GSIZE_FORMAT,
-          out_map.size, expected * out_bpf));
+          gst_buffer_get_size (outbuf), expected * out_bpf));
   return GST_FLOW_ERROR;
 failed:
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED,

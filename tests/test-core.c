@@ -152,15 +152,20 @@ run_engine (ClrEngine * e, const float *in, size_t n_in, unsigned ch,
     len = MIN (len, n_in - pos);
     want = clr_engine_out_frames (e, len);
     g_assert_cmpuint (got + want, <=, total);
-    g_assert_true (clr_engine_process (e, in + pos * ch, len, out + got * ch,
-            &n, &err));
+    const void *ip[1] = { in + pos * ch };
+    void *op[1] = { out + got * ch };
+
+    g_assert_true (clr_engine_process (e, ip, len, op, &n, &err));
     g_assert_no_error (err);
     g_assert_cmpuint (n, ==, want);
     got += n;
     pos += len;
   }
   g_assert_cmpuint (got + clr_engine_drain_frames (e), ==, total);
-  g_assert_true (clr_engine_drain (e, out + got * ch, &n, &err));
+  {
+    void *op[1] = { out + got * ch };
+    g_assert_true (clr_engine_drain (e, op, &n, &err));
+  }
   g_assert_no_error (err);
   *n_out = got + n;
   return out;
@@ -247,23 +252,211 @@ test_engine_silence (void)
   GError *err = NULL;
   ClrEngine *e = clr_engine_new (device, &cfg, &err);
   float in[4096], out[8192];
+  const void *ip[1] = { in };
+  void *op[1] = { out };
   size_t n, i;
 
   g_assert_no_error (err);
   g_assert_true (clr_engine_is_silent (e));
   clr_signal_noise (in, 4096, 0.5, 1);
-  g_assert_true (clr_engine_process (e, in, 4096, out, &n, &err));
+  g_assert_true (clr_engine_process (e, ip, 4096, op, &n, &err));
   g_assert_false (clr_engine_is_silent (e));
   /* the filter tail rings into the silence */
-  g_assert_true (clr_engine_process (e, NULL, 4096, out, &n, &err));
+  g_assert_true (clr_engine_process (e, NULL, 4096, op, &n, &err));
   g_assert_cmpuint (n, >, 0);
   g_assert_cmpfloat (fabs (out[0]), >, 0.0);
   g_assert_true (clr_engine_is_silent (e));
-  g_assert_true (clr_engine_process (e, NULL, 4096, out, &n, &err));
+  g_assert_true (clr_engine_process (e, NULL, 4096, op, &n, &err));
   g_assert_no_error (err);
   for (i = 0; i < n; i++)
     g_assert_cmpfloat (out[i], ==, 0.0f);
   clr_engine_free (e);
+}
+
+/* Runs one whole stream of any format and layout through an engine.
+ * in/out are interleaved; planar runs de- and re-interleave around it. */
+static void *
+run_format (ClrEngineConfig * cfg, const void *in, size_t n_in,
+    size_t piece, size_t * n_out)
+{
+  GError *err = NULL;
+  ClrEngine *e = clr_engine_new (device, cfg, &err);
+  size_t ss = clr_format_size (cfg->format), ch = cfg->channels;
+  size_t total, pos = 0, got = 0, n, c, i;
+  char *out, *pin = NULL, *pout = NULL;
+
+  g_assert_no_error (err);
+  total = clr_ratio_out_total (clr_engine_get_ratio (e), n_in);
+  out = g_malloc0 ((total + 1) * ch * ss);
+  if (cfg->planar) {
+    pin = g_malloc (piece * ch * ss);
+    pout = g_malloc ((total + 1) * ch * ss);
+  }
+  while (TRUE) {
+    size_t len = MIN (piece, n_in - pos);
+    const void *ip[CLR_CHANNELS_MAX];
+    void *op[CLR_CHANNELS_MAX];
+    size_t want = len ? clr_engine_out_frames (e, len) :
+        clr_engine_drain_frames (e);
+
+    if (cfg->planar) {
+      for (c = 0; c < ch; c++) {
+        for (i = 0; i < len; i++)
+          memcpy (pin + (c * len + i) * ss,
+              (const char *) in + ((pos + i) * ch + c) * ss, ss);
+        ip[c] = pin + c * len * ss;
+        op[c] = pout + c * want * ss;
+      }
+    } else {
+      ip[0] = (const char *) in + pos * ch * ss;
+      op[0] = out + got * ch * ss;
+    }
+    if (len)
+      g_assert_true (clr_engine_process (e, ip, len, op, &n, &err));
+    else
+      g_assert_true (clr_engine_drain (e, op, &n, &err));
+    g_assert_no_error (err);
+    g_assert_cmpuint (n, ==, want);
+    if (cfg->planar)
+      for (c = 0; c < ch; c++)
+        for (i = 0; i < n; i++)
+          memcpy (out + ((got + i) * ch + c) * ss, pout + (c * n + i) * ss,
+              ss);
+    got += n;
+    pos += len;
+    if (!len)
+      break;
+  }
+  g_assert_cmpuint (got, ==, total);
+  *n_out = got;
+  g_free (pin);
+  g_free (pout);
+  clr_engine_free (e);
+  return out;
+}
+
+/* F64 runs double kernels with double coefficients: it must match the
+ * float64 reference far beyond what float could. */
+static void
+test_engine_f64 (void)
+{
+  static const unsigned pairs[][2] = { {44100, 48000}, {96000, 44100},
+  {44100, 44101}
+  };
+  unsigned p;
+
+  if (!clr_device_has_fp64 (device)) {
+    /* refused, never run in float behind the user's back */
+    ClrEngineConfig cfg = { 44100, 48000, 2, 4, 0, CLR_FORMAT_F64, FALSE };
+    GError *err = NULL;
+    g_assert_null (clr_engine_new (device, &cfg, &err));
+    g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
+    g_error_free (err);
+    return;
+  }
+  for (p = 0; p < G_N_ELEMENTS (pairs); p++) {
+    ClrEngineConfig cfg = { pairs[p][0], pairs[p][1], 2, 10, 0,
+      CLR_FORMAT_F64, FALSE
+    };
+    size_t n_in = 3000, n_out, n_ref, i;
+    float *inf = g_new (float, n_in * 2);
+    double *in = g_new (double, n_in * 2), *out, *ref, worst = 0.0;
+    ClrRatio r;
+    ClrFilter f;
+
+    clr_signal_noise (inf, n_in * 2, 0.5, 77);
+    for (i = 0; i < n_in * 2; i++)
+      in[i] = inf[i];
+    out = run_format (&cfg, in, n_in, 700, &n_out);
+    clr_ratio_init (&r, cfg.in_rate, cfg.out_rate);
+    clr_filter_design (&f, &r, cfg.quality, 0);
+    ref = clr_reference_resample (&r, &f, inf, n_in, 2, &n_ref);
+    g_assert_cmpuint (n_out, ==, n_ref);
+    for (i = 0; i < n_out * 2; i++)
+      worst = MAX (worst, fabs (out[i] - ref[i]));
+    g_test_message ("F64 %u -> %u Hz: max error %.3g", cfg.in_rate,
+        cfg.out_rate, worst);
+    /* table banks: double rounding only; the interpolated grid adds its
+     * cubic interpolation error, ~1e-11 */
+    g_assert_cmpfloat (worst, <=, r.I > 4096 ? 1e-9 : 1e-13);
+    g_free (inf);
+    g_free (in);
+    g_free (out);
+    g_free (ref);
+  }
+}
+
+/* Integer formats: converted on the device with round-to-nearest and
+ * saturation, within one LSB of the rounded float64 reference. */
+static void
+test_engine_integer (gconstpointer data)
+{
+  ClrFormat fmt = GPOINTER_TO_INT (data);
+  double scale = fmt == CLR_FORMAT_S16 ? 32768.0 :
+      fmt == CLR_FORMAT_S24_32 ? 8388608.0 : 2147483648.0;
+  ClrEngineConfig cfg = { 48000, 44100, 2, 4, 0, fmt, FALSE };
+  size_t n_in = 4000, n_out, n_ref, i, clipped = 0;
+  float *inf = g_new (float, n_in * 2);
+  void *in = g_malloc (n_in * 2 * 4), *out;
+  double *ref, worst = 0.0;
+  ClrRatio r;
+  ClrFilter f;
+
+  /* noise, then a full-scale square wave whose Gibbs overshoot must clip */
+  clr_signal_noise (inf, n_in * 2, 0.5, 5);
+  for (i = n_in; i < n_in * 2; i++)
+    inf[i] = ((i / 2 / 50) % 2) ? -0.99f : 0.99f;
+  for (i = 0; i < n_in * 2; i++) {
+    double v = rint (inf[i] * scale);
+    if (fmt == CLR_FORMAT_S16)
+      ((gint16 *) in)[i] = (gint16) v;
+    else
+      ((gint32 *) in)[i] = (gint32) v;
+    inf[i] = (float) (v / scale);       /* what the element really gets */
+  }
+  out = run_format (&cfg, in, n_in, 1024, &n_out);
+  clr_ratio_init (&r, cfg.in_rate, cfg.out_rate);
+  clr_filter_design (&f, &r, cfg.quality, 0);
+  ref = clr_reference_resample (&r, &f, inf, n_in, 2, &n_ref);
+  g_assert_cmpuint (n_out, ==, n_ref);
+  for (i = 0; i < n_out * 2; i++) {
+    double want = CLAMP (rint (ref[i] * scale), -scale, scale - 1);
+    double got = fmt == CLR_FORMAT_S16 ? ((gint16 *) out)[i] :
+        ((gint32 *) out)[i];
+    /* rounding may differ from float64 at near-ties: at most one LSB */
+    worst = MAX (worst, fabs (got - want));
+    if (want == scale - 1 || want == -scale)
+      clipped++;
+  }
+  g_test_message ("format %d: worst %.0f LSB, %" G_GSIZE_FORMAT " clipped",
+      fmt, worst, clipped);
+  /* S32: the reference sees the input through float (24 bits) */
+  g_assert_cmpfloat (worst, <=, (fmt == CLR_FORMAT_S32 ? 256.0 : 1.0));
+  g_assert_cmpuint (clipped, >, 10);
+  g_free (inf);
+  g_free (in);
+  g_free (out);
+  g_free (ref);
+}
+
+/* Planar and interleaved layouts give the same samples. */
+static void
+test_engine_planar (void)
+{
+  ClrEngineConfig cfg = { 44100, 96000, 3, 4, 0, CLR_FORMAT_F32, FALSE };
+  size_t n_in = 5000, n_a, n_b, i;
+  float *in = g_new (float, n_in * 3), *a, *b;
+
+  clr_signal_noise (in, n_in * 3, 0.5, 21);
+  a = run_format (&cfg, in, n_in, 999, &n_a);
+  cfg.planar = TRUE;
+  b = run_format (&cfg, in, n_in, 313, &n_b);
+  g_assert_cmpuint (n_a, ==, n_b);
+  for (i = 0; i < n_a * 3; i++)
+    g_assert_cmpfloat (a[i], ==, b[i]);
+  g_free (in);
+  g_free (a);
+  g_free (b);
 }
 
 static void
@@ -335,6 +528,14 @@ main (int argc, char **argv)
   }
   g_test_add_func ("/engine/chunking", test_engine_chunking);
   g_test_add_func ("/engine/silence", test_engine_silence);
+  g_test_add_func ("/engine/f64", test_engine_f64);
+  g_test_add_data_func ("/engine/integer/s16",
+      GINT_TO_POINTER (CLR_FORMAT_S16), test_engine_integer);
+  g_test_add_data_func ("/engine/integer/s24_32",
+      GINT_TO_POINTER (CLR_FORMAT_S24_32), test_engine_integer);
+  g_test_add_data_func ("/engine/integer/s32",
+      GINT_TO_POINTER (CLR_FORMAT_S32), test_engine_integer);
+  g_test_add_func ("/engine/planar", test_engine_planar);
   g_test_add_func ("/engine/invalid", test_invalid_configs);
   g_test_add_func ("/device/sharing", test_device_sharing);
   ret = g_test_run ();

@@ -553,6 +553,152 @@ GST_START_TEST (test_time_alignment)
 
 GST_END_TEST;
 
+/* Every format and layout through the element, against the float64
+ * reference: F32 and the integer formats to within their resolution, F64 to
+ * within double rounding. */
+typedef struct {
+  const char *format;
+  int bytes;
+  double scale;                 /* integer full scale; 0 for float */
+  double tolerance;
+} FormatCase;
+
+static double
+sample_get (const FormatCase * fc, const guint8 * p)
+{
+  if (!strcmp (fc->format, "F32LE"))
+    return *(const float *) p;
+  if (!strcmp (fc->format, "F64LE"))
+    return *(const double *) p;
+  if (fc->bytes == 2)
+    return *(const gint16 *) p / fc->scale;
+  return *(const gint32 *) p / fc->scale;
+}
+
+static void
+sample_set (const FormatCase * fc, guint8 * p, float v)
+{
+  if (!strcmp (fc->format, "F32LE"))
+    *(float *) p = v;
+  else if (!strcmp (fc->format, "F64LE"))
+    *(double *) p = v;
+  else if (fc->bytes == 2)
+    *(gint16 *) p = (gint16) rint (v * fc->scale);
+  else
+    *(gint32 *) p = (gint32) rint (v * fc->scale);
+}
+
+static void
+check_format (const FormatCase * fc, gboolean planar)
+{
+  const int in_rate = 44100, out_rate = 48000, ch = 2;
+  const size_t frames = 6000, piece = 1000;
+  const char *layout = planar ? "non-interleaved" : "interleaved";
+  char *in_caps = g_strdup_printf ("audio/x-raw,format=%s,layout=%s,"
+      "rate=%d,channels=%d", fc->format, layout, in_rate, ch);
+  char *out_caps = g_strdup_printf ("audio/x-raw,format=%s,layout=%s,"
+      "rate=%d,channels=%d", fc->format, layout, out_rate, ch);
+  GstHarness *h = gst_harness_new ("clresample");
+  float *in = g_new (float, frames * ch);
+  GstAudioInfo info;
+  GstBuffer *buf;
+  double *ref, worst = 0.0;
+  size_t n_ref, pos, got = 0, i, c;
+  ClrRatio r;
+  ClrFilter f;
+  gboolean no_f64 = g_getenv ("CLRESAMPLE_NO_FP64") != NULL;
+  GstCaps *caps;
+
+  gst_harness_set_sink_caps_str (h, out_caps);
+  gst_harness_set_src_caps_str (h, in_caps);
+  caps = gst_caps_from_string (in_caps);
+  gst_audio_info_from_caps (&info, caps);
+  gst_caps_unref (caps);
+
+  clr_signal_noise (in, frames * ch, 0.5, 31);
+  for (i = 0; i < frames * ch && fc->scale > 0; i++)
+    in[i] = (float) (rint (in[i] * fc->scale) / fc->scale);
+
+  for (pos = 0; pos < frames; pos += piece) {
+    GstMapInfo map;
+    GstFlowReturn ret;
+
+    buf = gst_buffer_new_allocate (NULL, piece * ch * fc->bytes, NULL);
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    for (i = 0; i < piece; i++)
+      for (c = 0; c < (size_t) ch; c++)
+        sample_set (fc, map.data + (planar ? c * piece + i : i * ch + c) *
+            fc->bytes, in[(pos + i) * ch + c]);
+    gst_buffer_unmap (buf, &map);
+    if (planar)
+      gst_buffer_add_audio_meta (buf, &info, piece, NULL);
+    GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (pos, GST_SECOND,
+        in_rate);
+    ret = gst_harness_push (h, buf);
+    if (no_f64 && !strcmp (fc->format, "F64LE")) {
+      /* refused in negotiation on a device without doubles */
+      fail_unless_equals_int (ret, GST_FLOW_NOT_NEGOTIATED);
+      goto done;
+    }
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  clr_ratio_init (&r, in_rate, out_rate);
+  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, 0);
+  ref = clr_reference_resample (&r, &f, in, frames, ch, &n_ref);
+  while ((buf = gst_harness_try_pull (h))) {
+    GstAudioBuffer ab;
+    GstAudioInfo oinfo;
+
+    caps = gst_caps_from_string (out_caps);
+    gst_audio_info_from_caps (&oinfo, caps);
+    gst_caps_unref (caps);
+    fail_unless (gst_audio_buffer_map (&ab, &oinfo, buf, GST_MAP_READ));
+    for (i = 0; i < ab.n_samples; i++)
+      for (c = 0; c < (size_t) ch; c++) {
+        const guint8 *p = planar ? (const guint8 *) ab.planes[c] +
+            i * fc->bytes : (const guint8 *) ab.planes[0] +
+            (i * ch + c) * fc->bytes;
+        fail_unless (got + i < n_ref);
+        worst = MAX (worst, fabs (sample_get (fc, p) -
+                ref[(got + i) * ch + c]));
+      }
+    got += ab.n_samples;
+    gst_audio_buffer_unmap (&ab);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_uint64 (got, n_ref);
+  fail_unless (worst <= fc->tolerance, "%s %s: error %g > %g", fc->format,
+      layout, worst, fc->tolerance);
+  g_free (ref);
+done:
+  g_free (in);
+  g_free (in_caps);
+  g_free (out_caps);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_formats)
+{
+  static const FormatCase cases[] = {
+    {"F32LE", 4, 0, 1e-5},
+    {"F64LE", 8, 0, 1e-12},
+    {"S16LE", 2, 32768.0, 1.0 / 32768.0},
+    {"S24_32LE", 4, 8388608.0, 1.0 / 8388608.0},
+    /* the reference sees 32-bit input through float: 24 bits */
+    {"S32LE", 4, 2147483648.0, 1e-6},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    check_format (&cases[i], FALSE);
+    check_format (&cases[i], TRUE);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_device_name)
 {
   GstHarness *h = make_harness ("clresample device=cpu", 44100, 48000, 1);
@@ -588,6 +734,7 @@ clresample_suite (void)
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_thdn_default);
   tcase_add_test (tc, test_time_alignment);
+  tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_device_name);
   return s;
 }

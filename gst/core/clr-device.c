@@ -288,7 +288,11 @@ device_open (const ClrDeviceCandidate * c, GError ** error)
   dev->platform = c->platform;
   dev->id = c->device;
   dev->name = g_strdup (c->name);
-  dev->fp64 = device_has_extension (c->device, "cl_khr_fp64");
+  /* CLRESAMPLE_NO_FP64 makes a device look like one without doubles: the
+   * tests use it to run the float-only kernels and the F64 refusal on
+   * devices that do have fp64 */
+  dev->fp64 = device_has_extension (c->device, "cl_khr_fp64")
+      && !g_getenv ("CLRESAMPLE_NO_FP64");
   clGetDeviceInfo (c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
       sizeof (dev->max_alloc), &dev->max_alloc, NULL);
   g_mutex_init (&dev->lock);

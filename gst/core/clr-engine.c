@@ -31,6 +31,8 @@ struct _ClrEngine {
   size_t win_cap;               /* frames per window buffer */
   cl_mem out;
   size_t out_cap;               /* frames */
+  size_t ssize;                 /* bytes per sample */
+  gboolean zeroed;              /* the active window buffer is all zeros */
 
   int64_t in_total;
   uint64_t out_total;
@@ -39,6 +41,19 @@ struct _ClrEngine {
   uint64_t silent_tail;         /* trailing frames of the window known to be 0 */
   gboolean drained;
 };
+
+size_t
+clr_format_size (ClrFormat format)
+{
+  switch (format) {
+    case CLR_FORMAT_S16:
+      return 2;
+    case CLR_FORMAT_F64:
+      return 8;
+    default:
+      return 4;
+  }
+}
 
 gboolean
 clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
@@ -56,6 +71,10 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
         "Cannot convert %u Hz to %u Hz: the ratio may be at most %u either "
         "way; resample in two steps", cfg->in_rate, cfg->out_rate,
         CLR_RATIO_MAX);
+    return FALSE;
+  }
+  if (cfg->format > CLR_FORMAT_S24_32) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID, "Unknown sample format");
     return FALSE;
   }
   if (cfg->channels == 0 || cfg->channels > CLR_CHANNELS_MAX) {
@@ -97,8 +116,10 @@ alloc_buffer (ClrEngine * e, cl_mem_flags flags, size_t bytes, void *host,
 static gboolean
 upload_bank (ClrEngine * e, GError ** error)
 {
+  gboolean dbl = e->cfg.format == CLR_FORMAT_F64;
   size_t n = (size_t) e->bank.rows * e->bank.taps;
-  float *host = g_try_new (float, n);
+  size_t csize = dbl ? sizeof (double) : sizeof (float);
+  char *host = g_try_malloc (n * csize);
   double *row = g_new (double, e->bank.taps);
   uint32_t r, k;
 
@@ -110,28 +131,32 @@ upload_bank (ClrEngine * e, GError ** error)
   }
   for (r = 0; r < e->bank.rows; r++) {
     clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
-    for (k = 0; k < e->bank.taps; k++)
-      host[(size_t) r * e->bank.taps + k] = (float) row[k];
+    for (k = 0; k < e->bank.taps; k++) {
+      size_t i = (size_t) r * e->bank.taps + k;
+      if (dbl)
+        ((double *) host)[i] = row[k];
+      else
+        ((float *) host)[i] = (float) row[k];
+    }
   }
   e->coef = alloc_buffer (e, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-      n * sizeof (float), host, "filter coefficient table", error);
+      n * csize, host, "filter coefficient table", error);
   g_free (row);
   g_free (host);
   return e->coef != NULL;
 }
 
+/* Zeros a whole window buffer: cheaper to reason about than zeroing frame
+ * ranges of every plane, and only needed at resets and on entering
+ * silence. */
 static gboolean
-fill_zero (ClrEngine * e, cl_mem mem, size_t frame_offset, size_t frames,
-    GError ** error)
+zero_buffer (ClrEngine * e, cl_mem mem, GError ** error)
 {
-  const float zero = 0.0f;
-  size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  const cl_uchar zero = 0;
   cl_int status;
 
-  if (frames == 0)
-    return TRUE;
-  status = clEnqueueFillBuffer (e->queue, mem, &zero, sizeof (zero),
-      frame_offset * fs, frames * fs, 0, NULL, NULL);
+  status = clEnqueueFillBuffer (e->queue, mem, &zero, 1, 0,
+      e->win_cap * e->cfg.channels * e->ssize, 0, NULL, NULL);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clEnqueueFillBuffer");
     return FALSE;
@@ -139,12 +164,32 @@ fill_zero (ClrEngine * e, cl_mem mem, size_t frame_offset, size_t frames,
   return TRUE;
 }
 
+/* Copies `frames` frames starting at frame `from` of src (whose planes are
+ * src_cap frames long) to frame 0 of dst (planes of dst_cap frames). */
+static cl_int
+copy_frames (ClrEngine * e, cl_mem src, size_t src_cap, size_t from,
+    cl_mem dst, size_t dst_cap, size_t frames)
+{
+  size_t ss = e->ssize, ch = e->cfg.channels;
+
+  if (!e->cfg.planar)
+    return clEnqueueCopyBuffer (e->queue, src, dst, from * ch * ss, 0,
+        frames * ch * ss, 0, NULL, NULL);
+  {
+    size_t src_origin[3] = { from * ss, 0, 0 };
+    size_t dst_origin[3] = { 0, 0, 0 };
+    size_t region[3] = { frames * ss, ch, 1 };
+    return clEnqueueCopyBufferRect (e->queue, src, dst, src_origin,
+        dst_origin, region, src_cap * ss, 0, dst_cap * ss, 0, 0, NULL, NULL);
+  }
+}
+
 /* Makes both window buffers hold at least `frames` frames, keeping the
  * active window's contents. */
 static gboolean
 ensure_window (ClrEngine * e, size_t frames, GError ** error)
 {
-  size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  size_t fs = (size_t) e->cfg.channels * e->ssize;
   size_t cap;
   cl_mem nw[2] = { NULL, NULL };
   cl_int status;
@@ -160,10 +205,10 @@ ensure_window (ClrEngine * e, size_t frames, GError ** error)
       goto failed;
   }
   if (e->win[e->active] && e->win_len > 0) {
-    status = clEnqueueCopyBuffer (e->queue, e->win[e->active], nw[0], 0, 0,
-        e->win_len * fs, 0, NULL, NULL);
+    status = copy_frames (e, e->win[e->active], e->win_cap, 0, nw[0], cap,
+        e->win_len);
     if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "clEnqueueCopyBuffer");
+      clr_set_cl_error (error, status, "Copying the input window");
       goto failed;
     }
   }
@@ -174,6 +219,7 @@ ensure_window (ClrEngine * e, size_t frames, GError ** error)
   }
   e->active = 0;
   e->win_cap = cap;
+  e->zeroed = FALSE;
   return TRUE;
 
 failed:
@@ -186,7 +232,7 @@ failed:
 static gboolean
 ensure_out (ClrEngine * e, size_t frames, GError ** error)
 {
-  size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  size_t fs = (size_t) e->cfg.channels * e->ssize;
   size_t cap;
 
   if (frames <= e->out_cap)
@@ -203,13 +249,30 @@ ensure_out (ClrEngine * e, size_t frames, GError ** error)
   return TRUE;
 }
 
+static const char *
+format_option (ClrFormat f)
+{
+  switch (f) {
+    case CLR_FORMAT_F64:
+      return "-DCLR_FMT_F64";
+    case CLR_FORMAT_S16:
+      return "-DCLR_FMT_S16";
+    case CLR_FORMAT_S32:
+      return "-DCLR_FMT_S32";
+    case CLR_FORMAT_S24_32:
+      return "-DCLR_FMT_S24_32";
+    default:
+      return "-DCLR_FMT_F32";
+  }
+}
+
 ClrEngine *
 clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
 {
   ClrEngine *e;
   cl_program program;
   cl_int status;
-  const char *options;
+  char *options;
 
   if (!clr_engine_config_validate (cfg, error))
     return NULL;
@@ -218,18 +281,28 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->dev = clr_device_ref (dev);
   e->cfg = *cfg;
   e->queue = clr_device_get_queue (dev);
+  e->ssize = clr_format_size (cfg->format);
+  if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "'%s' has no double precision (cl_khr_fp64) for F64 audio",
+        clr_device_get_name (dev));
+    goto failed;
+  }
   clr_ratio_init (&e->ratio, cfg->in_rate, cfg->out_rate);
   clr_filter_design (&e->filter, &e->ratio, cfg->quality, cfg->taps);
-  clr_bank_layout (&e->bank, &e->filter, &e->ratio, sizeof (float));
+  clr_bank_layout (&e->bank, &e->filter, &e->ratio,
+      cfg->format == CLR_FORMAT_F64 ? sizeof (double) : sizeof (float));
   clr_log (CLR_LOG_INFO, "%u -> %u Hz (I/D = %" G_GUINT64_FORMAT "/%"
       G_GUINT64_FORMAT "), %u channels, quality %d: %u taps per phase, "
       "%s bank of %u rows", cfg->in_rate, cfg->out_rate, e->ratio.I,
       e->ratio.D, cfg->channels, e->filter.quality, e->filter.taps,
       e->bank.interpolated ? "interpolated" : "polyphase", e->bank.rows);
 
-  options = clr_device_has_fp64 (dev) ? "-DCLR_HAVE_FP64" : "";
+  options = g_strdup_printf ("%s%s", format_option (cfg->format),
+      clr_device_has_fp64 (dev) ? " -DCLR_HAVE_FP64" : "");
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
       error);
+  g_free (options);
   if (!program)
     goto failed;
   e->kernel = clCreateKernel (program, e->bank.interpolated ?
@@ -327,7 +400,7 @@ clr_engine_reset (ClrEngine * e)
   e->win_len = half - 1;
   e->silent_tail = e->win_len;
   e->drained = FALSE;
-  fill_zero (e, e->win[e->active], 0, e->win_len, NULL);
+  e->zeroed = zero_buffer (e, e->win[e->active], NULL);
 }
 
 size_t
@@ -351,18 +424,133 @@ clr_engine_drain_frames (ClrEngine * e)
 }
 
 static gboolean
-push (ClrEngine * e, const float *in, size_t n_in, size_t max_out,
-    float *out, size_t * out_frames, GError ** error)
+write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
+    GError ** error)
 {
-  const size_t fs = (size_t) e->cfg.channels * sizeof (float);
+  size_t ss = e->ssize, ch = e->cfg.channels, c;
+  cl_int status = CL_SUCCESS;
+
+  if (!e->cfg.planar)
+    status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
+        e->win_len * ch * ss, n_in * ch * ss, in[0], 0, NULL, NULL);
+  for (c = 0; e->cfg.planar && c < ch && status == CL_SUCCESS; c++)
+    status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
+        (c * e->win_cap + e->win_len) * ss, n_in * ss, in[c], 0, NULL, NULL);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Writing the input to the device");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Zeros frames [win_len, win_len + n) of the window: silence that follows
+ * sound, which the filter must still see. */
+static gboolean
+write_silence (ClrEngine * e, cl_mem cur, size_t n, GError ** error)
+{
+  const cl_uchar zero = 0;
+  size_t ss = e->ssize, ch = e->cfg.channels, c;
+  cl_int status = CL_SUCCESS;
+
+  if (!e->cfg.planar)
+    status = clEnqueueFillBuffer (e->queue, cur, &zero, 1,
+        e->win_len * ch * ss, n * ch * ss, 0, NULL, NULL);
+  for (c = 0; e->cfg.planar && c < ch && status == CL_SUCCESS; c++)
+    status = clEnqueueFillBuffer (e->queue, cur, &zero, 1,
+        (c * e->win_cap + e->win_len) * ss, n * ss, 0, NULL, NULL);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clEnqueueFillBuffer");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
+{
   const int64_t half = e->filter.taps / 2;
+  int64_t n0;
+  uint64_t p0;
+  cl_ulong first_tap, phase0, I = e->ratio.I, D = e->ratio.D;
+  cl_uint channels = e->cfg.channels, taps = e->filter.taps;
+  cl_uint count = (cl_uint) n_out;
+  cl_ulong grid = e->bank.grid;
+  cl_ulong wf = e->cfg.planar ? 1 : channels, wc = e->cfg.planar ?
+      e->win_cap : 1;
+  cl_ulong of = e->cfg.planar ? 1 : channels, oc = e->cfg.planar ?
+      e->out_cap : 1;
+  size_t global[2] = { channels, n_out };
+  cl_int status;
+  int a = 0;
+
+  clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
+  first_tap = (cl_ulong) (n0 - half + 1 - e->win_start);
+  phase0 = p0;
+  status = clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &cur);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->out);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->coef);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &channels);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &taps);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &I);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &D);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &first_tap);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &phase0);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &count);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &wf);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &wc);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &of);
+  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &oc);
+  if (e->bank.interpolated)
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &grid);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clSetKernelArg");
+    return FALSE;
+  }
+  status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
+      NULL, 0, NULL, NULL);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Launching the resampling kernel");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_output (ClrEngine * e, void *const *out, size_t n_out, GError ** error)
+{
+  size_t ss = e->ssize, ch = e->cfg.channels, c;
+  cl_int status;
+
+  if (!e->cfg.planar) {
+    status = clEnqueueReadBuffer (e->queue, e->out, CL_TRUE, 0,
+        n_out * ch * ss, out[0], 0, NULL, NULL);
+  } else {
+    status = CL_SUCCESS;
+    for (c = 0; c < ch && status == CL_SUCCESS; c++)
+      status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE,
+          c * e->out_cap * ss, n_out * ss, out[c], 0, NULL, NULL);
+    if (status == CL_SUCCESS)
+      status = clFinish (e->queue);
+  }
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Reading the output back");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
+    void *const *out, size_t * out_frames, GError ** error)
+{
+  const int64_t half = e->filter.taps / 2;
+  const size_t ss = e->ssize, ch = e->cfg.channels;
   size_t n_out = MIN (clr_engine_out_frames (e, n_in), max_out);
   gboolean silent = in == NULL && clr_engine_is_silent (e);
-  gboolean read_back = FALSE;
-  cl_mem cur;
   int64_t n1, in_end = e->in_total + (int64_t) n_in, j1;
   uint64_t p1;
-  size_t keep, skip;
+  size_t keep, skip, c;
+  cl_mem cur;
   cl_int status;
 
   *out_frames = 0;
@@ -371,57 +559,28 @@ push (ClrEngine * e, const float *in, size_t n_in, size_t max_out,
   cur = e->win[e->active];
 
   if (n_in > 0 && in) {
-    status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE, e->win_len * fs,
-        n_in * fs, in, 0, NULL, NULL);
-    if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "clEnqueueWriteBuffer");
+    if (!write_input (e, cur, in, n_in, error))
       return FALSE;
-    }
-  } else if (n_in > 0 && !silent) {
-    if (!fill_zero (e, cur, e->win_len, n_in, error))
+    e->zeroed = FALSE;
+  } else if (n_in > 0 && silent) {
+    /* the window is all silence: keep the whole buffer zero, then no
+     * further silent input needs device work */
+    if (!e->zeroed && !zero_buffer (e, cur, error))
+      return FALSE;
+    e->zeroed = TRUE;
+  } else if (n_in > 0) {
+    if (!write_silence (e, cur, n_in, error))
       return FALSE;
   }
 
   if (n_out > 0 && silent) {
-    memset (out, 0, n_out * fs);
+    if (!e->cfg.planar)
+      memset (out[0], 0, n_out * ch * ss);
+    for (c = 0; e->cfg.planar && c < ch; c++)
+      memset (out[c], 0, n_out * ss);
   } else if (n_out > 0) {
-    int64_t n0;
-    uint64_t p0;
-    cl_ulong first_tap, phase0, I = e->ratio.I, D = e->ratio.D;
-    cl_uint channels = e->cfg.channels, taps = e->filter.taps;
-    cl_uint count = (cl_uint) n_out;
-    cl_ulong grid = e->bank.grid;
-    size_t global[2] = { channels, n_out };
-    int a = 0;
-
-    if (!ensure_out (e, n_out, error))
+    if (!ensure_out (e, n_out, error) || !launch (e, cur, n_out, error))
       return FALSE;
-    clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
-    first_tap = (cl_ulong) (n0 - half + 1 - e->win_start);
-    phase0 = p0;
-    status = clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &cur);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->out);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->coef);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &channels);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &taps);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &I);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &D);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &first_tap);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &phase0);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &count);
-    if (e->bank.interpolated)
-      status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &grid);
-    if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "clSetKernelArg");
-      return FALSE;
-    }
-    status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
-        NULL, 0, NULL, NULL);
-    if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "Launching the resampling kernel");
-      return FALSE;
-    }
-    read_back = TRUE;
   }
 
   /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1. */
@@ -430,29 +589,21 @@ push (ClrEngine * e, const float *in, size_t n_in, size_t max_out,
   g_assert (j1 >= e->win_start && j1 <= in_end);
   skip = (size_t) (j1 - e->win_start);
   keep = (size_t) (in_end - j1);
-  if (silent) {
-    /* all-zero window: only make sure the frames it keeps read as zeros */
-    if (keep > e->win_len && !fill_zero (e, cur, e->win_len,
-            keep - e->win_len, error))
-      return FALSE;
-  } else if (skip > 0 && keep > 0) {
+  if (!silent && skip > 0 && keep > 0) {
     int other = !e->active;
-    status = clEnqueueCopyBuffer (e->queue, cur, e->win[other], skip * fs, 0,
-        keep * fs, 0, NULL, NULL);
+    status = copy_frames (e, cur, e->win_cap, skip, e->win[other],
+        e->win_cap, keep);
     if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "clEnqueueCopyBuffer");
+      clr_set_cl_error (error, status, "Copying the filter history");
       return FALSE;
     }
     e->active = other;
+    e->zeroed = FALSE;
   }
 
-  if (read_back) {
-    status = clEnqueueReadBuffer (e->queue, e->out, CL_TRUE, 0, n_out * fs,
-        out, 0, NULL, NULL);
-    if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "Reading the output back");
+  if (n_out > 0 && !silent) {
+    if (!read_output (e, out, n_out, error))
       return FALSE;
-    }
   } else if (in && n_in > 0) {
     /* the non-blocking write still reads the caller's memory */
     status = clFinish (e->queue);
@@ -466,16 +617,19 @@ push (ClrEngine * e, const float *in, size_t n_in, size_t max_out,
   e->out_total += n_out;
   e->win_start = j1;
   e->win_len = keep;
-  e->silent_tail = in ? 0 : MIN (e->silent_tail + n_in, (uint64_t) keep);
-  if (silent)
+  if (in)
+    e->silent_tail = 0;
+  else if (silent)
     e->silent_tail = keep;
+  else
+    e->silent_tail = MIN (e->silent_tail + n_in, (uint64_t) keep);
   *out_frames = n_out;
   return TRUE;
 }
 
 gboolean
-clr_engine_process (ClrEngine * e, const float *in, size_t in_frames,
-    float *out, size_t * out_frames, GError ** error)
+clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
+    void *const *out, size_t * out_frames, GError ** error)
 {
   if (e->drained) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
@@ -486,7 +640,7 @@ clr_engine_process (ClrEngine * e, const float *in, size_t in_frames,
 }
 
 gboolean
-clr_engine_drain (ClrEngine * e, float *out, size_t * out_frames,
+clr_engine_drain (ClrEngine * e, void *const *out, size_t * out_frames,
     GError ** error)
 {
   size_t want = clr_engine_drain_frames (e);

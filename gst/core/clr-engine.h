@@ -26,13 +26,26 @@ G_BEGIN_DECLS
 #define CLR_RATIO_MAX 1024u
 #define CLR_CHANNELS_MAX 1024u
 
+typedef enum {
+  CLR_FORMAT_F32,
+  CLR_FORMAT_F64,               /* needs cl_khr_fp64; runs double kernels */
+  CLR_FORMAT_S16,
+  CLR_FORMAT_S32,
+  CLR_FORMAT_S24_32,            /* 24-bit samples in the low bits of 32 */
+} ClrFormat;
+
 typedef struct {
   uint32_t in_rate;
   uint32_t out_rate;
   uint32_t channels;
   int quality;                  /* CLR_QUALITY_MIN .. CLR_QUALITY_MAX */
   uint32_t taps;                /* taps per phase; 0 = from quality */
+  ClrFormat format;             /* native endianness */
+  gboolean planar;              /* one plane per channel, else interleaved */
 } ClrEngineConfig;
+
+/* Bytes per sample of a format. */
+size_t clr_format_size (ClrFormat format);
 
 typedef struct _ClrEngine ClrEngine;
 
@@ -58,17 +71,19 @@ size_t clr_engine_out_frames (ClrEngine * e, size_t in_frames);
 /* Output frames clr_engine_drain() returns now. */
 size_t clr_engine_drain_frames (ClrEngine * e);
 
-/* Pushes in_frames interleaved frames (in == NULL: that many frames of
- * silence, which costs no device work once the history is silent too) and
- * writes the output frames that became complete to out, which must hold
- * clr_engine_out_frames (e, in_frames) frames. *out_frames gets the count. */
-gboolean clr_engine_process (ClrEngine * e, const float *in,
-    size_t in_frames, float *out, size_t * out_frames, GError ** error);
+/* Pushes in_frames frames and writes the output frames that became complete.
+ * Samples are in the configured format; `in` and `out` hold one pointer for
+ * interleaved data, one per channel (plane) for planar data. in == NULL means
+ * in_frames frames of silence, which cost no device work once the history is
+ * silent too. out must have room for clr_engine_out_frames (e, in_frames)
+ * frames; *out_frames gets the count. */
+gboolean clr_engine_process (ClrEngine * e, const void *const *in,
+    size_t in_frames, void *const *out, size_t * out_frames, GError ** error);
 
 /* Ends the stream: writes the remaining clr_engine_drain_frames() frames.
  * The engine must be reset before further input. */
-gboolean clr_engine_drain (ClrEngine * e, float *out, size_t * out_frames,
-    GError ** error);
+gboolean clr_engine_drain (ClrEngine * e, void *const *out,
+    size_t * out_frames, GError ** error);
 
 /* TRUE when the history holds only silence, so silent input (GAP buffers)
  * gives silent output and costs no device work. */
