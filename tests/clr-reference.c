@@ -8,7 +8,7 @@ clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
 {
   size_t total = clr_ratio_out_total (r, n_in), m;
   double *out = g_new0 (double, total * channels);
-  double *h = g_new (double, (size_t) f->taps + 2);
+  double *h = g_new (double, (size_t) f->taps + 4);
 
   for (m = 0; m < total; m++) {
     /* t(m) as an exact rational n + p / I, evaluated only at the end */
