@@ -10,4 +10,21 @@ echo "== OpenCL devices:"
 clinfo -l || true
 echo "== meson test"
 # two cores: the OpenCL tests already use both, so run one test at a time
-meson test -C build --print-errorlogs --num-processes 1 "$@"
+status=0
+meson test -C build --print-errorlogs --num-processes 1 "$@" || status=$?
+# one closing line over every test and subtest meson ran
+python3 - build/meson-logs/testlog.json <<'PY' || true
+import json, sys
+passed = failed = skipped = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    res = r.get("result")
+    if res in ("OK", "EXPECTEDFAIL"):
+        passed += 1
+    elif res == "SKIP":
+        skipped += 1
+    else:
+        failed += 1
+print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+PY
+exit $status
