@@ -549,6 +549,10 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       goto invalid_caps;
   }
 
+  /* A renegotiation of the output alone (a RECONFIGURE from downstream)
+   * comes here without a CAPS event: the old run still holds its filter
+   * tail, which belongs to the old output caps and goes out before them. */
+  gst_cl_resample_drain (self);
   g_clear_pointer (&self->engine, clr_engine_free);
   self->in_info = in;
   self->out_info = out;
