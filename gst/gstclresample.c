@@ -108,6 +108,8 @@ static void gst_cl_resample_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstFlowReturn gst_cl_resample_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
+static GstFlowReturn gst_cl_resample_submit_input_buffer (GstBaseTransform *
+    trans, gboolean is_discont, GstBuffer * input);
 static gboolean gst_cl_resample_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static gboolean gst_cl_resample_query (GstBaseTransform * trans,
@@ -142,19 +144,19 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
           "Filter quality: 0 (50 dB stopband, fastest) to 10 (195 dB, "
           "best); see docs/quality.md", CLR_QUALITY_MIN, CLR_QUALITY_MAX,
           CLR_QUALITY_DEFAULT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_TAPS,
       g_param_spec_uint ("taps", "Taps",
           "Filter taps per phase (rounded up to a multiple of 4); 0 takes "
           "the length from quality", 0, CLR_TAPS_MAX, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "OpenCL device: auto (a GPU if there is one), gpu, cpu, an index "
           "N or P:D (platform:device), or part of the device name",
           DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name",
           "Name of the OpenCL device in use (NULL until the element starts)",
@@ -180,6 +182,8 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cl_resample_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_resample_transform);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_submit_input_buffer);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_resample_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_resample_query);
   trans_class->passthrough_on_same_caps = TRUE;
@@ -201,6 +205,7 @@ gst_cl_resample_finalize (GObject * object)
   GstClResample *self = GST_CL_RESAMPLE (object);
 
   g_free (self->device_spec);
+  g_free (self->device_spec_in_use);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -213,9 +218,11 @@ gst_cl_resample_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_QUALITY:
+      self->props_changed |= self->quality != g_value_get_int (value);
       self->quality = g_value_get_int (value);
       break;
     case PROP_TAPS:
+      self->props_changed |= self->taps != g_value_get_uint (value);
       self->taps = g_value_get_uint (value);
       break;
     case PROP_DEVICE:
@@ -223,6 +230,7 @@ gst_cl_resample_set_property (GObject * object, guint prop_id,
       self->device_spec = g_value_dup_string (value);
       if (!self->device_spec)
         self->device_spec = g_strdup (DEFAULT_DEVICE);
+      self->props_changed = TRUE;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -278,8 +286,10 @@ gst_cl_resample_start (GstBaseTransform * trans)
       clr_device_get_name (dev));
   GST_OBJECT_LOCK (self);
   self->device = dev;
+  self->props_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  g_free (spec);
+  g_free (self->device_spec_in_use);
+  self->device_spec_in_use = spec;
   self->t0 = GST_CLOCK_TIME_NONE;
   self->started = FALSE;
   self->need_discont = TRUE;
@@ -308,6 +318,7 @@ gst_cl_resample_stop (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
   if (dev)
     clr_device_unref (dev);
+  g_clear_pointer (&self->device_spec_in_use, g_free);
   gst_audio_info_init (&self->in_info);
   gst_audio_info_init (&self->out_info);
   return TRUE;
@@ -504,74 +515,131 @@ failed:
 }
 
 static gboolean
+config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
+    gint quality, guint taps, ClrEngineConfig * cfg)
+{
+  ClrRatio ratio;
+  ClrFilter best;
+
+  cfg->quality = quality;
+  cfg->taps = taps;
+  cfg->in_rate = GST_AUDIO_INFO_RATE (in);
+  cfg->out_rate = GST_AUDIO_INFO_RATE (out);
+  cfg->channels = GST_AUDIO_INFO_CHANNELS (in);
+  cfg->planar = GST_AUDIO_INFO_LAYOUT (in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  switch (GST_AUDIO_INFO_FORMAT (in)) {
+    case GST_AUDIO_FORMAT_F32:
+      cfg->format = CLR_FORMAT_F32;
+      break;
+    case GST_AUDIO_FORMAT_F64:
+      cfg->format = CLR_FORMAT_F64;
+      break;
+    case GST_AUDIO_FORMAT_S16:
+      cfg->format = CLR_FORMAT_S16;
+      break;
+    case GST_AUDIO_FORMAT_S32:
+      cfg->format = CLR_FORMAT_S32;
+      break;
+    case GST_AUDIO_FORMAT_S24_32:
+      cfg->format = CLR_FORMAT_S24_32;
+      break;
+    default:
+      return FALSE;
+  }
+  /* keep the history the longest filter of the quality range needs, so a
+   * live change of quality continues without a gap in the input */
+  cfg->history = 0;
+  if (clr_ratio_init (&ratio, cfg->in_rate, cfg->out_rate) == 0) {
+    clr_filter_design (&best, &ratio, CLR_QUALITY_MAX, 0);
+    cfg->history = best.taps;
+  }
+  return TRUE;
+}
+
+/* Builds an engine for the negotiated caps and the current properties on
+ * `dev`. With `old` running the same input, the new engine continues its
+ * stream: same timeline, same history, no DISCONT. */
+static ClrEngine *
+gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
+    ClrEngine * old, GError ** err)
+{
+  ClrEngineConfig cfg;
+  ClrEngine *engine;
+  gint quality;
+  guint taps;
+
+  GST_OBJECT_LOCK (self);
+  quality = self->quality;
+  taps = self->taps;
+  GST_OBJECT_UNLOCK (self);
+  if (!config_from_info (&self->in_info, &self->out_info, quality, taps,
+          &cfg)) {
+    g_set_error (err, CLR_ERROR, CLR_ERROR_INVALID, "unsupported format");
+    return NULL;
+  }
+  engine = clr_engine_new (dev, &cfg, err);
+  if (engine && old && !clr_engine_continue_from (engine, old, err))
+    g_clear_pointer (&engine, clr_engine_free);
+  if (engine)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  return engine;
+}
+
+static gboolean
 gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
   GstAudioInfo in, out;
   ClrEngineConfig cfg;
-  ClrEngine *engine;
+  ClrEngine *old = NULL;
   GError *err = NULL;
+  gboolean resampling;
 
   if (!gst_audio_info_from_caps (&in, incaps)
       || !gst_audio_info_from_caps (&out, outcaps))
     goto invalid_caps;
   if (GST_AUDIO_INFO_FORMAT (&in) != GST_AUDIO_INFO_FORMAT (&out)
       || GST_AUDIO_INFO_CHANNELS (&in) != GST_AUDIO_INFO_CHANNELS (&out)
-      || GST_AUDIO_INFO_LAYOUT (&in) != GST_AUDIO_INFO_LAYOUT (&out))
+      || GST_AUDIO_INFO_LAYOUT (&in) != GST_AUDIO_INFO_LAYOUT (&out)
+      || !config_from_info (&in, &out, CLR_QUALITY_DEFAULT, 0, &cfg))
     goto invalid_caps;
+  resampling = cfg.in_rate != cfg.out_rate;
+  if (resampling && !clr_engine_config_validate (&cfg, &err))
+    goto refused;
 
-  GST_OBJECT_LOCK (self);
-  cfg.quality = self->quality;
-  cfg.taps = self->taps;
-  GST_OBJECT_UNLOCK (self);
-  cfg.in_rate = GST_AUDIO_INFO_RATE (&in);
-  cfg.out_rate = GST_AUDIO_INFO_RATE (&out);
-  cfg.channels = GST_AUDIO_INFO_CHANNELS (&in);
-  cfg.planar = GST_AUDIO_INFO_LAYOUT (&in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  switch (GST_AUDIO_INFO_FORMAT (&in)) {
-    case GST_AUDIO_FORMAT_F32:
-      cfg.format = CLR_FORMAT_F32;
-      break;
-    case GST_AUDIO_FORMAT_F64:
-      cfg.format = CLR_FORMAT_F64;
-      break;
-    case GST_AUDIO_FORMAT_S16:
-      cfg.format = CLR_FORMAT_S16;
-      break;
-    case GST_AUDIO_FORMAT_S32:
-      cfg.format = CLR_FORMAT_S32;
-      break;
-    case GST_AUDIO_FORMAT_S24_32:
-      cfg.format = CLR_FORMAT_S24_32;
-      break;
-    default:
-      goto invalid_caps;
+  if (self->engine && self->started && resampling
+      && gst_audio_info_is_equal (&in, &self->in_info)) {
+    /* Only the output rate changes (a RECONFIGURE from downstream): the new
+     * filter picks up the running stream where the old one is. */
+    old = self->engine;
+    self->engine = NULL;
+  } else {
+    /* A new input: the old run's tail belongs to the old caps and goes out
+     * before them. */
+    gst_cl_resample_drain (self);
+    g_clear_pointer (&self->engine, clr_engine_free);
+    gst_cl_resample_reset_stream (self);
   }
-
-  /* A renegotiation of the output alone (a RECONFIGURE from downstream)
-   * comes here without a CAPS event: the old run still holds its filter
-   * tail, which belongs to the old output caps and goes out before them. */
-  gst_cl_resample_drain (self);
-  g_clear_pointer (&self->engine, clr_engine_free);
   self->in_info = in;
   self->out_info = out;
-  gst_cl_resample_reset_stream (self);
 
-  if (cfg.in_rate == cfg.out_rate) {
+  if (!resampling) {
     GST_INFO_OBJECT (self, "equal rates (%u Hz): passthrough", cfg.in_rate);
     gst_base_transform_set_passthrough (trans, TRUE);
     return TRUE;
   }
   gst_base_transform_set_passthrough (trans, FALSE);
-  if (!clr_engine_config_validate (&cfg, &err))
-    goto refused;
-  engine = clr_engine_new (self->device, &cfg, &err);
-  if (!engine)
+  self->engine = gst_cl_resample_build_engine (self, self->device, old, &err);
+  if (old) {
+    clr_engine_free (old);
+    if (GST_CLOCK_TIME_IS_VALID (self->t0))
+      self->out_offset0 = gst_util_uint64_scale_int_round (self->t0,
+          cfg.out_rate, GST_SECOND);
+  }
+  if (!self->engine)
     goto engine_failed;
-  self->engine = engine;
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_latency (GST_OBJECT (self)));
   return TRUE;
 
 invalid_caps:
@@ -588,7 +656,63 @@ engine_failed:
           cfg.in_rate, cfg.out_rate, clr_device_get_name (self->device),
           err->message), (NULL));
   g_error_free (err);
+  gst_cl_resample_reset_stream (self);
   return FALSE;
+}
+
+/* Applies quality, taps and device changed while running, at the next
+ * buffer: the new filter (or device) continues the stream seamlessly. On
+ * failure the element warns and keeps going with what it had. */
+static void
+gst_cl_resample_apply_properties (GstClResample * self)
+{
+  ClrDevice *dev = self->device, *old_dev = NULL;
+  ClrEngine *engine;
+  GError *err = NULL;
+  gchar *spec;
+
+  GST_OBJECT_LOCK (self);
+  spec = g_strdup (self->device_spec);
+  self->props_changed = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  if (g_strcmp0 (spec, self->device_spec_in_use)) {
+    dev = clr_device_acquire (spec, &err);
+    if (!dev)
+      goto failed;
+  }
+  if (self->engine) {
+    engine = gst_cl_resample_build_engine (self, dev, self->started ?
+        self->engine : NULL, &err);
+    if (!engine)
+      goto failed;
+    clr_engine_free (self->engine);
+    self->engine = engine;
+  }
+  if (dev != self->device) {
+    GST_OBJECT_LOCK (self);
+    old_dev = self->device;
+    self->device = dev;
+    GST_OBJECT_UNLOCK (self);
+    g_free (self->device_spec_in_use);
+    self->device_spec_in_use = g_strdup (spec);
+    clr_device_unref (old_dev);
+    GST_INFO_OBJECT (self, "now on OpenCL device '%s'",
+        clr_device_get_name (dev));
+    g_object_notify (G_OBJECT (self), "device-name");
+  }
+  g_free (spec);
+  return;
+
+failed:
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("Could not apply the new settings; going on with the old ones"),
+      ("%s", err->message));
+  g_error_free (err);
+  if (dev && dev != self->device)
+    clr_device_unref (dev);
+  g_free (self->device_spec_in_use);
+  self->device_spec_in_use = spec;      /* do not retry on every buffer */
 }
 
 static gboolean
@@ -620,7 +744,13 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
   GstClockTime pts = GST_BUFFER_PTS (buf);
-  gboolean jump = FALSE;
+  gboolean jump = FALSE, changed;
+
+  GST_OBJECT_LOCK (self);
+  changed = self->props_changed;
+  GST_OBJECT_UNLOCK (self);
+  if (changed)
+    gst_cl_resample_apply_properties (self);
 
   if (!self->engine || !self->started)
     return;
@@ -729,6 +859,28 @@ failed:
       ("%s", err->message));
   g_error_free (err);
   return GST_FLOW_ERROR;
+}
+
+/* Input outside the segment is clipped away before it reaches the filter,
+ * so the output starts where the segment does (after a seek, say). */
+static GstFlowReturn
+gst_cl_resample_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+
+  if (!gst_base_transform_is_passthrough (trans)
+      && GST_AUDIO_INFO_IS_VALID (&self->in_info)
+      && trans->segment.format == GST_FORMAT_TIME
+      && GST_BUFFER_PTS_IS_VALID (input)) {
+    input = gst_audio_buffer_clip (input, &trans->segment,
+        GST_AUDIO_INFO_RATE (&self->in_info),
+        GST_AUDIO_INFO_BPF (&self->in_info));
+    if (!input)
+      return GST_FLOW_OK;       /* wholly outside the segment */
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
 }
 
 static gboolean

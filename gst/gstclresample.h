@@ -21,10 +21,12 @@ struct _GstClResample
   gint quality;
   guint taps;
   gchar *device_spec;
+  gboolean props_changed;       /* applied at the next buffer */
 
   /* streaming state, only touched from the streaming thread (and from
    * start/stop, which basetransform serialises with it) */
-  ClrDevice *device;
+  ClrDevice *device;            /* swapped under the object lock */
+  gchar *device_spec_in_use;
   ClrEngine *engine;
   GstAudioInfo in_info;
   GstAudioInfo out_info;

@@ -17,6 +17,7 @@ typedef struct {
 
 struct _ClrDevice {
   gint refcount;                /* protected by registry_lock */
+  gboolean cached;              /* the registry holds a reference */
   cl_platform_id platform;
   cl_device_id id;
   cl_context context;
@@ -348,13 +349,24 @@ clr_device_acquire (const char *spec, GError ** error)
     ClrDevice *d = l->data;
     if (d->id == c->device) {
       d->refcount++;
+      if (!d->cached) {
+        d->refcount++;
+        d->cached = TRUE;
+      }
       dev = d;
       goto out;
     }
   }
   dev = device_open (c, error);
-  if (dev)
+  if (dev) {
+    /* The registry keeps a reference of its own: a player that tears its
+     * pipelines down and builds new ones keeps its context and its compiled
+     * kernels (PoCL compiles for about a second). clr_device_clear_cache()
+     * lets go of them. */
+    dev->refcount++;
+    dev->cached = TRUE;
     registry = g_list_prepend (registry, dev);
+  }
 
 out:
   if (cands)
@@ -372,18 +384,10 @@ clr_device_ref (ClrDevice * dev)
   return dev;
 }
 
-void
-clr_device_unref (ClrDevice * dev)
+static void
+device_free (ClrDevice * dev)
 {
   guint i;
-
-  g_mutex_lock (&registry_lock);
-  if (--dev->refcount > 0) {
-    g_mutex_unlock (&registry_lock);
-    return;
-  }
-  registry = g_list_remove (registry, dev);
-  g_mutex_unlock (&registry_lock);
 
   for (i = 0; i < dev->programs->len; i++) {
     ClrProgramEntry *e = g_ptr_array_index (dev->programs, i);
@@ -397,6 +401,39 @@ clr_device_unref (ClrDevice * dev)
   g_mutex_clear (&dev->lock);
   g_free (dev->name);
   g_free (dev);
+}
+
+void
+clr_device_unref (ClrDevice * dev)
+{
+  g_mutex_lock (&registry_lock);
+  if (--dev->refcount > 0) {
+    g_mutex_unlock (&registry_lock);
+    return;
+  }
+  registry = g_list_remove (registry, dev);
+  g_mutex_unlock (&registry_lock);
+  device_free (dev);
+}
+
+void
+clr_device_clear_cache (void)
+{
+  GList *l, *drop = NULL;
+
+  g_mutex_lock (&registry_lock);
+  for (l = registry; l; l = l->next) {
+    ClrDevice *dev = l->data;
+    if (dev->cached) {
+      dev->cached = FALSE;
+      if (--dev->refcount == 0)
+        drop = g_list_prepend (drop, dev);
+    }
+  }
+  for (l = drop; l; l = l->next)
+    registry = g_list_remove (registry, l->data);
+  g_mutex_unlock (&registry_lock);
+  g_list_free_full (drop, (GDestroyNotify) device_free);
 }
 
 const char *
@@ -458,7 +495,13 @@ clr_device_get_program (ClrDevice * dev, const char *source,
   cl_int status;
   guint i;
   gint64 t0;
+  /* CLRESAMPLE_BUILD_OPTIONS: extra OpenCL build options, for tuning and
+   * for trying a driver's compiler; they key the cache like the rest */
+  const char *extra = g_getenv ("CLRESAMPLE_BUILD_OPTIONS");
+  char *full_options = g_strdup_printf ("%s%s%s", options ? options : "",
+      extra ? " " : "", extra ? extra : "");
 
+  options = full_options;
   g_mutex_lock (&dev->lock);
   for (i = 0; i < dev->programs->len; i++) {
     ClrProgramEntry *e = g_ptr_array_index (dev->programs, i);
@@ -475,7 +518,7 @@ clr_device_get_program (ClrDevice * dev, const char *source,
     goto out;
   }
   t0 = g_get_monotonic_time ();
-  status = clBuildProgram (program, 1, &dev->id, options, NULL, NULL);
+  status = clBuildProgram (program, 1, &dev->id, full_options, NULL, NULL);
   if (status != CL_SUCCESS) {
     char *log = build_log (dev, program);
     clr_log (CLR_LOG_DEBUG, "OpenCL build log for '%s' (options '%s'):\n%s",
@@ -501,5 +544,6 @@ clr_device_get_program (ClrDevice * dev, const char *source,
 
 out:
   g_mutex_unlock (&dev->lock);
+  g_free (full_options);
   return program;
 }

@@ -34,6 +34,12 @@ ClrDevice *clr_device_acquire (const char *spec, GError ** error);
 ClrDevice *clr_device_ref (ClrDevice * dev);
 void clr_device_unref (ClrDevice * dev);
 
+/* Devices stay open, with their compiled programs, after their last user
+ * lets go; this drops the cache's hold, so devices nobody uses are released
+ * at once and the others when their last user lets go (tests, leak
+ * checkers). */
+void clr_device_clear_cache (void);
+
 const char *clr_device_get_name (ClrDevice * dev);
 gboolean clr_device_has_fp64 (ClrDevice * dev);
 cl_context clr_device_get_context (ClrDevice * dev);

@@ -16,6 +16,10 @@
 #include "clr-log.h"
 
 #define CLR_WINDOW_SLACK 4096
+/* Buffers are processed in chunks whose input and output each stay under
+ * this many bytes on the device, so memory is bounded whatever the buffer
+ * size; ordinary buffers (a second of 8-channel audio) are one chunk. */
+#define CLR_CHUNK_BYTES (32u * 1024u * 1024u)
 
 struct _ClrEngine {
   ClrDevice *dev;
@@ -33,6 +37,8 @@ struct _ClrEngine {
   size_t out_cap;               /* frames */
   size_t ssize;                 /* bytes per sample */
   gboolean zeroed;              /* the active window buffer is all zeros */
+  size_t chunk_in;              /* most input frames one launch takes */
+  uint64_t mem_used, mem_limit; /* device bytes held, and the budget */
 
   int64_t in_total;
   uint64_t out_total;
@@ -93,6 +99,13 @@ alloc_buffer (ClrEngine * e, cl_mem_flags flags, size_t bytes, void *host,
   cl_int status;
   cl_mem mem;
 
+  if (e->mem_limit && e->mem_used + bytes > e->mem_limit) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "The %s needs %" G_GSIZE_FORMAT " bytes of device memory, over the "
+        "budget of %" G_GUINT64_FORMAT " bytes (CLRESAMPLE_DEVICE_MEMORY); "
+        "use fewer channels or taps", what, bytes, e->mem_limit);
+    return NULL;
+  }
   if (bytes > clr_device_get_max_alloc (e->dev)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "The %s needs %" G_GSIZE_FORMAT " bytes, more than '%s' can allocate "
@@ -110,7 +123,21 @@ alloc_buffer (ClrEngine * e, cl_mem_flags flags, size_t bytes, void *host,
     g_free (what_call);
     return NULL;
   }
+  e->mem_used += bytes;
   return mem;
+}
+
+static void
+free_buffer (ClrEngine * e, cl_mem * mem)
+{
+  size_t bytes = 0;
+
+  if (!*mem)
+    return;
+  clGetMemObjectInfo (*mem, CL_MEM_SIZE, sizeof (bytes), &bytes, NULL);
+  e->mem_used -= MIN (e->mem_used, bytes);
+  clReleaseMemObject (*mem);
+  *mem = NULL;
 }
 
 static gboolean
@@ -213,8 +240,7 @@ ensure_window (ClrEngine * e, size_t frames, GError ** error)
     }
   }
   for (i = 0; i < 2; i++) {
-    if (e->win[i])
-      clReleaseMemObject (e->win[i]);
+    free_buffer (e, &e->win[i]);
     e->win[i] = nw[i];
   }
   e->active = 0;
@@ -224,8 +250,7 @@ ensure_window (ClrEngine * e, size_t frames, GError ** error)
 
 failed:
   for (i = 0; i < 2; i++)
-    if (nw[i])
-      clReleaseMemObject (nw[i]);
+    free_buffer (e, &nw[i]);
   return FALSE;
 }
 
@@ -238,8 +263,7 @@ ensure_out (ClrEngine * e, size_t frames, GError ** error)
   if (frames <= e->out_cap)
     return TRUE;
   cap = MAX (frames, e->out_cap + e->out_cap / 2);
-  if (e->out)
-    clReleaseMemObject (e->out);
+  free_buffer (e, &e->out);
   e->out_cap = 0;
   e->out = alloc_buffer (e, CL_MEM_WRITE_ONLY, cap * fs, NULL,
       "output buffer", error);
@@ -282,6 +306,9 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->cfg = *cfg;
   e->queue = clr_device_get_queue (dev);
   e->ssize = clr_format_size (cfg->format);
+  /* a budget for shared GPUs, and for testing the out-of-memory path */
+  e->mem_limit = g_ascii_strtoull (g_getenv ("CLRESAMPLE_DEVICE_MEMORY") ?
+      g_getenv ("CLRESAMPLE_DEVICE_MEMORY") : "0", NULL, 10);
   if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "'%s' has no double precision (cl_khr_fp64) for F64 audio",
@@ -292,6 +319,12 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   clr_filter_design (&e->filter, &e->ratio, cfg->quality, cfg->taps);
   clr_bank_layout (&e->bank, &e->filter, &e->ratio,
       cfg->format == CLR_FORMAT_F64 ? sizeof (double) : sizeof (float));
+  {
+    uint64_t frame = (uint64_t) cfg->channels * e->ssize;
+    uint64_t by_in = CLR_CHUNK_BYTES / frame;
+    uint64_t by_out = by_in * e->ratio.D / e->ratio.I;
+    e->chunk_in = (size_t) MAX (64, MIN (by_in, by_out));
+  }
   clr_log (CLR_LOG_INFO, "%u -> %u Hz (I/D = %" G_GUINT64_FORMAT "/%"
       G_GUINT64_FORMAT "), %u channels, quality %d: %u taps per phase, "
       "%s bank of %u rows", cfg->in_rate, cfg->out_rate, e->ratio.I,
@@ -313,7 +346,8 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   }
   if (!upload_bank (e, error))
     goto failed;
-  if (!ensure_window (e, e->filter.taps + CLR_WINDOW_SLACK, error))
+  if (!ensure_window (e, MAX (e->filter.taps, cfg->history) +
+          CLR_WINDOW_SLACK, error))
     goto failed;
   clr_engine_reset (e);
   return e;
@@ -333,12 +367,9 @@ clr_engine_free (ClrEngine * e)
   if (e->queue)
     clFinish (e->queue);
   for (i = 0; i < 2; i++)
-    if (e->win[i])
-      clReleaseMemObject (e->win[i]);
-  if (e->out)
-    clReleaseMemObject (e->out);
-  if (e->coef)
-    clReleaseMemObject (e->coef);
+    free_buffer (e, &e->win[i]);
+  free_buffer (e, &e->out);
+  free_buffer (e, &e->coef);
   if (e->kernel)
     clReleaseKernel (e->kernel);
   clr_device_unref (e->dev);
@@ -587,6 +618,9 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
   j1 = n1 - half + 1;
   g_assert (j1 >= e->win_start && j1 <= in_end);
+  /* keep the history a successor may need, as far as the window has it */
+  if (in_end - j1 < (int64_t) e->cfg.history)
+    j1 = MAX (e->win_start, in_end - (int64_t) e->cfg.history);
   skip = (size_t) (j1 - e->win_start);
   keep = (size_t) (in_end - j1);
   if (!silent && skip > 0 && keep > 0) {
@@ -636,7 +670,101 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
         "The resampler was drained; reset it before new input");
     return FALSE;
   }
-  return push (e, in, in_frames, G_MAXSIZE, out, out_frames, error);
+  *out_frames = 0;
+  while (TRUE) {
+    size_t len = MIN (in_frames, e->chunk_in), n, c, ch = e->cfg.channels;
+    size_t ss = e->ssize, step = e->cfg.planar ? ss : ch * ss;
+    const void *ip[CLR_CHANNELS_MAX];
+    void *op[CLR_CHANNELS_MAX];
+
+    for (c = 0; c < (e->cfg.planar ? ch : 1); c++) {
+      if (in)
+        ip[c] = (const char *) in[c];
+      op[c] = (char *) out[c] + *out_frames * step;
+    }
+    if (!push (e, in ? ip : NULL, len, G_MAXSIZE, op, &n, error))
+      return FALSE;
+    *out_frames += n;
+    in_frames -= len;
+    if (in_frames == 0)
+      return TRUE;
+    for (c = 0; in && c < (e->cfg.planar ? ch : 1); c++)
+      ip[c] = (const char *) ip[c] + len * step;
+    in = in ? ip : NULL;
+  }
+}
+
+/* Copies the window through host memory: the two engines may live on
+ * different devices (a live change of the device property). */
+gboolean
+clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
+{
+  const size_t ss = e->ssize, ch = e->cfg.channels;
+  const int64_t half = e->filter.taps / 2;
+  uint64_t k0, p0;
+  int64_t n0, j0, start;
+  size_t pad, len, c;
+  char *host;
+  cl_int status = CL_SUCCESS;
+
+  if (old->cfg.in_rate != e->cfg.in_rate || old->cfg.channels != ch
+      || old->cfg.format != e->cfg.format || old->cfg.planar != e->cfg.planar
+      || old->drained) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Cannot continue a stream of another input format");
+    return FALSE;
+  }
+  /* first output at or after old's next one: ceil (m * out2 / out1); the
+   * product stays below 2^64 for years of audio at 16 MHz */
+  k0 = (old->out_total * e->cfg.out_rate + old->cfg.out_rate - 1) /
+      old->cfg.out_rate;
+  clr_ratio_position (&e->ratio, k0, &n0, &p0);
+  j0 = n0 - half + 1;
+  start = MIN (j0, old->win_start);
+  pad = (size_t) (old->win_start - start);
+  len = old->win_len;
+  if (!ensure_window (e, pad + len + CLR_WINDOW_SLACK, error))
+    return FALSE;
+
+  host = g_try_malloc (MAX (len, 1) * ch * ss);
+  if (!host) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the filter history");
+    return FALSE;
+  }
+  if (!old->cfg.planar && len > 0)
+    status = clEnqueueReadBuffer (old->queue, old->win[old->active], CL_TRUE,
+        0, len * ch * ss, host, 0, NULL, NULL);
+  for (c = 0; old->cfg.planar && c < ch && len > 0 && status == CL_SUCCESS;
+      c++)
+    status = clEnqueueReadBuffer (old->queue, old->win[old->active], CL_TRUE,
+        c * old->win_cap * ss, len * ss, host + c * len * ss, 0, NULL, NULL);
+  if (status == CL_SUCCESS && !zero_buffer (e, e->win[e->active], error)) {
+    g_free (host);
+    return FALSE;
+  }
+  if (!e->cfg.planar && len > 0 && status == CL_SUCCESS)
+    status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
+        pad * ch * ss, len * ch * ss, host, 0, NULL, NULL);
+  for (c = 0; e->cfg.planar && c < ch && len > 0 && status == CL_SUCCESS; c++)
+    status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
+        (c * e->win_cap + pad) * ss, len * ss, host + c * len * ss, 0, NULL,
+        NULL);
+  g_free (host);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Moving the filter history");
+    return FALSE;
+  }
+
+  e->in_total = old->in_total;
+  e->out_total = k0;
+  e->win_start = start;
+  e->win_len = pad + len;
+  e->silent_tail = old->silent_tail >= old->win_len ? e->win_len :
+      old->silent_tail;
+  e->zeroed = FALSE;
+  e->drained = FALSE;
+  return TRUE;
 }
 
 gboolean

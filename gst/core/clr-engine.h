@@ -42,6 +42,10 @@ typedef struct {
   uint32_t taps;                /* taps per phase; 0 = from quality */
   ClrFormat format;             /* native endianness */
   gboolean planar;              /* one plane per channel, else interleaved */
+  uint32_t history;             /* input frames of history to keep at least,
+                                 * so that a successor engine with a longer
+                                 * filter can continue seamlessly; 0 = only
+                                 * what this filter needs */
 } ClrEngineConfig;
 
 /* Bytes per sample of a format. */
@@ -88,6 +92,15 @@ gboolean clr_engine_drain (ClrEngine * e, void *const *out,
 /* TRUE when the history holds only silence, so silent input (GAP buffers)
  * gives silent output and costs no device work. */
 gboolean clr_engine_is_silent (ClrEngine * e);
+
+/* Makes `e`, fresh from clr_engine_new(), continue the stream `old` was
+ * processing, as if it had processed it from the start: same input position
+ * and history, its first output frame the first one at or after the time of
+ * old's next output. Both must have the same input rate, channels, format
+ * and layout; rates out, filter and device may differ. History older than
+ * what `old` kept reads as silence. */
+gboolean clr_engine_continue_from (ClrEngine * e, ClrEngine * old,
+    GError ** error);
 
 /* Forgets history and counters: the next input starts a new stream. */
 void clr_engine_reset (ClrEngine * e);
