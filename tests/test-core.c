@@ -459,6 +459,101 @@ test_engine_planar (void)
   g_free (b);
 }
 
+/* A successor engine continues the stream exactly: after the switch its
+ * output equals that of an engine that ran the new settings from the
+ * start (quality up, output rate changed), given enough kept history. */
+static void
+check_continuation (unsigned out1, int q1, unsigned out2, int q2)
+{
+  ClrRatio r;
+  ClrFilter best;
+  ClrEngineConfig c1 = { 44100, out1, 2, q1, 0, CLR_FORMAT_F32, FALSE, 0 };
+  ClrEngineConfig c2 = { 44100, out2, 2, q2, 0, CLR_FORMAT_F32, FALSE, 0 };
+  GError *err = NULL;
+  ClrEngine *a, *b;
+  size_t n_in = 12000, half = 5000, n_ref, n1, n2, i;
+  float *in = g_new (float, n_in * 2), *ref, *out;
+  uint64_t k0;
+
+  clr_ratio_init (&r, 44100, out1);
+  clr_filter_design (&best, &r, CLR_QUALITY_MAX, 0);
+  c1.history = best.taps;
+  clr_signal_noise (in, n_in * 2, 0.5, 17);
+  ref = run_format (&c2, in, n_in, 4096, &n_ref);
+
+  a = clr_engine_new (device, &c1, &err);
+  g_assert_no_error (err);
+  out = g_new0 (float, (n_ref + 16) * 2);
+  {
+    const void *ip[1] = { in };
+    void *op[1] = { out };
+    g_assert_true (clr_engine_process (a, ip, half, op, &n1, &err));
+  }
+  b = clr_engine_new (device, &c2, &err);
+  g_assert_no_error (err);
+  g_assert_true (clr_engine_continue_from (b, a, &err));
+  g_assert_no_error (err);
+  k0 = clr_engine_get_out_total (b);
+  g_assert_cmpuint (k0, ==, (n1 * (uint64_t) out2 + out1 - 1) / out1);
+  clr_engine_free (a);
+  {
+    const void *ip[1] = { in + half * 2 };
+    void *op[1] = { out + k0 * 2 };
+    g_assert_true (clr_engine_process (b, ip, n_in - half, op, &n2, &err));
+    op[0] = out + (k0 + n2) * 2;
+    g_assert_true (clr_engine_drain (b, op, &n1, &err));
+    g_assert_no_error (err);
+    n2 += n1;
+  }
+  g_assert_cmpuint (k0 + n2, ==, n_ref);
+  for (i = k0 * 2; i < n_ref * 2; i++)
+    g_assert_cmpfloat (out[i], ==, ref[i]);
+  clr_engine_free (b);
+  g_free (in);
+  g_free (out);
+  g_free (ref);
+}
+
+static void
+test_engine_continuation (void)
+{
+  check_continuation (48000, 4, 48000, 10);
+  check_continuation (48000, 10, 48000, 0);
+  check_continuation (48000, 4, 96000, 4);
+  check_continuation (48000, 4, 22050, 6);
+}
+
+/* Buffers larger than a chunk are cut inside the engine: same samples. */
+static void
+test_engine_chunks (void)
+{
+  ClrEngineConfig cfg = { 44100, 48000, 1024, 0, 0, CLR_FORMAT_F64, FALSE,
+    0
+  };
+  size_t n_in = 10000, n_a, n_b, i;
+  double *in = g_new (double, n_in * 1024), *a, *b;
+  float *f = g_new (float, n_in * 1024);
+
+  if (!clr_device_has_fp64 (device))
+    cfg.format = CLR_FORMAT_S32;        /* also 4 bytes: chunks of 8192 */
+  clr_signal_noise (f, n_in * 1024, 0.5, 3);
+  for (i = 0; i < n_in * 1024; i++)
+    in[i] = f[i];
+  if (cfg.format == CLR_FORMAT_S32)
+    for (i = 0; i < n_in * 1024; i++)
+      ((gint32 *) in)[i] = (gint32) (f[i] * 2147483647.0);
+  /* 32 MiB chunks of 1024 channels of doubles are 4096 frames */
+  a = run_format (&cfg, in, n_in, n_in, &n_a);
+  b = run_format (&cfg, in, n_in, 1000, &n_b);
+  g_assert_cmpuint (n_a, ==, n_b);
+  g_assert_cmpint (memcmp (a, b, n_a * 1024 * clr_format_size (cfg.format)),
+      ==, 0);
+  g_free (in);
+  g_free (f);
+  g_free (a);
+  g_free (b);
+}
+
 static void
 test_invalid_configs (void)
 {
@@ -473,6 +568,14 @@ test_invalid_configs (void)
   cfg.channels = 0;
   g_assert_null (clr_engine_new (device, &cfg, &err));
   g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
+  g_clear_error (&err);
+  /* the device-memory budget refuses cleanly */
+  cfg.channels = 2;
+  g_setenv ("CLRESAMPLE_DEVICE_MEMORY", "100000", TRUE);
+  g_assert_null (clr_engine_new (device, &cfg, &err));
+  g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
+  g_assert_error (err, CLR_ERROR, CLR_ERROR_RESOURCES);
+  g_assert_nonnull (strstr (err->message, "budget"));
   g_clear_error (&err);
   g_assert_null (clr_device_acquire ("no-such-device-xyz", &err));
   g_assert_error (err, CLR_ERROR, CLR_ERROR_NO_DEVICE);
@@ -536,6 +639,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/engine/integer/s32",
       GINT_TO_POINTER (CLR_FORMAT_S32), test_engine_integer);
   g_test_add_func ("/engine/planar", test_engine_planar);
+  g_test_add_func ("/engine/continuation", test_engine_continuation);
+  g_test_add_func ("/engine/chunks", test_engine_chunks);
   g_test_add_func ("/engine/invalid", test_invalid_configs);
   g_test_add_func ("/device/sharing", test_device_sharing);
   ret = g_test_run ();

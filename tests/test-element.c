@@ -12,102 +12,7 @@
 #include "clr-reference.h"
 #include "clr-signal.h"
 
-#define CAPS_FMT "audio/x-raw,format=F32LE,layout=interleaved,rate=%d," \
-  "channels=%d,channel-mask=(bitmask)0"
-
-static GstHarness *
-make_harness (const char *launch, int in_rate, int out_rate, int channels)
-{
-  GstHarness *h = gst_harness_new_parse (launch);
-  char *in = g_strdup_printf (CAPS_FMT, in_rate, channels);
-  char *out = g_strdup_printf (CAPS_FMT, out_rate, channels);
-
-  /* sink caps first: the src caps negotiate at once */
-  gst_harness_set_sink_caps_str (h, out);
-  gst_harness_set_src_caps_str (h, in);
-  g_free (in);
-  g_free (out);
-  return h;
-}
-
-static GstBuffer *
-make_buffer (const float *data, size_t frames, int channels, int rate,
-    GstClockTime start, guint64 offset)
-{
-  GstBuffer *buf = gst_buffer_new_memdup (data,
-      frames * channels * sizeof (float));
-
-  GST_BUFFER_PTS (buf) = start + gst_util_uint64_scale_int (offset,
-      GST_SECOND, rate);
-  GST_BUFFER_DURATION (buf) = start + gst_util_uint64_scale_int (offset +
-      frames, GST_SECOND, rate) - GST_BUFFER_PTS (buf);
-  GST_BUFFER_OFFSET (buf) = offset;
-  GST_BUFFER_OFFSET_END (buf) = offset + frames;
-  return buf;
-}
-
-/* Pushes in[0..frames) cut into pieces (sizes cycled; NULL: 1024 each),
- * timestamped from `start`. */
-static void
-push_stream (GstHarness * h, const float *in, size_t frames, int channels,
-    int rate, GstClockTime start, const size_t * pieces, size_t n_pieces)
-{
-  size_t pos = 0, i = 0;
-
-  while (pos < frames) {
-    size_t len = pieces ? pieces[i++ % n_pieces] : 1024;
-    len = MIN (len, frames - pos);
-    fail_unless_equals_int (gst_harness_push (h, make_buffer (in + pos *
-                channels, len, channels, rate, start, pos)), GST_FLOW_OK);
-    pos += len;
-  }
-}
-
-typedef struct {
-  float *data;
-  size_t frames;
-  GPtrArray *buffers;
-} Collected;
-
-static void
-collected_free (Collected * c)
-{
-  g_free (c->data);
-  g_ptr_array_unref (c->buffers);
-}
-
-/* Pulls every buffer waiting in the harness. */
-static void
-collect (GstHarness * h, int channels, Collected * c)
-{
-  GstBuffer *buf;
-  GByteArray *bytes = g_byte_array_new ();
-
-  c->buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      gst_buffer_unref);
-  while ((buf = gst_harness_try_pull (h))) {
-    GstMapInfo map;
-    gst_buffer_map (buf, &map, GST_MAP_READ);
-    g_byte_array_append (bytes, map.data, map.size);
-    gst_buffer_unmap (buf, &map);
-    g_ptr_array_add (c->buffers, buf);
-  }
-  c->frames = bytes->len / (channels * sizeof (float));
-  c->data = (float *) g_byte_array_free (bytes, FALSE);
-}
-
-static void
-run_stream (const char *launch, int in_rate, int out_rate, int channels,
-    const float *in, size_t frames, const size_t * pieces, size_t n_pieces,
-    Collected * c)
-{
-  GstHarness *h = make_harness (launch, in_rate, out_rate, channels);
-
-  push_stream (h, in, frames, channels, in_rate, 0, pieces, n_pieces);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  collect (h, channels, c);
-  gst_harness_teardown (h);
-}
+#include "clr-harness.h"
 
 static void
 check_reference (int in_rate, int out_rate, int channels)
@@ -120,7 +25,7 @@ check_reference (int in_rate, int out_rate, int channels)
   double *ref, worst = 0.0;
 
   clr_signal_noise (in, frames * channels, 0.5, in_rate ^ out_rate);
-  run_stream ("clresample", in_rate, out_rate, channels, in, frames, NULL, 0,
+  clr_run_stream ("clresample", in_rate, out_rate, channels, in, frames, NULL, 0,
       &c);
   clr_ratio_init (&r, in_rate, out_rate);
   clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, 0);
@@ -134,7 +39,7 @@ check_reference (int in_rate, int out_rate, int channels)
       in_rate, out_rate, channels, worst);
   g_free (ref);
   g_free (in);
-  collected_free (&c);
+  clr_collected_free (&c);
 }
 
 GST_START_TEST (test_reference)
@@ -166,9 +71,9 @@ GST_START_TEST (test_buffer_sizes)
     pieces[i] = g_rand_int_range (rand, 1, 3001);
   {
     size_t one = frames;
-    run_stream ("clresample", 44100, 48000, 2, in, frames, &one, 1, &a);
+    clr_run_stream ("clresample", 44100, 48000, 2, in, frames, &one, 1, &a);
   }
-  run_stream ("clresample", 44100, 48000, 2, in, frames, pieces, 200, &b);
+  clr_run_stream ("clresample", 44100, 48000, 2, in, frames, pieces, 200, &b);
   fail_unless_equals_uint64 (a.frames, 52245);  /* ceil (48000 * 160/147) */
   fail_unless_equals_uint64 (b.frames, a.frames);
   for (i = 0; i < a.frames * 2; i++)
@@ -177,8 +82,8 @@ GST_START_TEST (test_buffer_sizes)
   g_rand_free (rand);
   g_free (pieces);
   g_free (in);
-  collected_free (&a);
-  collected_free (&b);
+  clr_collected_free (&a);
+  clr_collected_free (&b);
 }
 
 GST_END_TEST;
@@ -189,7 +94,7 @@ static void
 check_timestamps (int in_rate, int out_rate, size_t frames, size_t piece)
 {
   const GstClockTime start = 1 * GST_SECOND + 12345;
-  GstHarness *h = make_harness ("clresample", in_rate, out_rate, 1);
+  GstHarness *h = clr_make_harness ("clresample", in_rate, out_rate, 1);
   float *in = g_new0 (float, frames);
   guint64 total = 0, offset0;
   Collected c;
@@ -201,9 +106,9 @@ check_timestamps (int in_rate, int out_rate, size_t frames, size_t piece)
     gst_segment_init (&seg, GST_FORMAT_TIME);
     fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
   }
-  push_stream (h, in, frames, 1, in_rate, start, &piece, 1);
+  clr_push_stream (h, in, frames, 1, in_rate, start, &piece, 1);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  collect (h, 1, &c);
+  clr_collect (h, 1, &c);
   fail_unless (c.buffers->len > 0);
   offset0 = gst_util_uint64_scale_int_round (start, out_rate, GST_SECOND);
   for (i = 0; i < c.buffers->len; i++) {
@@ -230,7 +135,7 @@ check_timestamps (int in_rate, int out_rate, size_t frames, size_t piece)
     fail_unless_equals_uint64 (total, clr_ratio_out_total (&r, frames));
   }
   g_free (in);
-  collected_free (&c);
+  clr_collected_free (&c);
   gst_harness_teardown (h);
 }
 
@@ -261,12 +166,12 @@ GST_START_TEST (test_exact_totals)
     Collected c;
 
     clr_signal_noise (in, frames, 0.5, i);
-    run_stream ("clresample", cases[i][0], cases[i][1], 1, in, frames, NULL,
+    clr_run_stream ("clresample", cases[i][0], cases[i][1], 1, in, frames, NULL,
         0, &c);
     clr_ratio_init (&r, cases[i][0], cases[i][1]);
     fail_unless_equals_uint64 (c.frames, clr_ratio_out_total (&r, frames));
     g_free (in);
-    collected_free (&c);
+    clr_collected_free (&c);
   }
 }
 
@@ -274,7 +179,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_latency)
 {
-  GstHarness *h = make_harness ("clresample quality=4", 44100, 48000, 2);
+  GstHarness *h = clr_make_harness ("clresample quality=4", 44100, 48000, 2);
   ClrRatio r;
   ClrFilter f;
   GstClockTime expected;
@@ -289,7 +194,7 @@ GST_START_TEST (test_latency)
   gst_harness_teardown (h);
 
   /* equal rates add nothing */
-  h = make_harness ("clresample", 48000, 48000, 2);
+  h = clr_make_harness ("clresample", 48000, 48000, 2);
   gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
   fail_unless_equals_clocktime (gst_harness_query_latency (h),
       10 * GST_MSECOND);
@@ -303,7 +208,7 @@ GST_END_TEST;
 static void
 check_discont (gboolean flag, GstClockTime jump_to)
 {
-  GstHarness *h = make_harness ("clresample", 44100, 48000, 1);
+  GstHarness *h = clr_make_harness ("clresample", 44100, 48000, 1);
   size_t frames = 10000;
   float *in = g_new0 (float, frames);
   GstBuffer *b;
@@ -312,13 +217,13 @@ check_discont (gboolean flag, GstClockTime jump_to)
   guint i;
 
   clr_signal_noise (in, frames, 0.5, 5);
-  push_stream (h, in, frames, 1, 44100, 0, NULL, 0);
-  b = make_buffer (in, 4410, 1, 44100, jump_to, 0);
+  clr_push_stream (h, in, frames, 1, 44100, 0, NULL, 0);
+  b = clr_make_buffer (in, 4410, 1, 44100, jump_to, 0);
   if (flag)
     GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
   fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  collect (h, 1, &c);
+  clr_collect (h, 1, &c);
   for (i = 0; i < c.buffers->len; i++) {
     b = g_ptr_array_index (c.buffers, i);
     if (GST_BUFFER_PTS (b) >= jump_to)
@@ -332,7 +237,7 @@ check_discont (gboolean flag, GstClockTime jump_to)
   fail_unless (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DISCONT));
   fail_unless_equals_uint64 (c.frames - first_run, 4800);
   g_free (in);
-  collected_free (&c);
+  clr_collected_free (&c);
   gst_harness_teardown (h);
 }
 
@@ -347,19 +252,19 @@ GST_END_TEST;
 /* Jitter below the threshold is absorbed: timestamps stay on the counter. */
 GST_START_TEST (test_jitter_absorbed)
 {
-  GstHarness *h = make_harness ("clresample", 48000, 44100, 1);
+  GstHarness *h = clr_make_harness ("clresample", 48000, 44100, 1);
   float in[4800];
   Collected c;
   guint i, total = 0;
 
   clr_signal_noise (in, 4800, 0.5, 8);
   for (i = 0; i < 10; i++) {
-    GstBuffer *b = make_buffer (in, 4800, 1, 48000, 0, i * 4800);
+    GstBuffer *b = clr_make_buffer (in, 4800, 1, 48000, 0, i * 4800);
     GST_BUFFER_PTS (b) += (i % 2) ? 2 * GST_MSECOND : 0;
     fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  collect (h, 1, &c);
+  clr_collect (h, 1, &c);
   for (i = 0; i < c.buffers->len; i++) {
     GstBuffer *b = g_ptr_array_index (c.buffers, i);
     fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
@@ -369,7 +274,7 @@ GST_START_TEST (test_jitter_absorbed)
     total += gst_buffer_get_size (b) / sizeof (float);
   }
   fail_unless_equals_int (total, 44100);
-  collected_free (&c);
+  clr_collected_free (&c);
   gst_harness_teardown (h);
 }
 
@@ -378,7 +283,7 @@ GST_END_TEST;
 /* FLUSH_STOP forgets the history: after it the element behaves as new. */
 GST_START_TEST (test_flush)
 {
-  GstHarness *h = make_harness ("clresample", 44100, 48000, 2);
+  GstHarness *h = clr_make_harness ("clresample", 44100, 48000, 2);
   size_t frames = 8000, i;
   float *a = g_new (float, frames * 2), *b = g_new (float, frames * 2);
   GstSegment seg;
@@ -387,18 +292,18 @@ GST_START_TEST (test_flush)
 
   clr_signal_noise (a, frames * 2, 0.5, 10);
   clr_signal_noise (b, frames * 2, 0.5, 11);
-  run_stream ("clresample", 44100, 48000, 2, b, frames, NULL, 0, &fresh);
+  clr_run_stream ("clresample", 44100, 48000, 2, b, frames, NULL, 0, &fresh);
 
-  push_stream (h, a, frames, 2, 44100, 0, NULL, 0);
+  clr_push_stream (h, a, frames, 2, 44100, 0, NULL, 0);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   while ((buf = gst_harness_try_pull (h)))
     gst_buffer_unref (buf);
   gst_segment_init (&seg, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
-  push_stream (h, b, frames, 2, 44100, 0, NULL, 0);
+  clr_push_stream (h, b, frames, 2, 44100, 0, NULL, 0);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  collect (h, 2, &after);
+  clr_collect (h, 2, &after);
   fail_unless_equals_uint64 (after.frames, fresh.frames);
   for (i = 0; i < fresh.frames * 2; i++)
     fail_unless_equals_float (after.data[i], fresh.data[i]);
@@ -407,8 +312,8 @@ GST_START_TEST (test_flush)
   fail_unless (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT));
   g_free (a);
   g_free (b);
-  collected_free (&fresh);
-  collected_free (&after);
+  clr_collected_free (&fresh);
+  clr_collected_free (&after);
   gst_harness_teardown (h);
 }
 
@@ -416,9 +321,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_passthrough)
 {
-  GstHarness *h = make_harness ("clresample", 48000, 48000, 2);
+  GstHarness *h = clr_make_harness ("clresample", 48000, 48000, 2);
   float in[2048] = { 0.25f };
-  GstBuffer *b = make_buffer (in, 1024, 2, 48000, 0, 0), *out;
+  GstBuffer *b = clr_make_buffer (in, 1024, 2, 48000, 0, 0), *out;
 
   gst_buffer_ref (b);
   fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
@@ -436,22 +341,22 @@ GST_END_TEST;
  * ringing tail of real audio before it is still computed. */
 GST_START_TEST (test_gap)
 {
-  GstHarness *h = make_harness ("clresample", 48000, 44100, 1);
+  GstHarness *h = clr_make_harness ("clresample", 48000, 44100, 1);
   float in[4800];
   Collected c;
   guint i, total = 0, gaps = 0;
 
   clr_signal_noise (in, 4800, 0.5, 12);
-  fail_unless_equals_int (gst_harness_push (h, make_buffer (in, 4800, 1,
+  fail_unless_equals_int (gst_harness_push (h, clr_make_buffer (in, 4800, 1,
               48000, 0, 0)), GST_FLOW_OK);
   for (i = 1; i <= 20; i++) {
-    GstBuffer *b = make_buffer (in, 4800, 1, 48000, 0, i * 4800);
+    GstBuffer *b = clr_make_buffer (in, 4800, 1, 48000, 0, i * 4800);
     GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_GAP);
     gst_buffer_memset (b, 0, 0, 4800 * sizeof (float));
     fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
   }
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  collect (h, 1, &c);
+  clr_collect (h, 1, &c);
   for (i = 0; i < c.buffers->len; i++) {
     GstBuffer *b = g_ptr_array_index (c.buffers, i);
     guint n = gst_buffer_get_size (b) / sizeof (float), k;
@@ -471,7 +376,7 @@ GST_START_TEST (test_gap)
   /* the first output after the sound is its tail, not a GAP */
   fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (c.buffers, 1),
           GST_BUFFER_FLAG_GAP));
-  collected_free (&c);
+  clr_collected_free (&c);
   gst_harness_teardown (h);
 }
 
@@ -492,7 +397,7 @@ GST_START_TEST (test_thdn_default)
   double db;
 
   clr_signal_sine (in, frames, 1, 1000, 44100, amp, 0.0);
-  run_stream ("clresample", 44100, 48000, 1, in, frames, NULL, 0, &c);
+  clr_run_stream ("clresample", 44100, 48000, 1, in, frames, NULL, 0, &c);
   fail_unless_equals_uint64 (c.frames, 96000);
   /* skip the switch-on and switch-off transients: 0.25 s each side */
   clr_sine_fit (c.data, 12000, c.frames - 24000, 1, 0, 1000.0, 48000.0, &fit);
@@ -503,7 +408,7 @@ GST_START_TEST (test_thdn_default)
       THDN_DEFAULT_MAX_DB);
   fail_unless (fabs (fit.amplitude - amp) < 1e-6);
   g_free (in);
-  collected_free (&c);
+  clr_collected_free (&c);
 }
 
 GST_END_TEST;
@@ -523,7 +428,7 @@ time_offset (int in_rate, int out_rate, int quality)
   double d, skip = out_rate / 5;
 
   clr_signal_sine (in, frames, 1, f, in_rate, 0.5, phase);
-  run_stream (launch, in_rate, out_rate, 1, in, frames, NULL, 0, &c);
+  clr_run_stream (launch, in_rate, out_rate, 1, in, frames, NULL, 0, &c);
   clr_sine_fit (c.data, skip, c.frames - 2 * skip, 1, 0, f, out_rate, &fit);
   d = remainder (fit.phase - phase, 2.0 * M_PI);
   d = d / (2.0 * M_PI * f / out_rate);
@@ -531,7 +436,7 @@ time_offset (int in_rate, int out_rate, int quality)
       in_rate, out_rate, quality, d);
   g_free (launch);
   g_free (in);
-  collected_free (&c);
+  clr_collected_free (&c);
   return d;
 }
 
@@ -701,7 +606,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_device_name)
 {
-  GstHarness *h = make_harness ("clresample device=cpu", 44100, 48000, 1);
+  GstHarness *h = clr_make_harness ("clresample device=cpu", 44100, 48000, 1);
   gchar *name = NULL;
   GstElement *e = gst_harness_find_element (h, "clresample");
 

@@ -1,0 +1,93 @@
+/* clresample tests: GstHarness helpers shared by the element tests. */
+#include <gst/check/gstcheck.h>
+#include "clr-harness.h"
+
+GstHarness *
+clr_make_harness (const char *launch, int in_rate, int out_rate, int channels)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  char *in = g_strdup_printf (CAPS_FMT, in_rate, channels);
+  char *out = g_strdup_printf (CAPS_FMT, out_rate, channels);
+
+  /* sink caps first: the src caps negotiate at once */
+  gst_harness_set_sink_caps_str (h, out);
+  gst_harness_set_src_caps_str (h, in);
+  g_free (in);
+  g_free (out);
+  return h;
+}
+
+GstBuffer *
+clr_make_buffer (const float *data, size_t frames, int channels, int rate,
+    GstClockTime start, guint64 offset)
+{
+  GstBuffer *buf = gst_buffer_new_memdup (data,
+      frames * channels * sizeof (float));
+
+  GST_BUFFER_PTS (buf) = start + gst_util_uint64_scale_int (offset,
+      GST_SECOND, rate);
+  GST_BUFFER_DURATION (buf) = start + gst_util_uint64_scale_int (offset +
+      frames, GST_SECOND, rate) - GST_BUFFER_PTS (buf);
+  GST_BUFFER_OFFSET (buf) = offset;
+  GST_BUFFER_OFFSET_END (buf) = offset + frames;
+  return buf;
+}
+
+/* Pushes in[0..frames) cut into pieces (sizes cycled; NULL: 1024 each),
+ * timestamped from `start`. */
+void
+clr_push_stream (GstHarness * h, const float *in, size_t frames, int channels,
+    int rate, GstClockTime start, const size_t * pieces, size_t n_pieces)
+{
+  size_t pos = 0, i = 0;
+
+  while (pos < frames) {
+    size_t len = pieces ? pieces[i++ % n_pieces] : 1024;
+    len = MIN (len, frames - pos);
+    fail_unless_equals_int (gst_harness_push (h, clr_make_buffer (in + pos *
+                channels, len, channels, rate, start, pos)), GST_FLOW_OK);
+    pos += len;
+  }
+}
+
+
+void
+clr_collected_free (Collected * c)
+{
+  g_free (c->data);
+  g_ptr_array_unref (c->buffers);
+}
+
+/* Pulls every buffer waiting in the harness. */
+void
+clr_collect (GstHarness * h, int channels, Collected * c)
+{
+  GstBuffer *buf;
+  GByteArray *bytes = g_byte_array_new ();
+
+  c->buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  while ((buf = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+    gst_buffer_map (buf, &map, GST_MAP_READ);
+    g_byte_array_append (bytes, map.data, map.size);
+    gst_buffer_unmap (buf, &map);
+    g_ptr_array_add (c->buffers, buf);
+  }
+  c->frames = bytes->len / (channels * sizeof (float));
+  c->data = (float *) g_byte_array_free (bytes, FALSE);
+}
+
+void
+clr_run_stream (const char *launch, int in_rate, int out_rate, int channels,
+    const float *in, size_t frames, const size_t * pieces, size_t n_pieces,
+    Collected * c)
+{
+  GstHarness *h = clr_make_harness (launch, in_rate, out_rate, channels);
+
+  clr_push_stream (h, in, frames, channels, in_rate, 0, pieces, n_pieces);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  clr_collect (h, channels, c);
+  gst_harness_teardown (h);
+}
+

@@ -1,0 +1,35 @@
+/* clresample tests: GstHarness helpers shared by the element tests. */
+#ifndef __CLR_HARNESS_H__
+#define __CLR_HARNESS_H__
+
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+
+#define CAPS_FMT "audio/x-raw,format=F32LE,layout=interleaved,rate=%d," \
+  "channels=%d,channel-mask=(bitmask)0"
+
+typedef struct {
+  float *data;                  /* every output sample, interleaved */
+  size_t frames;
+  GPtrArray *buffers;           /* the output buffers, in order */
+} Collected;
+
+/* A harness around `launch`, F32 interleaved in_rate -> out_rate. */
+GstHarness *clr_make_harness (const char *launch, int in_rate, int out_rate,
+    int channels);
+/* A buffer of `frames` frames timestamped from start + offset / rate. */
+GstBuffer *clr_make_buffer (const float *data, size_t frames, int channels,
+    int rate, GstClockTime start, guint64 offset);
+/* Pushes in[0..frames) cut into pieces (sizes cycled; NULL: 1024 each). */
+void clr_push_stream (GstHarness * h, const float *in, size_t frames,
+    int channels, int rate, GstClockTime start, const size_t * pieces,
+    size_t n_pieces);
+/* Pulls every buffer waiting in the harness. */
+void clr_collect (GstHarness * h, int channels, Collected * c);
+void clr_collected_free (Collected * c);
+/* A whole stream through `launch`, EOS included. */
+void clr_run_stream (const char *launch, int in_rate, int out_rate,
+    int channels, const float *in, size_t frames, const size_t * pieces,
+    size_t n_pieces, Collected * c);
+
+#endif
