@@ -38,6 +38,8 @@ struct _ClrEngine {
   size_t ssize;                 /* bytes per sample */
   gboolean zeroed;              /* the active window buffer is all zeros */
   size_t chunk_in;              /* most input frames one launch takes */
+  char *staging;                /* host staging for planar input */
+  size_t staging_size;
   uint64_t mem_used, mem_limit; /* device bytes held, and the budget */
 
   int64_t in_total;
@@ -198,17 +200,12 @@ copy_frames (ClrEngine * e, cl_mem src, size_t src_cap, size_t from,
     cl_mem dst, size_t dst_cap, size_t frames)
 {
   size_t ss = e->ssize, ch = e->cfg.channels;
+  size_t src_origin[3] = { from * ss, 0, 0 };
+  size_t dst_origin[3] = { 0, 0, 0 };
+  size_t region[3] = { frames * ss, ch, 1 };
 
-  if (!e->cfg.planar)
-    return clEnqueueCopyBuffer (e->queue, src, dst, from * ch * ss, 0,
-        frames * ch * ss, 0, NULL, NULL);
-  {
-    size_t src_origin[3] = { from * ss, 0, 0 };
-    size_t dst_origin[3] = { 0, 0, 0 };
-    size_t region[3] = { frames * ss, ch, 1 };
-    return clEnqueueCopyBufferRect (e->queue, src, dst, src_origin,
-        dst_origin, region, src_cap * ss, 0, dst_cap * ss, 0, 0, NULL, NULL);
-  }
+  return clEnqueueCopyBufferRect (e->queue, src, dst, src_origin,
+      dst_origin, region, src_cap * ss, 0, dst_cap * ss, 0, 0, NULL, NULL);
 }
 
 /* Makes both window buffers hold at least `frames` frames, keeping the
@@ -373,6 +370,7 @@ clr_engine_free (ClrEngine * e)
   if (e->kernel)
     clReleaseKernel (e->kernel);
   clr_device_unref (e->dev);
+  g_free (e->staging);
   g_free (e);
 }
 
@@ -454,24 +452,87 @@ clr_engine_drain_frames (ClrEngine * e)
       e->out_total);
 }
 
+/* Writes `n` frames into every plane of the window after win_len, from
+ * host planes `src` of `pitch` bytes; one command for all channels. */
+static cl_int
+write_planes (ClrEngine * e, cl_mem cur, const void *src, size_t n,
+    size_t pitch)
+{
+  size_t ss = e->ssize;
+  size_t dev_origin[3] = { e->win_len * ss, 0, 0 };
+  size_t host_origin[3] = { 0, 0, 0 };
+  size_t region[3] = { n * ss, e->cfg.channels, 1 };
+
+  return clEnqueueWriteBufferRect (e->queue, cur, CL_FALSE, dev_origin,
+      host_origin, region, e->win_cap * ss, 0, pitch, 0, src, 0, NULL, NULL);
+}
+
+/* Host staging of at least `bytes`, reused: the window on the device is
+ * always planar (each channel's taps contiguous, for vector dot products),
+ * so interleaved input is split into planes here, at O(samples) cost
+ * against the filter's O(samples x taps). */
+static char *
+staging (ClrEngine * e, size_t bytes)
+{
+  if (bytes > e->staging_size) {
+    g_free (e->staging);
+    e->staging = g_try_malloc (bytes);
+    e->staging_size = e->staging ? bytes : 0;
+  }
+  return e->staging;
+}
+
 static gboolean
 write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
     GError ** error)
 {
-  size_t ss = e->ssize, ch = e->cfg.channels, c;
+  size_t ss = e->ssize, ch = e->cfg.channels, c, i;
   cl_int status = CL_SUCCESS;
+  char *st;
 
-  if (!e->cfg.planar)
-    status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
-        e->win_len * ch * ss, n_in * ch * ss, in[0], 0, NULL, NULL);
-  for (c = 0; e->cfg.planar && c < ch && status == CL_SUCCESS; c++)
-    status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
-        (c * e->win_cap + e->win_len) * ss, n_in * ss, in[c], 0, NULL, NULL);
+  if (e->cfg.planar) {
+    /* the planes may lie anywhere in the caller's memory */
+    for (c = 0; c < ch && status == CL_SUCCESS; c++)
+      status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
+          (c * e->win_cap + e->win_len) * ss, n_in * ss, in[c], 0, NULL,
+          NULL);
+  } else if (ch == 1) {
+    status = write_planes (e, cur, in[0], n_in, n_in * ss);
+  } else {
+    if (!(st = staging (e, n_in * ch * ss)))
+      goto no_memory;
+    switch (ss) {
+      case 2:
+        for (i = 0; i < n_in; i++)
+          for (c = 0; c < ch; c++)
+            ((guint16 *) st)[c * n_in + i] =
+                ((const guint16 *) in[0])[i * ch + c];
+        break;
+      case 4:
+        for (i = 0; i < n_in; i++)
+          for (c = 0; c < ch; c++)
+            ((guint32 *) st)[c * n_in + i] =
+                ((const guint32 *) in[0])[i * ch + c];
+        break;
+      default:
+        for (i = 0; i < n_in; i++)
+          for (c = 0; c < ch; c++)
+            ((guint64 *) st)[c * n_in + i] =
+                ((const guint64 *) in[0])[i * ch + c];
+        break;
+    }
+    status = write_planes (e, cur, st, n_in, n_in * ss);
+  }
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Writing the input to the device");
     return FALSE;
   }
   return TRUE;
+
+no_memory:
+  g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+      "Out of host memory for the input staging buffer");
+  return FALSE;
 }
 
 /* Zeros frames [win_len, win_len + n) of the window: silence that follows
@@ -479,18 +540,18 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
 static gboolean
 write_silence (ClrEngine * e, cl_mem cur, size_t n, GError ** error)
 {
-  const cl_uchar zero = 0;
-  size_t ss = e->ssize, ch = e->cfg.channels, c;
-  cl_int status = CL_SUCCESS;
+  char *st = staging (e, n * e->cfg.channels * e->ssize);
+  cl_int status;
 
-  if (!e->cfg.planar)
-    status = clEnqueueFillBuffer (e->queue, cur, &zero, 1,
-        e->win_len * ch * ss, n * ch * ss, 0, NULL, NULL);
-  for (c = 0; e->cfg.planar && c < ch && status == CL_SUCCESS; c++)
-    status = clEnqueueFillBuffer (e->queue, cur, &zero, 1,
-        (c * e->win_cap + e->win_len) * ss, n * ss, 0, NULL, NULL);
+  if (!st) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the input staging buffer");
+    return FALSE;
+  }
+  memset (st, 0, n * e->cfg.channels * e->ssize);
+  status = write_planes (e, cur, st, n, n * e->ssize);
   if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "clEnqueueFillBuffer");
+    clr_set_cl_error (error, status, "Writing silence to the device");
     return FALSE;
   }
   return TRUE;
@@ -506,11 +567,10 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   cl_uint channels = e->cfg.channels, taps = e->filter.taps;
   cl_uint count = (cl_uint) n_out;
   cl_ulong grid = e->bank.grid;
-  cl_ulong wf = e->cfg.planar ? 1 : channels, wc = e->cfg.planar ?
-      e->win_cap : 1;
+  cl_ulong wc = e->win_cap;
   cl_ulong of = e->cfg.planar ? 1 : channels, oc = e->cfg.planar ?
       e->out_cap : 1;
-  size_t global[2] = { channels, n_out };
+  size_t global[2] = { n_out, channels };
   cl_int status;
   int a = 0;
 
@@ -527,7 +587,6 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &first_tap);
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &phase0);
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &count);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &wf);
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &wc);
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &of);
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &oc);
@@ -694,6 +753,57 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   }
 }
 
+gboolean
+clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
+    size_t in_frames, unsigned iterations, void *const *out,
+    size_t * out_frames, double *seconds_per_launch, GError ** error)
+{
+  size_t n_out;
+  unsigned i;
+  gint64 t0;
+  cl_mem cur;
+  cl_int status;
+  gboolean ok = FALSE;
+
+  clr_engine_reset (e);
+  n_out = clr_engine_out_frames (e, in_frames);
+  *out_frames = 0;
+  if (n_out == 0) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%" G_GSIZE_FORMAT " input frames complete no output", in_frames);
+    return FALSE;
+  }
+  if (!ensure_window (e, e->win_len + in_frames, error)
+      || !ensure_out (e, n_out, error))
+    goto out;
+  cur = e->win[e->active];
+  if (!write_input (e, cur, in, in_frames, error))
+    goto out;
+  /* one warm-up launch: first-use costs stay out of the figure */
+  if (!launch (e, cur, n_out, error))
+    goto out;
+  status = clFinish (e->queue);
+  t0 = g_get_monotonic_time ();
+  for (i = 0; i < iterations && status == CL_SUCCESS; i++)
+    if (!launch (e, cur, n_out, error))
+      goto out;
+  status = clFinish (e->queue);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clFinish");
+    goto out;
+  }
+  *seconds_per_launch = (g_get_monotonic_time () - t0) / 1e6 /
+      MAX (iterations, 1);
+  if (!read_output (e, out, n_out, error))
+    goto out;
+  *out_frames = n_out;
+  ok = TRUE;
+out:
+  clFinish (e->queue);
+  clr_engine_reset (e);
+  return ok;
+}
+
 /* Copies the window through host memory: the two engines may live on
  * different devices (a live change of the device property). */
 gboolean
@@ -732,21 +842,14 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
         "Out of host memory for the filter history");
     return FALSE;
   }
-  if (!old->cfg.planar && len > 0)
-    status = clEnqueueReadBuffer (old->queue, old->win[old->active], CL_TRUE,
-        0, len * ch * ss, host, 0, NULL, NULL);
-  for (c = 0; old->cfg.planar && c < ch && len > 0 && status == CL_SUCCESS;
-      c++)
+  for (c = 0; c < ch && len > 0 && status == CL_SUCCESS; c++)
     status = clEnqueueReadBuffer (old->queue, old->win[old->active], CL_TRUE,
         c * old->win_cap * ss, len * ss, host + c * len * ss, 0, NULL, NULL);
   if (status == CL_SUCCESS && !zero_buffer (e, e->win[e->active], error)) {
     g_free (host);
     return FALSE;
   }
-  if (!e->cfg.planar && len > 0 && status == CL_SUCCESS)
-    status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
-        pad * ch * ss, len * ch * ss, host, 0, NULL, NULL);
-  for (c = 0; e->cfg.planar && c < ch && len > 0 && status == CL_SUCCESS; c++)
+  for (c = 0; c < ch && len > 0 && status == CL_SUCCESS; c++)
     status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
         (c * e->win_cap + pad) * ss, len * ss, host + c * len * ss, 0, NULL,
         NULL);

@@ -102,6 +102,17 @@ gboolean clr_engine_is_silent (ClrEngine * e);
 gboolean clr_engine_continue_from (ClrEngine * e, ClrEngine * old,
     GError ** error);
 
+/* Benchmarks the kernel alone, data already on the device: uploads in_frames
+ * frames from `in` (layout and format as configured) once, then launches
+ * the kernel over every output those frames complete, `iterations` times,
+ * and returns the mean wall time of one launch (clFinish after the last;
+ * one warm-up launch first). The outputs of the last launch are written to
+ * `out` (room for clr_engine_out_frames (e, in_frames) frames), so they can
+ * be checked. The engine is reset afterwards. */
+gboolean clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
+    size_t in_frames, unsigned iterations, void *const *out,
+    size_t * out_frames, double *seconds_per_launch, GError ** error);
+
 /* Forgets history and counters: the next input starts a new stream. */
 void clr_engine_reset (ClrEngine * e);
 
