@@ -24,6 +24,7 @@ struct _ClrDevice {
   cl_command_queue queue;
   char *name;
   gboolean fp64;
+  gboolean gpu;
   cl_ulong max_alloc;
   GMutex lock;                  /* protects programs */
   GPtrArray *programs;
@@ -294,6 +295,7 @@ device_open (const ClrDeviceCandidate * c, GError ** error)
    * devices that do have fp64 */
   dev->fp64 = device_has_extension (c->device, "cl_khr_fp64")
       && !g_getenv ("CLRESAMPLE_NO_FP64");
+  dev->gpu = !(c->type & CL_DEVICE_TYPE_CPU);
   clGetDeviceInfo (c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
       sizeof (dev->max_alloc), &dev->max_alloc, NULL);
   g_mutex_init (&dev->lock);
@@ -446,6 +448,12 @@ gboolean
 clr_device_has_fp64 (ClrDevice * dev)
 {
   return dev->fp64;
+}
+
+gboolean
+clr_device_is_gpu (ClrDevice * dev)
+{
+  return dev->gpu;
 }
 
 cl_context

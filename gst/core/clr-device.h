@@ -42,6 +42,9 @@ void clr_device_clear_cache (void);
 
 const char *clr_device_get_name (ClrDevice * dev);
 gboolean clr_device_has_fp64 (ClrDevice * dev);
+/* TRUE for GPUs (and other non-CPU devices): they get kernels laid out for
+ * wide SIMT execution rather than for CPU vector units. */
+gboolean clr_device_is_gpu (ClrDevice * dev);
 cl_context clr_device_get_context (ClrDevice * dev);
 cl_command_queue clr_device_get_queue (ClrDevice * dev);
 cl_device_id clr_device_get_id (ClrDevice * dev);

@@ -41,6 +41,7 @@ struct _ClrEngine {
   char *staging;                /* host staging for planar input */
   size_t staging_size;
   uint64_t mem_used, mem_limit; /* device bytes held, and the budget */
+  gboolean transposed;          /* table stored tap-major: [k][p] */
 
   int64_t in_total;
   uint64_t out_total;
@@ -161,7 +162,8 @@ upload_bank (ClrEngine * e, GError ** error)
   for (r = 0; r < e->bank.rows; r++) {
     clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
     for (k = 0; k < e->bank.taps; k++) {
-      size_t i = (size_t) r * e->bank.taps + k;
+      size_t i = e->transposed ? (size_t) k * e->bank.rows + r :
+          (size_t) r * e->bank.taps + k;
       if (dbl)
         ((double *) host)[i] = row[k];
       else
@@ -328,6 +330,12 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
       e->ratio.D, cfg->channels, e->filter.quality, e->filter.taps,
       e->bank.interpolated ? "interpolated" : "polyphase", e->bank.rows);
 
+  /* On GPUs neighbouring work-items (neighbouring output frames) have
+   * different phases: a tap-major table puts their coefficients for one tap
+   * side by side, so a warp's loads stay within one row of I values. */
+  e->transposed = !e->bank.interpolated && (g_getenv ("CLRESAMPLE_KERNELS") ?
+      !g_strcmp0 (g_getenv ("CLRESAMPLE_KERNELS"), "gpu") :
+      clr_device_is_gpu (dev));
   options = g_strdup_printf ("%s%s", format_option (cfg->format),
       clr_device_has_fp64 (dev) ? " -DCLR_HAVE_FP64" : "");
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
@@ -336,7 +344,8 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   if (!program)
     goto failed;
   e->kernel = clCreateKernel (program, e->bank.interpolated ?
-      "clr_resample_interp" : "clr_resample_table", &status);
+      "clr_resample_interp" : e->transposed ? "clr_resample_table_t" :
+      "clr_resample_table", &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateKernel");
     goto failed;
