@@ -19,8 +19,11 @@ Both measure arithmetic error against the filter torchaudio designs, as
 clr-bench measures clresample's against its own filter.
 
 TF32 is off (torch.backends.cuda.matmul.allow_tf32 = False,
-torch.backends.cudnn.allow_tf32 = False); the last rows turn cuDNN's TF32 back
-on, as torch does by default, to show what the default costs in accuracy.
+torch.backends.cudnn.allow_tf32 = False); one row turns cuDNN's TF32 back on,
+as torch does by default, to show what the default costs in accuracy (with
+cudnn.benchmark on, cuDNN may pick a non-TF32 algorithm anyway). The
+"Resample module" rows run transforms.Resample, which designs its kernel
+once, where functional.resample designs it on every call.
 
 Usage: python3 bench/torchaudio_w5.py [--quick] [--csv FILE]
 """
@@ -34,18 +37,28 @@ import numpy as np
 import torch
 import torchaudio
 import torchaudio.functional as AF
+import torchaudio.transforms as AT
 
 CHANNELS = 64
 IN_RATE = 44100
 # (output rate, seconds of input): >= 1e7 output samples each
 CONVERSIONS = [(48000, 4.0), (192000, 1.0)]
-# (label, lowpass_filter_width, rolloff, method, beta, tf32)
+# (label, lowpass_filter_width, rolloff, method, beta, tf32, module):
+# functional.resample designs its kernel on every call; module=True runs
+# transforms.Resample instead, whose kernel is designed once and kept
 CONFIGS = [
-    ("width 6 hann (default)", 6, 0.99, "sinc_interp_hann", None, False),
-    ("width 64 hann", 64, 0.99, "sinc_interp_hann", None, False),
-    ("width 64 kaiser b=20.5", 64, 0.99, "sinc_interp_kaiser", 20.53, False),
-    ("width 6 hann, TF32 on", 6, 0.99, "sinc_interp_hann", None, True),
+    ("width 6 hann (default)", 6, 0.99, "sinc_interp_hann", None, False,
+     False),
+    ("width 64 hann", 64, 0.99, "sinc_interp_hann", None, False, False),
+    ("width 64 kaiser b=20.5", 64, 0.99, "sinc_interp_kaiser", 20.53, False,
+     False),
+    ("width 6 hann, TF32 on", 6, 0.99, "sinc_interp_hann", None, True, False),
+    ("Resample module, width 6", 6, 0.99, "sinc_interp_hann", None, False,
+     True),
+    ("Resample module, width 64 kaiser", 64, 0.99, "sinc_interp_kaiser",
+     20.53, False, True),
 ]
+_modules = {}
 
 
 def db(x):
@@ -53,15 +66,23 @@ def db(x):
 
 
 def resample(x, out_rate, cfg):
-    _, width, rolloff, method, beta, _ = cfg
-    return AF.resample(x, IN_RATE, out_rate, lowpass_filter_width=width,
-                       rolloff=rolloff, resampling_method=method, beta=beta)
+    _, width, rolloff, method, beta, _, module = cfg
+    if not module:
+        return AF.resample(x, IN_RATE, out_rate, lowpass_filter_width=width,
+                           rolloff=rolloff, resampling_method=method,
+                           beta=beta)
+    key = (out_rate, cfg, x.dtype)
+    if key not in _modules:
+        _modules[key] = AT.Resample(
+            IN_RATE, out_rate, lowpass_filter_width=width, rolloff=rolloff,
+            resampling_method=method, beta=beta, dtype=x.dtype).to(x.device)
+    return _modules[key](x)
 
 
 def macs_per_output(out_rate, cfg):
     """Kernel length of torchaudio's conv1d: every output costs this many
     multiply-adds, zeros beyond the window included."""
-    _, width, rolloff, _, _, _ = cfg
+    width, rolloff = cfg[1], cfg[2]
     g = math.gcd(IN_RATE, out_rate)
     orig, new = IN_RATE // g, out_rate // g
     base = min(orig, new) * rolloff
@@ -73,7 +94,7 @@ def exact_outputs(x64, out_rate, cfg, frames):
     """torchaudio's formula evaluated directly in float64 (numpy) for the
     output frames `frames`, every channel: y[m] = sum_u x[b*orig + u - w]
     k_i[u], i = m mod new, b = m div new (functional.py, resample)."""
-    _, lw, rolloff, method, beta, _ = cfg
+    lw, rolloff, method, beta = cfg[1:5]
     g = math.gcd(IN_RATE, out_rate)
     orig, new = IN_RATE // g, out_rate // g
     base = min(orig, new) * rolloff
@@ -88,9 +109,13 @@ def exact_outputs(x64, out_rate, cfg, frames):
         if method == "sinc_interp_hann":
             win = np.cos(t * math.pi / lw / 2) ** 2
         else:
+            # torchaudio holds beta in a float32 tensor and takes I0 (beta)
+            # in float32: mirror both, so that this evaluates its filter
             if beta is None:
                 beta = 14.769656459379492
-            win = np.i0(beta * np.sqrt(1 - (t / lw) ** 2)) / np.i0(beta)
+            b32 = float(np.float32(beta))
+            i0_b = float(torch.i0(torch.tensor(float(beta))))
+            win = np.i0(b32 * np.sqrt(1 - (t / lw) ** 2)) / i0_b
         tp = t * math.pi
         with np.errstate(invalid="ignore", divide="ignore"):
             k = np.where(tp == 0, 1.0, np.sin(tp) / tp)
@@ -102,10 +127,16 @@ def exact_outputs(x64, out_rate, cfg, frames):
 
 
 def time_gpu(fn, runs):
-    """Median milliseconds of fn() by CUDA events, after warm-up."""
-    for _ in range(3):
+    """Median milliseconds of fn() by CUDA events, after warm-up: 0.3 s of
+    calls first (clocks up, cuDNN's algorithm chosen), then `runs` calls or
+    0.5 s of them, whichever is more."""
+    t0, n = time.perf_counter(), 0
+    while n < 3 or time.perf_counter() - t0 < 0.3:
         fn()
-    torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        n += 1
+    per_call = (time.perf_counter() - t0) / n
+    runs = min(max(runs, int(0.5 / per_call)), 2000)
     times = []
     for _ in range(runs):
         a = torch.cuda.Event(enable_timing=True)
@@ -147,6 +178,10 @@ def main():
     ap.add_argument("--runs", type=int, default=30,
                     help="timed runs per figure (median; default 30)")
     ap.add_argument("--csv", help="also write the table as CSV")
+    ap.add_argument("--no-cudnn-benchmark", action="store_true",
+                    help="leave torch.backends.cudnn.benchmark off (torch's "
+                    "default); by default it is on, so that cuDNN picks its "
+                    "fastest convolution for torchaudio")
     args = ap.parse_args()
 
     if not torch.cuda.is_available():
@@ -154,6 +189,7 @@ def main():
         return 1
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = not args.no_cudnn_benchmark
     dev = torch.device("cuda")
     runs = 5 if args.quick else max(args.runs, 20)
     copy_runs = 3 if args.quick else 10
@@ -163,8 +199,9 @@ def main():
              torchaudio.__version__, torch.version.cuda,
              torch.backends.cudnn.version()))
     print("64 channels float32 uniform noise in [-1, 1) on the GPU; "
-          "median of %d runs (CUDA events), %d with copies; TF32 off unless "
-          "the row says so" % (runs, copy_runs))
+          "median of >= %d runs (CUDA events), %d with copies; TF32 off "
+          "unless the row says so; cudnn.benchmark %s"
+          % (runs, copy_runs, torch.backends.cudnn.benchmark))
     print()
 
     head = ["conversion", "config", "MACs/out", "out frames", "ms",
