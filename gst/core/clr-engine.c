@@ -42,6 +42,7 @@ struct _ClrEngine {
   size_t staging_size;
   uint64_t mem_used, mem_limit; /* device bytes held, and the budget */
   gboolean transposed;          /* table stored tap-major: [k][p] */
+  size_t local_size;            /* work-group size along output frames */
 
   int64_t in_total;
   uint64_t out_total;
@@ -343,6 +344,8 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   g_free (options);
   if (!program)
     goto failed;
+  e->local_size = g_getenv ("CLRESAMPLE_LOCAL_SIZE") ?
+      g_ascii_strtoull (g_getenv ("CLRESAMPLE_LOCAL_SIZE"), NULL, 10) : 0;
   e->kernel = clCreateKernel (program, e->bank.interpolated ?
       "clr_resample_interp" : e->transposed ? "clr_resample_table_t" :
       "clr_resample_table", &status);
@@ -579,7 +582,11 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   cl_ulong wc = e->win_cap;
   cl_ulong of = e->cfg.planar ? 1 : channels, oc = e->cfg.planar ?
       e->out_cap : 1;
-  size_t global[2] = { n_out, channels };
+  /* work-groups along the output frames: the driver's choice unless
+   * CLRESAMPLE_LOCAL_SIZE asks (a tuning knob; the kernel checks bounds) */
+  size_t wg = e->local_size ? e->local_size : 1;
+  size_t global[2] = { (n_out + wg - 1) / wg * wg, channels };
+  size_t local[2] = { wg, 1 };
   cl_int status;
   int a = 0;
 
@@ -606,7 +613,7 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
     return FALSE;
   }
   status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
-      NULL, 0, NULL, NULL);
+      e->local_size ? local : NULL, 0, NULL, NULL);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Launching the resampling kernel");
     return FALSE;
