@@ -163,6 +163,69 @@ clr_resample_table_t (CLR_KERNEL_ARGS)
   out[i * o_fstride + c * o_cstride] = STORE (y);
 }
 
+/* clr_resample_table_t for several channels at once: each work-item
+ * computes output frame i for CLR_CPI channels, so every coefficient it
+ * loads serves CLR_CPI multiply-adds (the kernel is bound by loads, not by
+ * arithmetic). Products of CLR_BLK taps are summed in float (in double for
+ * F64), each block added in double. Built with fp64 only. */
+#ifdef CLR_HAVE_FP64
+#ifndef CLR_CPI
+#define CLR_CPI 4
+#endif
+#ifndef CLR_BLK
+#define CLR_BLK 4
+#endif
+__kernel void
+clr_resample_table_tc (CLR_KERNEL_ARGS)
+{
+  const uint i = get_global_id (0);
+  const uint c0 = get_global_id (1) * CLR_CPI;
+  if (i >= n_out || c0 >= channels)
+    return;
+  const ulong pos = phase0 + (ulong) i * D;
+  const ulong adv = pos / I;
+  const ulong p = pos - adv * I;
+  const uint stride = (uint) I;
+  __global const coef_t *h = coef + p;
+  __global const sample_t *x[CLR_CPI];
+  acc_t y[CLR_CPI];
+
+#if defined(CLR_FMT_F64)
+  typedef double blk_t;
+#else
+  typedef float blk_t;
+#endif
+#pragma unroll
+  for (uint q = 0; q < CLR_CPI; q++) {
+    /* channels past the last read the first again: no branch in the loop */
+    const uint cq = c0 + q < channels ? c0 + q : c0;
+    x[q] = win + cq * w_cstride + first_tap + adv;
+    y[q] = 0;
+  }
+  for (uint k = 0; k < taps; k += CLR_BLK) {
+    blk_t b[CLR_CPI];
+#pragma unroll
+    for (uint q = 0; q < CLR_CPI; q++)
+      b[q] = 0;
+#pragma unroll
+    for (uint j = 0; j < CLR_BLK; j++) {
+      const blk_t hk = (blk_t) h[(k + j) * stride];
+#pragma unroll
+      for (uint q = 0; q < CLR_CPI; q++)
+        b[q] = fma (hk, (blk_t) x[q][k + j], b[q]);
+    }
+#pragma unroll
+    for (uint q = 0; q < CLR_CPI; q++)
+      y[q] += (acc_t) b[q];
+  }
+#pragma unroll
+  for (uint q = 0; q < CLR_CPI; q++)
+    if (c0 + q < channels)
+      out[i * o_fstride + (c0 + q) * o_cstride] =
+          STORE (y[q] * (acc_t) SCALE_IN);
+}
+#endif
+
 /* Rows on a grid of `grid` points per input sample (row q = position
  * (q-1)/grid), for ratios whose I is too large for one row per phase. The
  * coefficients of phase p are a cubic Lagrange interpolation of the four rows
