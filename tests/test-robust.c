@@ -394,28 +394,38 @@ harness_with_bus (const char *launch, int in_rate, int out_rate,
   return h;
 }
 
+/* The element posted an error whose message holds `text`; then tears the
+ * harness down. */
+static GError *
+expect_error (GstHarness * h, GstBus * bus, const char *text)
+{
+  gchar *debug = NULL;
+  GError *err = pop_error (bus, &debug);
+
+  fail_unless (err != NULL, "no error posted");
+  fail_unless (strstr (err->message, text) != NULL, "%s", err->message);
+  g_free (debug);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return err;
+}
+
 GST_START_TEST (test_reverse_refused)
 {
   GstBus *bus;
   GstHarness *h = harness_with_bus ("clresample", 44100, 48000, 1, &bus);
   GstSegment seg;
   GError *err;
-  gchar *debug = NULL;
 
   gst_segment_init (&seg, GST_FORMAT_TIME);
   seg.rate = -1.0;
   /* the event is sticky: the refusal shows as the error, not the return */
   gst_harness_push_event (h, gst_event_new_segment (&seg));
-  err = pop_error (bus, &debug);
-  fail_unless (err != NULL);
+  err = expect_error (h, bus, "reverse");
   fail_unless (g_error_matches (err, GST_STREAM_ERROR,
           GST_STREAM_ERROR_NOT_IMPLEMENTED));
-  fail_unless (strstr (err->message, "reverse") != NULL, "%s", err->message);
   g_error_free (err);
-  g_free (debug);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -530,8 +540,6 @@ GST_START_TEST (test_build_failure)
 {
   GstBus *bus;
   GstHarness *h;
-  GError *err;
-  gchar *debug = NULL;
   float x[64] = { 0 };
 
   engine_log = g_string_new (NULL);
@@ -545,17 +553,9 @@ GST_START_TEST (test_build_failure)
   g_unsetenv ("CLRESAMPLE_BUILD_OPTIONS");
   gst_debug_remove_log_function (log_capture);
   gst_debug_unset_threshold_for_name ("clresample-engine");
-  err = pop_error (bus, &debug);
-  fail_unless (err != NULL);
-  fail_unless (strstr (err->message, "Building the OpenCL kernels") != NULL,
-      "%s", err->message);
+  g_error_free (expect_error (h, bus, "Building the OpenCL kernels"));
   fail_unless (strstr (engine_log->str, "OpenCL build log") != NULL);
-  g_error_free (err);
-  g_free (debug);
   g_string_free (engine_log, TRUE);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -566,8 +566,6 @@ GST_START_TEST (test_out_of_memory)
 {
   GstBus *bus;
   GstHarness *h;
-  GError *err;
-  gchar *debug = NULL;
   float x[64] = { 0 };
 
   g_setenv ("CLRESAMPLE_DEVICE_MEMORY", "1000000", TRUE);
@@ -575,15 +573,7 @@ GST_START_TEST (test_out_of_memory)
   fail_if (gst_harness_push (h, clr_make_buffer (x, 1, 64, 44100, 0, 0)) ==
       GST_FLOW_OK);
   g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
-  err = pop_error (bus, &debug);
-  fail_unless (err != NULL);
-  fail_unless (strstr (err->message, "device memory") != NULL, "%s",
-      err->message);
-  g_error_free (err);
-  g_free (debug);
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
+  g_error_free (expect_error (h, bus, "device memory"));
 }
 
 GST_END_TEST;
