@@ -175,6 +175,11 @@ clr_resample_table_t (CLR_KERNEL_ARGS)
 #ifndef CLR_BLK
 #define CLR_BLK 4
 #endif
+#if defined(CLR_FMT_F64)
+typedef double blk_t;
+#else
+typedef float blk_t;
+#endif
 __kernel void
 clr_resample_table_tc (CLR_KERNEL_ARGS)
 {
@@ -190,11 +195,6 @@ clr_resample_table_tc (CLR_KERNEL_ARGS)
   __global const sample_t *x[CLR_CPI];
   acc_t y[CLR_CPI];
 
-#if defined(CLR_FMT_F64)
-  typedef double blk_t;
-#else
-  typedef float blk_t;
-#endif
 #pragma unroll
   for (uint q = 0; q < CLR_CPI; q++) {
     /* channels past the last read the first again: no branch in the loop */
@@ -223,6 +223,77 @@ clr_resample_table_tc (CLR_KERNEL_ARGS)
     if (c0 + q < channels)
       out[i * o_fstride + (c0 + q) * o_cstride] =
           STORE (y[q] * (acc_t) SCALE_IN);
+}
+
+/* clr_resample_table_tc for two neighbouring output frames a work-item,
+ * when upsampling (D < I): frame i+1's taps start o = 0 or 1 samples after
+ * frame i's, so each sample loaded serves both frames, and the sample loads
+ * per multiply-add halve. */
+__kernel void
+clr_resample_table_tc2 (CLR_KERNEL_ARGS)
+{
+  const uint i = 2 * get_global_id (0);
+  const uint c0 = get_global_id (1) * CLR_CPI;
+  if (i >= n_out || c0 >= channels)
+    return;
+  const ulong pos = phase0 + (ulong) i * D;
+  const ulong adv = pos / I;
+  const ulong pa = pos - adv * I;
+  const ulong adv1 = (pos + D) / I;
+  const ulong pb = pos + D - adv1 * I;
+  const bool shift = adv1 != adv;
+  const uint stride = (uint) I;
+  __global const coef_t *ha = coef + pa;
+  __global const coef_t *hb = coef + pb;
+  __global const sample_t *x[CLR_CPI];
+  acc_t ya[CLR_CPI], yb[CLR_CPI];
+  blk_t prev[CLR_CPI];
+
+#pragma unroll
+  for (uint q = 0; q < CLR_CPI; q++) {
+    const uint cq = c0 + q < channels ? c0 + q : c0;
+    x[q] = win + cq * w_cstride + first_tap + adv;
+    ya[q] = 0;
+    yb[q] = 0;
+    prev[q] = (blk_t) x[q][0];
+  }
+  for (uint k = 0; k < taps; k += CLR_BLK) {
+    blk_t ba[CLR_CPI], bb[CLR_CPI];
+#pragma unroll
+    for (uint q = 0; q < CLR_CPI; q++) {
+      ba[q] = 0;
+      bb[q] = 0;
+    }
+#pragma unroll
+    for (uint j = 0; j < CLR_BLK; j++) {
+      const blk_t hka = (blk_t) ha[(k + j) * stride];
+      const blk_t hkb = (blk_t) hb[(k + j) * stride];
+#pragma unroll
+      for (uint q = 0; q < CLR_CPI; q++) {
+        /* one past frame i's last tap is frame i+1's when shifted: the
+         * window always holds a frame beyond what the outputs need */
+        const blk_t next = (blk_t) x[q][k + j + 1];
+        ba[q] = fma (hka, prev[q], ba[q]);
+        bb[q] = fma (hkb, shift ? next : prev[q], bb[q]);
+        prev[q] = next;
+      }
+    }
+#pragma unroll
+    for (uint q = 0; q < CLR_CPI; q++) {
+      ya[q] += (acc_t) ba[q];
+      yb[q] += (acc_t) bb[q];
+    }
+  }
+#pragma unroll
+  for (uint q = 0; q < CLR_CPI; q++) {
+    if (c0 + q < channels) {
+      out[i * o_fstride + (c0 + q) * o_cstride] =
+          STORE (ya[q] * (acc_t) SCALE_IN);
+      if (i + 1 < n_out)
+        out[(i + 1) * o_fstride + (c0 + q) * o_cstride] =
+            STORE (yb[q] * (acc_t) SCALE_IN);
+    }
+  }
 }
 #endif
 

@@ -58,6 +58,7 @@ struct _ClrEngine {
   gboolean transposed;          /* table stored tap-major: [k][p] */
   size_t local_size;            /* work-group size along output frames */
   unsigned cpi;                 /* channels per work-item */
+  gboolean pairs;               /* two output frames per work-item */
 
   int64_t in_total;
   uint64_t out_total;
@@ -365,6 +366,11 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
     if (g_getenv ("CLRESAMPLE_CPI"))
       e->cpi = CLAMP (atoi (g_getenv ("CLRESAMPLE_CPI")), 1, 8);
   }
+  /* upsampling: two output frames a work-item share their sample loads
+   * (CLRESAMPLE_PAIRS=0 turns it off, for comparing) */
+  e->pairs = e->cpi > 1 && e->ratio.D < e->ratio.I
+      && (!g_getenv ("CLRESAMPLE_PAIRS")
+      || atoi (g_getenv ("CLRESAMPLE_PAIRS")) != 0);
   options = g_strdup_printf ("%s%s -DCLR_CPI=%u", format_option (cfg->format),
       clr_device_has_fp64 (dev) ? " -DCLR_HAVE_FP64" : "", e->cpi);
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
@@ -380,7 +386,8 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
       g_ascii_strtoull (g_getenv ("CLRESAMPLE_LOCAL_SIZE"), NULL, 10) :
       e->transposed ? 256 : 0;
   e->kernel = clCreateKernel (program, e->bank.interpolated ?
-      "clr_resample_interp" : e->cpi > 1 ? "clr_resample_table_tc" :
+      "clr_resample_interp" : e->pairs ? "clr_resample_table_tc2" :
+      e->cpi > 1 ? "clr_resample_table_tc" :
       e->transposed ? "clr_resample_table_t" : "clr_resample_table", &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateKernel");
@@ -667,7 +674,8 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   /* work-groups along the output frames: the driver's choice unless
    * CLRESAMPLE_LOCAL_SIZE asks (a tuning knob; the kernel checks bounds) */
   size_t wg = e->local_size ? e->local_size : 1;
-  size_t global[2] = { (n_out + wg - 1) / wg * wg,
+  size_t items = e->pairs ? (n_out + 1) / 2 : n_out;
+  size_t global[2] = { (items + wg - 1) / wg * wg,
     (channels + e->cpi - 1) / e->cpi };
   size_t local[2] = { wg, 1 };
   cl_int status;
@@ -764,7 +772,9 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   cl_int status;
 
   *out_frames = 0;
-  if (!ensure_window (e, e->win_len + n_in, error))
+  /* one frame to spare: the paired GPU kernel reads one past the taps of
+   * the last output */
+  if (!ensure_window (e, e->win_len + n_in + 1, error))
     return FALSE;
   cur = e->win[e->active];
 
@@ -893,7 +903,7 @@ clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
         "%" G_GSIZE_FORMAT " input frames complete no output", in_frames);
     return FALSE;
   }
-  if (!ensure_window (e, e->win_len + in_frames, error)
+  if (!ensure_window (e, e->win_len + in_frames + 1, error)
       || !ensure_out (e, n_out, error))
     goto out;
   cur = e->win[e->active];
