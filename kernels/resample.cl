@@ -1,28 +1,40 @@
 /* clresample: polyphase resampling kernels.
  *
- * One work-item computes one output sample (output frame i of channel c):
+ * Every output sample (output frame i of channel c) is
  *   y[i][c] = sum_k h_p[k] * x_c[first_tap + adv + k]
  * where adv = floor((phase0 + i*D) / I) and p = (phase0 + i*D) mod I are
  * integer math, so the position of every output is exact.
  *
  * The window `win` holds each channel's input frames contiguously (planes of
  * w_cstride samples) in the stream's own sample format: the history the
- * previous buffer left, then the new input. Taps are therefore contiguous
- * in both the window and the coefficient row, and the dot product runs on
- * 8-wide vector loads (taps are a multiple of 4). Samples are converted on
- * load and on store, so a buffer costs one launch and integer streams move
- * half the bytes. The output is written with the caller's layout strides.
- * Work-item 0 is the output frame, so neighbouring items read overlapping,
- * neighbouring windows.
+ * previous buffer left, then the new input. Samples are converted on load and
+ * on store, so a buffer costs one launch and integer streams move half the
+ * bytes. The output is written with the caller's layout strides. Dimension 0
+ * of the NDRange runs along output frames, so neighbouring work-items read
+ * overlapping, neighbouring windows.
+ *
+ * Two families, chosen by the engine for the device:
+ *   CPU  clr_resample_table: one output a work-item, 8-wide vector dot
+ *        products over contiguous taps of a phase-major table (row p).
+ *   GPU  clr_resample_table_t / _tc / _tc2: a tap-major table (coef[k*I+p]),
+ *        so a warp's coefficients for one tap sit side by side; _tc computes
+ *        CLR_CPI channels a work-item (one coefficient load serves them all),
+ *        _tc2 also two neighbouring output frames (upsampling: one sample
+ *        load serves both).
+ *   both clr_resample_interp, for ratios whose I is too large for a table.
  *
  * Build options:
  *   -DCLR_FMT_F32 | -DCLR_FMT_F64 | -DCLR_FMT_S16 | -DCLR_FMT_S32 |
  *   -DCLR_FMT_S24_32                the sample format
  *   -DCLR_HAVE_FP64                 the device has cl_khr_fp64
- * With fp64 every product and sum is formed in double (the F64 path also
- * keeps its coefficients in double: float coefficients alone would cap the
- * stopband near -163 dB). Without it the float sum is Neumaier-compensated
- * (scalar): a plain float sum of a few hundred taps sits near -133 dB.
+ *   -DCLR_CPI=n -DCLR_BLK=n         GPU kernels: channels a work-item, taps
+ *                                   summed in float before a double add
+ * With fp64 the CPU kernels form every product and sum in double and the GPU
+ * kernels add blocks of CLR_BLK float products in double; the F64 path keeps
+ * its coefficients and all arithmetic in double (float coefficients alone
+ * would cap the stopband near -163 dB). Without fp64 the float sum is
+ * Neumaier-compensated: a plain float sum of a few hundred taps sits near
+ * -133 dB.
  */
 
 #ifdef CLR_HAVE_FP64
