@@ -19,7 +19,9 @@ meson test -C build --print-errorlogs --num-processes 1 "$@" || status=$?
 # Plugins load in-process (GST_REGISTRY_FORK=no) so the sanitizer runtime
 # comes first; a first run without leak checks builds the registry, whose
 # one-off scan of the system's plugins is not ours to judge.
+ran_sanitizers=0
 if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
+  ran_sanitizers=1
   echo "== sanitizers (build-asan)"
   if [ -f build-asan/meson-private/coredata.dat ]; then
     meson setup --reconfigure build-asan >/dev/null
@@ -37,12 +39,22 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
     meson test -C build-asan --print-errorlogs \
     --num-processes 1 --logbase sanitizers core element robust no-device \
     || status=$?
+  # and the GPU code path (GPU kernels, page-locked staging) on this CPU
+  CLRESAMPLE_KERNELS=gpu CLRESAMPLE_PINNED=1 \
+    ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+    meson test -C build-asan --print-errorlogs \
+    --num-processes 1 --logbase sanitizers-gpu-path core element \
+    || status=$?
 fi
 
 # one closing line over every test and subtest meson ran
 logs="build/meson-logs/testlog.json"
-[ -f build-asan/meson-logs/sanitizers.json ] && [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] \
-  && logs="$logs build-asan/meson-logs/sanitizers.json"
+if [ $ran_sanitizers = 1 ]; then
+  for f in build-asan/meson-logs/sanitizers.json \
+      build-asan/meson-logs/sanitizers-gpu-path.json; do
+    [ -f "$f" ] && logs="$logs $f"
+  done
+fi
 python3 - $logs <<'PY' || true
 import json, sys
 passed = failed = skipped = 0
