@@ -108,18 +108,13 @@ from_db (double db)
   return pow (10.0, db / 20.0);
 }
 
-/* xorshift64*: deterministic noise, the same in every run and on every
- * machine, so that runs can be compared */
+/* deterministic noise, the same in every run and on every machine */
 static guint64 rng_state = 0x9E3779B97F4A7C15ull;
 
 static double
 rng_uniform (void)
 {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return ((rng_state * 2685821657736338717ull) >> 11) *
-      (2.0 / 9007199254740992.0) - 1.0;
+  return 2.0 * clr_rng_uniform01 (&rng_state) - 1.0;
 }
 
 /* n samples of uniform noise in [-amp, amp) */

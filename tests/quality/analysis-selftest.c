@@ -31,11 +31,7 @@ static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static double
 uniform01 (void)
 {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  return ((rng_state * 2685821657736338717ull) >> 11) *
-      (1.0 / 9007199254740992.0);
+  return clr_rng_uniform01 (&rng_state);
 }
 
 static double

@@ -604,3 +604,15 @@ clr_tone_correlate (const double *x, size_t stride, size_t start,
   }
   free (t);
 }
+
+double
+clr_rng_uniform01 (uint64_t * state)
+{
+  uint64_t s = *state;
+
+  s ^= s >> 12;
+  s ^= s << 25;
+  s ^= s >> 27;
+  *state = s;
+  return ((s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
+}

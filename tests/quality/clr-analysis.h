@@ -154,4 +154,8 @@ double clr_db (double x);
 #ifdef __cplusplus
 }
 #endif
+/* Deterministic noise (xorshift64*): the same sequence in every run and on
+ * every machine, so runs can be compared. `state` must not start at 0. */
+double clr_rng_uniform01 (uint64_t * state);
+
 #endif
