@@ -192,6 +192,13 @@ typedef double blk_t;
 #else
 typedef float blk_t;
 #endif
+
+/* x[q]: the taps of channel c0 + q; channels past the last read the first
+ * again, so the loops over q need no branch */
+#define CLR_CHANNEL_POINTERS()                                          \
+  for (uint q = 0; q < CLR_CPI; q++)                                    \
+    x[q] = win + (c0 + q < channels ? c0 + q : c0) * w_cstride +        \
+        first_tap + adv
 __kernel void
 clr_resample_table_tc (CLR_KERNEL_ARGS)
 {
@@ -207,13 +214,10 @@ clr_resample_table_tc (CLR_KERNEL_ARGS)
   __global const sample_t *x[CLR_CPI];
   acc_t y[CLR_CPI];
 
+  CLR_CHANNEL_POINTERS ();
 #pragma unroll
-  for (uint q = 0; q < CLR_CPI; q++) {
-    /* channels past the last read the first again: no branch in the loop */
-    const uint cq = c0 + q < channels ? c0 + q : c0;
-    x[q] = win + cq * w_cstride + first_tap + adv;
+  for (uint q = 0; q < CLR_CPI; q++)
     y[q] = 0;
-  }
   for (uint k = 0; k < taps; k += CLR_BLK) {
     blk_t b[CLR_CPI];
 #pragma unroll
@@ -261,10 +265,9 @@ clr_resample_table_tc2 (CLR_KERNEL_ARGS)
   acc_t ya[CLR_CPI], yb[CLR_CPI];
   blk_t prev[CLR_CPI];
 
+  CLR_CHANNEL_POINTERS ();
 #pragma unroll
   for (uint q = 0; q < CLR_CPI; q++) {
-    const uint cq = c0 + q < channels ? c0 + q : c0;
-    x[q] = win + cq * w_cstride + first_tap + adv;
     ya[q] = 0;
     yb[q] = 0;
     prev[q] = (blk_t) x[q][0];

@@ -10,7 +10,6 @@
  * single device buffer could not do it, as clEnqueueCopyBuffer forbids
  * overlapping copies within one buffer.
  */
-#include <stdlib.h>
 #include <string.h>
 #include "clr-engine.h"
 #include "clr-kernel-sources.h"
@@ -67,6 +66,16 @@ struct _ClrEngine {
   uint64_t silent_tail;         /* trailing frames of the window known to be 0 */
   gboolean drained;
 };
+
+/* An integer from the environment (the CLRESAMPLE_* tuning and testing
+ * knobs), or `fallback` when it is not set. */
+static guint64
+env_uint (const char *name, guint64 fallback)
+{
+  const char *v = g_getenv (name);
+
+  return v ? g_ascii_strtoull (v, NULL, 10) : fallback;
+}
 
 size_t
 clr_format_size (ClrFormat format)
@@ -324,11 +333,9 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->ssize = clr_format_size (cfg->format);
   /* CLRESAMPLE_PINNED=0|1 overrides, for measuring and for testing this
    * path on CPU devices */
-  e->pinned = g_getenv ("CLRESAMPLE_PINNED") ?
-      atoi (g_getenv ("CLRESAMPLE_PINNED")) != 0 : clr_device_is_gpu (dev);
+  e->pinned = env_uint ("CLRESAMPLE_PINNED", clr_device_is_gpu (dev)) != 0;
   /* a budget for shared GPUs, and for testing the out-of-memory path */
-  e->mem_limit = g_ascii_strtoull (g_getenv ("CLRESAMPLE_DEVICE_MEMORY") ?
-      g_getenv ("CLRESAMPLE_DEVICE_MEMORY") : "0", NULL, 10);
+  e->mem_limit = env_uint ("CLRESAMPLE_DEVICE_MEMORY", 0);
   if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "'%s' has no double precision (cl_khr_fp64) for F64 audio",
@@ -361,16 +368,13 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
    * the one-channel kernel (for comparing them) */
   e->cpi = 1;
   if (e->transposed && clr_device_has_fp64 (dev)) {
-    e->cpi = cfg->channels >= 8 ? 8 : cfg->channels >= 4 ? 4 :
-        cfg->channels >= 2 ? 2 : 1;
-    if (g_getenv ("CLRESAMPLE_CPI"))
-      e->cpi = CLAMP (atoi (g_getenv ("CLRESAMPLE_CPI")), 1, 8);
+    e->cpi = CLAMP (env_uint ("CLRESAMPLE_CPI", cfg->channels >= 8 ? 8 :
+            cfg->channels >= 4 ? 4 : cfg->channels >= 2 ? 2 : 1), 1, 8);
   }
   /* upsampling: two output frames a work-item share their sample loads
    * (CLRESAMPLE_PAIRS=0 turns it off, for comparing) */
   e->pairs = e->cpi > 1 && e->ratio.D < e->ratio.I
-      && (!g_getenv ("CLRESAMPLE_PAIRS")
-      || atoi (g_getenv ("CLRESAMPLE_PAIRS")) != 0);
+      && env_uint ("CLRESAMPLE_PAIRS", 1) != 0;
   options = g_strdup_printf ("%s%s -DCLR_CPI=%u", format_option (cfg->format),
       clr_device_has_fp64 (dev) ? " -DCLR_HAVE_FP64" : "", e->cpi);
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
@@ -382,9 +386,7 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
    * channels a work-item, 2.3x (44.1->48k) to 16x (44.1->192k) the
    * one-channel kernel in the driver's own groups; elsewhere the driver
    * chooses */
-  e->local_size = g_getenv ("CLRESAMPLE_LOCAL_SIZE") ?
-      g_ascii_strtoull (g_getenv ("CLRESAMPLE_LOCAL_SIZE"), NULL, 10) :
-      e->transposed ? 256 : 0;
+  e->local_size = env_uint ("CLRESAMPLE_LOCAL_SIZE", e->transposed ? 256 : 0);
   e->kernel = clCreateKernel (program, e->bank.interpolated ?
       "clr_resample_interp" : e->pairs ? "clr_resample_table_tc2" :
       e->cpi > 1 ? "clr_resample_table_tc" :
@@ -576,29 +578,25 @@ static gboolean
 write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
     GError ** error)
 {
-  size_t ss = e->ssize, ch = e->cfg.channels, c, i;
+  const size_t ss = e->ssize, ch = e->cfg.channels;
+  size_t c, i;
   cl_int status = CL_SUCCESS;
   char *st;
+  /* one channel interleaved is one plane too */
+  const gboolean planes = e->cfg.planar || ch == 1;
 
-  if (e->cfg.planar && e->pinned) {
+  if (planes && e->pinned) {
     if (!(st = staging (e, n_in * ch * ss)))
       goto no_memory;
     for (c = 0; c < ch; c++)
       memcpy (st + c * n_in * ss, in[c], n_in * ss);
     status = write_planes (e, cur, st, n_in, n_in * ss);
-  } else if (e->cfg.planar) {
+  } else if (planes) {
     /* the planes may lie anywhere in the caller's memory */
     for (c = 0; c < ch && status == CL_SUCCESS; c++)
       status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
           (c * e->win_cap + e->win_len) * ss, n_in * ss, in[c], 0, NULL,
           NULL);
-  } else if (ch == 1 && !e->pinned) {
-    status = write_planes (e, cur, in[0], n_in, n_in * ss);
-  } else if (ch == 1) {
-    if (!(st = staging (e, n_in * ss)))
-      goto no_memory;
-    memcpy (st, in[0], n_in * ss);
-    status = write_planes (e, cur, st, n_in, n_in * ss);
   } else {
     if (!(st = staging (e, n_in * ch * ss)))
       goto no_memory;
@@ -870,7 +868,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
     /* the non-blocking write still reads the caller's memory */
     status = sync_queue (e);
     if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "clFinish");
+      clr_set_cl_error (error, status, "Waiting for the device");
       return FALSE;
     }
   }
@@ -889,37 +887,39 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   return TRUE;
 }
 
+/* Buffers past the chunk size go through push() in chunks. */
 gboolean
 clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
     void *const *out, size_t * out_frames, GError ** error)
 {
+  const size_t ch = e->cfg.channels, n_planes = e->cfg.planar ? ch : 1;
+  const size_t step = e->cfg.planar ? e->ssize : ch * e->ssize;
+  const void *ip[CLR_CHANNELS_MAX];
+  void *op[CLR_CHANNELS_MAX];
+  size_t c, len, n;
+
   if (e->drained) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "The resampler was drained; reset it before new input");
     return FALSE;
   }
+  for (c = 0; c < n_planes; c++) {
+    ip[c] = in ? in[c] : NULL;
+    op[c] = out[c];
+  }
   *out_frames = 0;
-  while (TRUE) {
-    size_t len = MIN (in_frames, e->chunk_in), n, c, ch = e->cfg.channels;
-    size_t ss = e->ssize, step = e->cfg.planar ? ss : ch * ss;
-    const void *ip[CLR_CHANNELS_MAX];
-    void *op[CLR_CHANNELS_MAX];
-
-    for (c = 0; c < (e->cfg.planar ? ch : 1); c++) {
-      if (in)
-        ip[c] = (const char *) in[c];
-      op[c] = (char *) out[c] + *out_frames * step;
-    }
+  do {
+    len = MIN (in_frames, e->chunk_in);
     if (!push (e, in ? ip : NULL, len, G_MAXSIZE, op, &n, error))
       return FALSE;
+    for (c = 0; c < n_planes; c++) {
+      ip[c] = in ? (const char *) ip[c] + len * step : NULL;
+      op[c] = (char *) op[c] + n * step;
+    }
     *out_frames += n;
     in_frames -= len;
-    if (in_frames == 0)
-      return TRUE;
-    for (c = 0; in && c < (e->cfg.planar ? ch : 1); c++)
-      ip[c] = (const char *) ip[c] + len * step;
-    in = in ? ip : NULL;
-  }
+  } while (in_frames > 0);
+  return TRUE;
 }
 
 gboolean
