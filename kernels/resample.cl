@@ -16,11 +16,11 @@
  * Two families, chosen by the engine for the device:
  *   CPU  clr_resample_table: one output a work-item, 8-wide vector dot
  *        products over contiguous taps of a phase-major table (row p).
- *   GPU  clr_resample_table_t / _tc / _tc2: a tap-major table (coef[k*I+p]),
+ *   GPU  clr_resample_table_t / _tc / _tcf: a tap-major table (coef[k*I+p]),
  *        so a warp's coefficients for one tap sit side by side; _tc computes
  *        CLR_CPI channels a work-item (one coefficient load serves them all),
- *        _tc2 also two neighbouring output frames (upsampling: one sample
- *        load serves both).
+ *        _tc2 also two neighbouring output frames (upsampling) and _tcf
+ *        CLR_FPI of them (decimation): one sample load serves them all.
  *   both clr_resample_interp, for ratios whose I is too large for a table.
  *
  * Build options:
@@ -29,6 +29,7 @@
  *   -DCLR_HAVE_FP64                 the device has cl_khr_fp64
  *   -DCLR_CPI=n -DCLR_BLK=n         GPU kernels: channels a work-item, taps
  *                                   summed in float before a double add
+ *   -DCLR_FPI=n                     output frames a work-item (_tcf)
  * With fp64 the CPU kernels form every product and sum in double and the GPU
  * kernels add blocks of CLR_BLK float products in double; the F64 path keeps
  * its coefficients and all arithmetic in double (float coefficients alone
@@ -179,7 +180,7 @@ clr_resample_table_t (CLR_KERNEL_ARGS)
  * computes output frame i for CLR_CPI channels, so every coefficient it
  * loads serves CLR_CPI multiply-adds (the kernel is bound by loads, not by
  * arithmetic). Products of CLR_BLK taps are summed in float (in double for
- * F64), each block added in double. Built with fp64 only. */
+ * F64, S32 and S24_32), each block added in double. Built with fp64 only. */
 #ifdef CLR_HAVE_FP64
 #ifndef CLR_CPI
 #define CLR_CPI 4
@@ -187,7 +188,10 @@ clr_resample_table_t (CLR_KERNEL_ARGS)
 #ifndef CLR_BLK
 #define CLR_BLK 4
 #endif
-#if defined(CLR_FMT_F64)
+/* 24 and 32-bit integers are worth more than a float block's rounding
+ * (about 2^-24 of full scale, 1-2 LSB of S24): their products and sums are
+ * all in double */
+#if defined(CLR_FMT_F64) || defined(CLR_FMT_S32) || defined(CLR_FMT_S24_32)
 typedef double blk_t;
 #else
 typedef float blk_t;
@@ -308,6 +312,92 @@ clr_resample_table_tc2 (CLR_KERNEL_ARGS)
         out[(i + 1) * o_fstride + (c0 + q) * o_cstride] =
             STORE (yb[q] * (acc_t) SCALE_IN);
     }
+  }
+}
+
+/* clr_resample_table_tc for CLR_FPI neighbouring output frames a
+ * work-item. Frame i+j's taps start d_j = adv_j - adv_0 samples after frame
+ * i's (0 <= d_j <= pad), so all frames are written as dot products over the
+ * same `taps` (= span) samples, frame j taking its coefficients from rows
+ * shifted by d_j in a table with zero rows around each phase's taps (`lead`
+ * rows before them). Every sample loaded then serves CLR_FPI x CLR_CPI
+ * multiply-adds and every coefficient CLR_CPI, with no branch or select per
+ * tap; the zero rows cost span/K - 1 more work (a few per cent).
+ *
+ * The span starts a = 0..3 samples early, at an input frame whose stream
+ * index is a multiple of 4 (`align` is that index's remainder at frame i's
+ * first tap, less adv): the float blocks then group the same products
+ * whichever work-item, launch or buffer an output falls in, so the output
+ * does not depend on how the stream was cut into buffers. The engine keeps
+ * 3 frames before the first tap and span - K frames of zeros after the
+ * input, so the zero products meet only finite samples. */
+#ifndef CLR_FPI
+#define CLR_FPI 4
+#endif
+__kernel void
+clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead, const uint align)
+{
+  const uint i = CLR_FPI * get_global_id (0);
+  const uint c0 = get_global_id (1) * CLR_CPI;
+  if (i >= n_out || c0 >= channels)
+    return;
+  const ulong pos = phase0 + (ulong) i * D;
+  const ulong adv0 = pos / I;
+  const uint a = (uint) ((align + adv0) & 3);
+  const ulong adv = adv0 - a;
+  const uint stride = (uint) I;
+  __global const coef_t *h[CLR_FPI];
+  __global const sample_t *x[CLR_CPI];
+  acc_t y[CLR_FPI][CLR_CPI];
+
+#pragma unroll
+  for (uint j = 0; j < CLR_FPI; j++) {
+    const ulong pj = pos + j * D;
+    const ulong aj = pj / I;
+    h[j] = coef + (lead - (uint) (aj - adv)) * stride + (pj - aj * I);
+  }
+  CLR_CHANNEL_POINTERS ();
+#pragma unroll
+  for (uint j = 0; j < CLR_FPI; j++)
+#pragma unroll
+    for (uint q = 0; q < CLR_CPI; q++)
+      y[j][q] = 0;
+  for (uint k = 0; k < taps; k += CLR_BLK) {
+    blk_t b[CLR_FPI][CLR_CPI];
+#pragma unroll
+    for (uint j = 0; j < CLR_FPI; j++)
+#pragma unroll
+      for (uint q = 0; q < CLR_CPI; q++)
+        b[j][q] = 0;
+#pragma unroll
+    for (uint t = 0; t < CLR_BLK; t++) {
+      blk_t s[CLR_CPI];
+#pragma unroll
+      for (uint q = 0; q < CLR_CPI; q++)
+        s[q] = (blk_t) x[q][k + t];
+#pragma unroll
+      for (uint j = 0; j < CLR_FPI; j++) {
+        const blk_t hk = (blk_t) h[j][(k + t) * stride];
+#pragma unroll
+        for (uint q = 0; q < CLR_CPI; q++)
+          b[j][q] = fma (hk, s[q], b[j][q]);
+      }
+    }
+#pragma unroll
+    for (uint j = 0; j < CLR_FPI; j++)
+#pragma unroll
+      for (uint q = 0; q < CLR_CPI; q++)
+        y[j][q] += (acc_t) b[j][q];
+  }
+#pragma unroll
+  for (uint j = 0; j < CLR_FPI; j++) {
+    if (i + j >= n_out)
+      break;
+#pragma unroll
+    for (uint q = 0; q < CLR_CPI; q++)
+      if (c0 + q < channels)
+        out[(i + j) * o_fstride + (c0 + q) * o_cstride] =
+            STORE (y[j][q] * (acc_t) SCALE_IN);
   }
 }
 #endif

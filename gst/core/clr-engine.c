@@ -57,7 +57,13 @@ struct _ClrEngine {
   gboolean transposed;          /* table stored tap-major: [k][p] */
   size_t local_size;            /* work-group size along output frames */
   unsigned cpi;                 /* channels per work-item */
-  gboolean pairs;               /* two output frames per work-item */
+  unsigned fpi;                 /* output frames per work-item */
+  gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
+  uint32_t pad;                 /* frames i+1.. start at most pad after i */
+  uint32_t lead;                /* zero rows before each phase's taps */
+  uint32_t span;                /* taps the several-frame kernel runs over */
+  size_t spare;                 /* zero frames kept after the input */
+  size_t back;                  /* frames kept before the first tap */
 
   int64_t in_total;
   uint64_t out_total;
@@ -173,9 +179,12 @@ static gboolean
 upload_bank (ClrEngine * e, GError ** error)
 {
   gboolean dbl = e->cfg.format == CLR_FORMAT_F64;
-  size_t n = (size_t) e->bank.rows * e->bank.taps;
+  /* the several-frame kernel's table: `lead` zero rows before each phase's
+   * taps, span + lead rows in all */
+  size_t n = (size_t) e->bank.rows * (e->span ? e->span + e->lead :
+      e->bank.taps);
   size_t csize = dbl ? sizeof (double) : sizeof (float);
-  char *host = g_try_malloc (n * csize);
+  char *host = g_try_malloc0 (n * csize);
   double *row = g_new (double, e->bank.taps);
   uint32_t r, k;
 
@@ -188,7 +197,7 @@ upload_bank (ClrEngine * e, GError ** error)
   for (r = 0; r < e->bank.rows; r++) {
     clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
     for (k = 0; k < e->bank.taps; k++) {
-      size_t i = e->transposed ? (size_t) k * e->bank.rows + r :
+      size_t i = e->transposed ? (size_t) (k + e->lead) * e->bank.rows + r :
           (size_t) r * e->bank.taps + k;
       if (dbl)
         ((double *) host)[i] = row[k];
@@ -371,12 +380,42 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
     e->cpi = CLAMP (env_uint ("CLRESAMPLE_CPI", cfg->channels >= 8 ? 8 :
             cfg->channels >= 4 ? 4 : cfg->channels >= 2 ? 2 : 1), 1, 8);
   }
-  /* upsampling: two output frames a work-item share their sample loads
-   * (CLRESAMPLE_PAIRS=0 turns it off, for comparing) */
-  e->pairs = e->cpi > 1 && e->ratio.D < e->ratio.I
-      && env_uint ("CLRESAMPLE_PAIRS", 1) != 0;
-  options = g_strdup_printf ("%s%s -DCLR_CPI=%u", format_option (cfg->format),
-      clr_device_has_fp64 (dev) ? " -DCLR_HAVE_FP64" : "", e->cpi);
+  /* Several output frames a work-item share their sample loads. Measured
+   * on an H100 (64 channels, q10; docs/performance.md): upsampling runs
+   * best with two frames (clr_resample_table_tc2, 13.2 G samples/s at
+   * 44.1->48k against 13.4 for the best _tcf); decimating with eight
+   * (_tcf, 11.0 against 8.2 for one). _tcf's zero rows cost pad/K more
+   * work, too much where frames lie far apart (strong decimation with
+   * short filters). CLRESAMPLE_FPI=n forces _tcf with n frames (1: _tc),
+   * for comparing. */
+  e->fpi = 1;
+  if (e->transposed && clr_device_has_fp64 (dev)) {
+    e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->ratio.D < e->ratio.I ? 2 :
+            8), 1, 8);
+    e->pad = (uint32_t) (((e->fpi - 1) * e->ratio.D + e->ratio.I - 1) /
+        e->ratio.I);
+    if (e->pad > e->filter.taps / 4 && !g_getenv ("CLRESAMPLE_FPI"))
+      e->fpi = 1;
+  }
+  e->pairs = e->fpi == 2 && e->ratio.D < e->ratio.I
+      && !g_getenv ("CLRESAMPLE_FPI");
+  if (e->pairs) {
+    /* _tc2 reads one frame past the last output's taps */
+    e->spare = 1;
+    e->pad = 0;
+  } else if (e->fpi > 1) {
+    /* block alignment (see the kernel) reaches up to 3 frames back */
+    e->back = 3;
+    e->lead = e->pad + 3;
+    e->span = (e->filter.taps + e->lead + 3) / 4 * 4;
+    e->spare = e->span - e->filter.taps;
+  } else {
+    e->fpi = 1;
+    e->pad = 0;
+  }
+  options = g_strdup_printf ("%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
+      format_option (cfg->format), clr_device_has_fp64 (dev) ?
+      " -DCLR_HAVE_FP64" : "", e->cpi, e->fpi);
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
       error);
   g_free (options);
@@ -389,6 +428,7 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->local_size = env_uint ("CLRESAMPLE_LOCAL_SIZE", e->transposed ? 256 : 0);
   e->kernel = clCreateKernel (program, e->bank.interpolated ?
       "clr_resample_interp" : e->pairs ? "clr_resample_table_tc2" :
+      e->fpi > 1 ? "clr_resample_table_tcf" :
       e->cpi > 1 ? "clr_resample_table_tc" :
       e->transposed ? "clr_resample_table_t" : "clr_resample_table", &status);
   if (status != CL_SUCCESS) {
@@ -480,8 +520,8 @@ clr_engine_reset (ClrEngine * e)
    * and the filter delay never shows in the timestamps. */
   e->in_total = 0;
   e->out_total = 0;
-  e->win_start = -(int64_t) (half - 1);
-  e->win_len = half - 1;
+  e->win_start = -(int64_t) (half - 1 + e->back);
+  e->win_len = half - 1 + e->back;
   e->silent_tail = e->win_len;
   e->drained = FALSE;
   e->zeroed = zero_buffer (e, e->win[e->active], NULL);
@@ -507,14 +547,15 @@ clr_engine_drain_frames (ClrEngine * e)
       e->out_total);
 }
 
-/* Writes `n` frames into every plane of the window after win_len, from
- * host planes `src` of `pitch` bytes; one command for all channels. */
+/* Writes `n` frames into every plane of the window, `from` frames after
+ * win_len, from host planes `src` of `pitch` bytes; one command for all
+ * channels. */
 static cl_int
-write_planes (ClrEngine * e, cl_mem cur, const void *src, size_t n,
-    size_t pitch)
+write_planes (ClrEngine * e, cl_mem cur, size_t from, const void *src,
+    size_t n, size_t pitch)
 {
   size_t ss = e->ssize;
-  size_t dev_origin[3] = { e->win_len * ss, 0, 0 };
+  size_t dev_origin[3] = { (e->win_len + from) * ss, 0, 0 };
   size_t host_origin[3] = { 0, 0, 0 };
   size_t region[3] = { n * ss, e->cfg.channels, 1 };
 
@@ -574,53 +615,85 @@ staging (ClrEngine * e, size_t bytes)
   return host_buf_get (e, &e->in_stage, bytes);
 }
 
+/* Zeros n frames of every plane, `from` frames after win_len: silence
+ * that follows sound, which the filter must still see. */
+static gboolean
+write_zeros (ClrEngine * e, cl_mem cur, size_t from, size_t n,
+    GError ** error)
+{
+  char *st = staging (e, n * e->cfg.channels * e->ssize);
+  cl_int status;
+
+  if (!st) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the input staging buffer");
+    return FALSE;
+  }
+  memset (st, 0, n * e->cfg.channels * e->ssize);
+  status = write_planes (e, cur, from, st, n, n * e->ssize);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Writing silence to the device");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Writes n_in frames of input after the window's contents, followed by
+ * e->spare frames of zeros (see clr_resample_table_tcf). */
 static gboolean
 write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
     GError ** error)
 {
   const size_t ss = e->ssize, ch = e->cfg.channels;
+  /* staged planes are n_in + spare frames apart, the zeros at their ends */
+  const size_t n = n_in + e->spare;
   size_t c, i;
   cl_int status = CL_SUCCESS;
-  char *st;
+  char *st = NULL;
   /* one channel interleaved is one plane too */
   const gboolean planes = e->cfg.planar || ch == 1;
 
   if (planes && e->pinned) {
-    if (!(st = staging (e, n_in * ch * ss)))
+    if (!(st = staging (e, n * ch * ss)))
       goto no_memory;
     for (c = 0; c < ch; c++)
-      memcpy (st + c * n_in * ss, in[c], n_in * ss);
-    status = write_planes (e, cur, st, n_in, n_in * ss);
+      memcpy (st + c * n * ss, in[c], n_in * ss);
   } else if (planes) {
     /* the planes may lie anywhere in the caller's memory */
     for (c = 0; c < ch && status == CL_SUCCESS; c++)
       status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
           (c * e->win_cap + e->win_len) * ss, n_in * ss, in[c], 0, NULL,
           NULL);
+    if (status == CL_SUCCESS && e->spare > 0)
+      return write_zeros (e, cur, n_in, e->spare, error);
   } else {
-    if (!(st = staging (e, n_in * ch * ss)))
+    if (!(st = staging (e, n * ch * ss)))
       goto no_memory;
     switch (ss) {
       case 2:
         for (i = 0; i < n_in; i++)
           for (c = 0; c < ch; c++)
-            ((guint16 *) st)[c * n_in + i] =
+            ((guint16 *) st)[c * n + i] =
                 ((const guint16 *) in[0])[i * ch + c];
         break;
       case 4:
         for (i = 0; i < n_in; i++)
           for (c = 0; c < ch; c++)
-            ((guint32 *) st)[c * n_in + i] =
+            ((guint32 *) st)[c * n + i] =
                 ((const guint32 *) in[0])[i * ch + c];
         break;
       default:
         for (i = 0; i < n_in; i++)
           for (c = 0; c < ch; c++)
-            ((guint64 *) st)[c * n_in + i] =
+            ((guint64 *) st)[c * n + i] =
                 ((const guint64 *) in[0])[i * ch + c];
         break;
     }
-    status = write_planes (e, cur, st, n_in, n_in * ss);
+  }
+  if (status == CL_SUCCESS && (!planes || e->pinned)) {
+    for (c = 0; c < ch && e->spare > 0; c++)
+      memset (st + (c * n + n_in) * ss, 0, e->spare * ss);
+    status = write_planes (e, cur, 0, st, n, n * ss);
   }
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Writing the input to the device");
@@ -634,28 +707,6 @@ no_memory:
   return FALSE;
 }
 
-/* Zeros frames [win_len, win_len + n) of the window: silence that follows
- * sound, which the filter must still see. */
-static gboolean
-write_silence (ClrEngine * e, cl_mem cur, size_t n, GError ** error)
-{
-  char *st = staging (e, n * e->cfg.channels * e->ssize);
-  cl_int status;
-
-  if (!st) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
-        "Out of host memory for the input staging buffer");
-    return FALSE;
-  }
-  memset (st, 0, n * e->cfg.channels * e->ssize);
-  status = write_planes (e, cur, st, n, n * e->ssize);
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Writing silence to the device");
-    return FALSE;
-  }
-  return TRUE;
-}
-
 static gboolean
 launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
 {
@@ -663,7 +714,9 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   int64_t n0;
   uint64_t p0;
   cl_ulong first_tap, phase0, I = e->ratio.I, D = e->ratio.D;
-  cl_uint channels = e->cfg.channels, taps = e->filter.taps;
+  cl_uint channels = e->cfg.channels;
+  cl_uint taps = e->span ? e->span : e->filter.taps, lead = e->lead;
+  cl_uint align;
   cl_uint count = (cl_uint) n_out;
   cl_ulong grid = e->bank.grid;
   cl_ulong wc = e->win_cap;
@@ -672,7 +725,7 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   /* work-groups along the output frames: the driver's choice unless
    * CLRESAMPLE_LOCAL_SIZE asks (a tuning knob; the kernel checks bounds) */
   size_t wg = e->local_size ? e->local_size : 1;
-  size_t items = e->pairs ? (n_out + 1) / 2 : n_out;
+  size_t items = (n_out + e->fpi - 1) / e->fpi;
   size_t global[2] = { (items + wg - 1) / wg * wg,
     (channels + e->cpi - 1) / e->cpi };
   size_t local[2] = { wg, 1 };
@@ -682,6 +735,8 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
   first_tap = (cl_ulong) (n0 - half + 1 - e->win_start);
   phase0 = p0;
+  /* the stream index of the first tap, mod 4 */
+  align = (cl_uint) (((n0 - half + 1) % 4 + 4) % 4);
   status = clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &cur);
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->out);
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->coef);
@@ -697,6 +752,10 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &oc);
   if (e->bank.interpolated)
     status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &grid);
+  if (e->span) {
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &lead);
+    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &align);
+  }
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clSetKernelArg");
     return FALSE;
@@ -809,9 +868,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   cl_int status;
 
   *out_frames = 0;
-  /* one frame to spare: the paired GPU kernel reads one past the taps of
-   * the last output */
-  if (!ensure_window (e, e->win_len + n_in + 1, error))
+  if (!ensure_window (e, e->win_len + n_in + e->spare, error))
     return FALSE;
   cur = e->win[e->active];
 
@@ -826,7 +883,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
       return FALSE;
     e->zeroed = TRUE;
   } else if (n_in > 0) {
-    if (!write_silence (e, cur, n_in, error))
+    if (!write_zeros (e, cur, 0, n_in + e->spare, error))
       return FALSE;
   }
 
@@ -840,9 +897,10 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
       return FALSE;
   }
 
-  /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1. */
+  /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1,
+   * and `back` more. */
   clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
-  j1 = n1 - half + 1;
+  j1 = n1 - half + 1 - (int64_t) e->back;
   g_assert (j1 >= e->win_start && j1 <= in_end);
   /* keep the history a successor may need, as far as the window has it */
   if (in_end - j1 < (int64_t) e->cfg.history)
@@ -942,7 +1000,7 @@ clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
         "%" G_GSIZE_FORMAT " input frames complete no output", in_frames);
     return FALSE;
   }
-  if (!ensure_window (e, e->win_len + in_frames + 1, error)
+  if (!ensure_window (e, e->win_len + in_frames + e->spare, error)
       || !ensure_out (e, n_out, error))
     goto out;
   cur = e->win[e->active];
@@ -998,7 +1056,7 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   k0 = (old->out_total * e->cfg.out_rate + old->cfg.out_rate - 1) /
       old->cfg.out_rate;
   clr_ratio_position (&e->ratio, k0, &n0, &p0);
-  j0 = n0 - half + 1;
+  j0 = n0 - half + 1 - (int64_t) e->back;
   start = MIN (j0, old->win_start);
   pad = (size_t) (old->win_start - start);
   len = old->win_len;
