@@ -44,6 +44,7 @@
 
 #include <string.h>
 #include "gstclresample.h"
+#include "gstclrpinnedallocator.h"
 #include "core/clr-log.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
@@ -112,6 +113,8 @@ static GstFlowReturn gst_cl_resample_submit_input_buffer (GstBaseTransform *
     trans, gboolean is_discont, GstBuffer * input);
 static gboolean gst_cl_resample_sink_event (GstBaseTransform * trans,
     GstEvent * event);
+static gboolean gst_cl_resample_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
 static gboolean gst_cl_resample_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 
@@ -186,6 +189,8 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
       GST_DEBUG_FUNCPTR (gst_cl_resample_submit_input_buffer);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_resample_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_resample_query);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_decide_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
 }
 
@@ -462,8 +467,17 @@ gst_cl_resample_stamp (GstClResample * self, GstBuffer * buf, guint64 first,
 static GstBuffer *
 gst_cl_resample_alloc_output (GstClResample * self, gsize n)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL,
-      n * GST_AUDIO_INFO_BPF (&self->out_info), NULL);
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+  GstBuffer *buf;
+
+  /* the allocator negotiated for transform()'s buffers */
+  gst_base_transform_get_allocator (GST_BASE_TRANSFORM (self), &allocator,
+      &params);
+  buf = gst_buffer_new_allocate (allocator,
+      n * GST_AUDIO_INFO_BPF (&self->out_info), &params);
+  if (allocator)
+    gst_object_unref (allocator);
 
   if (GST_AUDIO_INFO_LAYOUT (&self->out_info) ==
       GST_AUDIO_LAYOUT_NON_INTERLEAVED)
@@ -859,6 +873,33 @@ failed:
       ("%s", err->message));
   g_error_free (err);
   return GST_FLOW_ERROR;
+}
+
+/* Output buffers in page-locked memory when the engine stages through it
+ * (GPUs): the device's result then lands in them directly. Downstream's
+ * own pool, if it offers one, wins. */
+static gboolean
+gst_cl_resample_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+
+  if (self->engine && clr_engine_get_pinned (self->engine)
+      && gst_query_get_n_allocation_pools (query) == 0) {
+    GstAllocator *allocator = gst_clr_pinned_allocator_new (self->device);
+    GstAllocationParams params;
+
+    gst_allocation_params_init (&params);
+    if (gst_query_get_n_allocation_params (query) > 0) {
+      gst_query_parse_nth_allocation_param (query, 0, NULL, &params);
+      gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+    } else {
+      gst_query_add_allocation_param (query, allocator, &params);
+    }
+    GST_DEBUG_OBJECT (self, "page-locked output buffers");
+    gst_object_unref (allocator);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
 }
 
 /* Input outside the segment is clipped away before it reaches the filter,

@@ -88,6 +88,34 @@ GST_START_TEST (test_buffer_sizes)
 
 GST_END_TEST;
 
+/* With staging through page-locked memory (GPUs; CLRESAMPLE_PINNED=1 makes
+ * PoCL do it too) the output buffers are page-locked themselves, so the
+ * device's result lands in them directly, the drained tail included;
+ * otherwise they are ordinary memory. test_reference checks their
+ * contents in both set-ups. */
+GST_START_TEST (test_output_memory)
+{
+  const gboolean pinned = !g_strcmp0 (g_getenv ("CLRESAMPLE_PINNED"), "1");
+  size_t frames = 20000, piece = 4410, i;
+  float *in = g_new (float, frames * 2);
+  Collected c;
+
+  clr_signal_noise (in, frames * 2, 0.5, 8);
+  clr_run_stream ("clresample", 44100, 48000, 2, in, frames, &piece, 1, &c);
+  fail_unless_equals_uint64 (c.frames, 21769);  /* ceil (20000 * 160/147) */
+  fail_unless_equals_int (c.buffers->len, 6);   /* 5 buffers and the tail */
+  for (i = 0; i < c.buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (c.buffers, i);
+    fail_unless_equals_int (gst_buffer_n_memory (b), 1);
+    fail_unless_equals_int (gst_memory_is_type (gst_buffer_peek_memory (b, 0),
+            "ClrPinnedMemory"), pinned);
+  }
+  g_free (in);
+  clr_collected_free (&c);
+}
+
+GST_END_TEST;
+
 /* Timestamps, durations and offsets are contiguous and come from counters;
  * the first output sits on the first input; EOS drains to the exact total. */
 static void
@@ -629,6 +657,7 @@ clresample_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reference);
   tcase_add_test (tc, test_buffer_sizes);
+  tcase_add_test (tc, test_output_memory);
   tcase_add_test (tc, test_timestamps);
   tcase_add_test (tc, test_exact_totals);
   tcase_add_test (tc, test_latency);

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "clr-device.h"
+#include "clr-hostmem.h"
 #include "clr-log.h"
 
 #define CLR_INSTALL_HINT \
@@ -423,6 +424,8 @@ clr_device_clear_cache (void)
 {
   GList *l, *drop = NULL;
 
+  /* free page-locked blocks hold their device */
+  clr_host_release_idle ();
   g_mutex_lock (&registry_lock);
   for (l = registry; l; l = l->next) {
     ClrDevice *dev = l->data;

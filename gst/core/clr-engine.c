@@ -12,6 +12,7 @@
  */
 #include <string.h>
 #include "clr-engine.h"
+#include "clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
 
@@ -21,14 +22,14 @@
  * size; ordinary buffers (a second of 8-channel audio) are one chunk. */
 #define CLR_CHUNK_BYTES (32u * 1024u * 1024u)
 
-/* Host memory for staging transfers: page-locked (an ALLOC_HOST_PTR buffer
- * kept mapped) on GPUs, where DMA from pageable memory goes through an
- * extra driver copy at a fraction of the bus speed; plain memory on CPU
- * devices, where it makes no difference. */
+/* Host memory for staging transfers: page-locked (clr-hostmem.h) on GPUs,
+ * where DMA from pageable memory goes through an extra driver copy at a
+ * fraction of the bus speed; plain memory on CPU devices, where it makes no
+ * difference. */
 typedef struct {
-  cl_mem mem;
   char *ptr;
   size_t size;
+  gboolean pinned;
 } ClrHostBuf;
 
 static void host_buf_free (ClrEngine * e, ClrHostBuf * hb);
@@ -475,6 +476,12 @@ clr_engine_get_filter (ClrEngine * e)
   return &e->filter;
 }
 
+gboolean
+clr_engine_get_pinned (ClrEngine * e)
+{
+  return e->pinned;
+}
+
 const ClrRatio *
 clr_engine_get_ratio (ClrEngine * e)
 {
@@ -566,14 +573,10 @@ write_planes (ClrEngine * e, cl_mem cur, size_t from, const void *src,
 static void
 host_buf_free (ClrEngine * e, ClrHostBuf * hb)
 {
-  if (hb->mem) {
-    if (hb->ptr)
-      clEnqueueUnmapMemObject (e->queue, hb->mem, hb->ptr, 0, NULL, NULL);
-    clFinish (e->queue);
-    clReleaseMemObject (hb->mem);
-  } else {
+  if (hb->pinned)
+    clr_host_free (hb->ptr);
+  else
     g_free (hb->ptr);
-  }
   memset (hb, 0, sizeof (*hb));
 }
 
@@ -582,22 +585,14 @@ host_buf_free (ClrEngine * e, ClrHostBuf * hb)
 static char *
 host_buf_get (ClrEngine * e, ClrHostBuf * hb, size_t bytes)
 {
-  cl_int status;
-
   if (bytes <= hb->size)
     return hb->ptr;
   host_buf_free (e, hb);
   bytes = MAX (bytes, 65536);
   if (e->pinned) {
-    hb->mem = clCreateBuffer (clr_device_get_context (e->dev),
-        CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &status);
-    if (status == CL_SUCCESS)
-      hb->ptr = clEnqueueMapBuffer (e->queue, hb->mem, CL_TRUE,
-          CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &status);
-    if (status != CL_SUCCESS) {
-      host_buf_free (e, hb);
+    if (!(hb->ptr = clr_host_alloc (e->dev, bytes, NULL)))
       return NULL;
-    }
+    hb->pinned = TRUE;
   } else if (!(hb->ptr = g_try_malloc (bytes))) {
     return NULL;
   }
@@ -804,48 +799,63 @@ sync_queue (ClrEngine * e)
   return status;
 }
 
+/* TRUE if the caller's output is one block of page-locked memory (an
+ * element's output buffers, clr-hostmem.h), planes back to back: the
+ * transfer can land there directly. */
+static gboolean
+out_is_pinned (ClrEngine * e, void *const *out, size_t n_out)
+{
+  size_t plane = n_out * e->ssize, c;
+
+  if (!e->pinned)
+    return FALSE;
+  for (c = 1; e->cfg.planar && c < e->cfg.channels; c++)
+    if ((char *) out[c] != (char *) out[0] + c * plane)
+      return FALSE;
+  return clr_host_is_pinned (e->dev, out[0], plane * e->cfg.channels);
+}
+
 static gboolean
 read_output (ClrEngine * e, void *const *out, size_t n_out, GError ** error)
 {
   size_t ss = e->ssize, ch = e->cfg.channels, c;
-  cl_int status;
-  char *st;
+  size_t origin[3] = { 0, 0, 0 }, region[3] = { n_out * ss, ch, 1 };
+  gboolean direct = out_is_pinned (e, out, n_out);
+  cl_int status = CL_SUCCESS;
+  char *st = NULL;
 
-  if (e->pinned) {
+  if (!e->cfg.planar && (direct || !e->pinned)) {
+    status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE, 0,
+        n_out * ch * ss, out[0], 0, NULL, NULL);
+  } else if (direct) {
+    status = clEnqueueReadBufferRect (e->queue, e->out, CL_FALSE, origin,
+        origin, region, e->out_cap * ss, 0, n_out * ss, 0, out[0], 0, NULL,
+        NULL);
+  } else if (e->pinned) {
     /* one transfer into page-locked memory, then plain copies */
     if (!(st = host_buf_get (e, &e->out_stage, e->out_cap * ch * ss))) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
           "Out of host memory for the output staging buffer");
       return FALSE;
     }
-    if (!e->cfg.planar) {
+    if (!e->cfg.planar)
       status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE, 0,
           n_out * ch * ss, st, 0, NULL, NULL);
-      if (status == CL_SUCCESS && (status = sync_queue (e)) == CL_SUCCESS)
-        memcpy (out[0], st, n_out * ch * ss);
-    } else {
-      size_t origin[3] = { 0, 0, 0 }, region[3] = { n_out * ss, ch, 1 };
+    else
       status = clEnqueueReadBufferRect (e->queue, e->out, CL_FALSE, origin,
           origin, region, e->out_cap * ss, 0, n_out * ss, 0, st, 0, NULL,
           NULL);
-      if (status == CL_SUCCESS)
-        status = sync_queue (e);
-      for (c = 0; status == CL_SUCCESS && c < ch; c++)
-        memcpy (out[c], st + c * n_out * ss, n_out * ss);
-    }
-  } else if (!e->cfg.planar) {
-    status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE, 0,
-        n_out * ch * ss, out[0], 0, NULL, NULL);
-    if (status == CL_SUCCESS)
-      status = sync_queue (e);
   } else {
-    status = CL_SUCCESS;
     for (c = 0; c < ch && status == CL_SUCCESS; c++)
       status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE,
           c * e->out_cap * ss, n_out * ss, out[c], 0, NULL, NULL);
-    if (status == CL_SUCCESS)
-      status = sync_queue (e);
   }
+  if (status == CL_SUCCESS)
+    status = sync_queue (e);
+  if (status == CL_SUCCESS && st && !e->cfg.planar)
+    memcpy (out[0], st, n_out * ch * ss);
+  for (c = 0; status == CL_SUCCESS && st && e->cfg.planar && c < ch; c++)
+    memcpy (out[c], st + c * n_out * ss, n_out * ss);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Reading the output back");
     return FALSE;
