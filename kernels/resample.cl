@@ -20,7 +20,8 @@
  *        so a warp's coefficients for one tap sit side by side; _tc computes
  *        CLR_CPI channels a work-item (one coefficient load serves them all),
  *        _tc2 also two neighbouring output frames (upsampling) and _tcf
- *        CLR_FPI of them (decimation): one sample load serves them all.
+ *        CLR_FPI of them (decimation): one sample load serves them all;
+ *        _iv, for many channels, reads an interleaved window instead.
  *   both clr_resample_interp, for ratios whose I is too large for a table.
  *
  * Build options:
@@ -398,6 +399,85 @@ clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead, const uint align)
       if (c0 + q < channels)
         out[(i + j) * o_fstride + (c0 + q) * o_cstride] =
             STORE (y[j][q] * (acc_t) SCALE_IN);
+  }
+}
+
+/* The layout for many channels: the window interleaved (frame f's channels
+ * side by side, w_cstride unused), each work-item four neighbouring
+ * channels (one 16-byte load a tap) of CLR_FPI output frames, dimension 0
+ * along the channels. The work-items of a warp then read one contiguous
+ * run of samples a tap, and those of one frame the same coefficients. As in
+ * _tcf, frame j takes its coefficients shifted by d_j from zero-padded
+ * rows, so the four samples a work-item loads serve 4 x CLR_FPI
+ * multiply-adds, and the span starts at a stream index that is a multiple
+ * of 4, so the float blocks group the same products whatever the buffering.
+ * The table is phase-major: row p holds `lead` zeros, the K taps, and zeros
+ * up to taps + lead values. Channels must be a multiple of 4. */
+#if defined(CLR_FMT_F64)
+typedef double4 sample4_t;
+#elif defined(CLR_FMT_S16)
+typedef short4 sample4_t;
+#elif defined(CLR_FMT_S32) || defined(CLR_FMT_S24_32)
+typedef int4 sample4_t;
+#else
+typedef float4 sample4_t;
+#endif
+#if defined(CLR_FMT_F64) || defined(CLR_FMT_S32) || defined(CLR_FMT_S24_32)
+typedef double4 blk4_t;
+#define CVTB4(v) convert_double4 (v)
+#else
+typedef float4 blk4_t;
+#define CVTB4(v) convert_float4 (v)
+#endif
+__kernel void
+clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
+{
+  const uint g = get_global_id (0);
+  const uint i = CLR_FPI * get_global_id (1);
+  const uint fs = channels / 4;
+  if (i >= n_out || g >= fs)
+    return;
+  const ulong pos = phase0 + (ulong) i * D;
+  const ulong adv0 = pos / I;
+  const uint a = (uint) ((align + adv0) & 3);
+  const ulong adv = adv0 - a;
+  const uint rowlen = taps + lead;
+  __global const sample4_t *x =
+      (__global const sample4_t *) win + (first_tap + adv) * fs + g;
+  __global const coef_t *h[CLR_FPI];
+  acc4_t y[CLR_FPI];
+
+#pragma unroll
+  for (uint j = 0; j < CLR_FPI; j++) {
+    const ulong pj = pos + j * D;
+    const ulong aj = pj / I;
+    h[j] = coef + (pj - aj * I) * rowlen + lead - (uint) (aj - adv);
+    y[j] = 0;
+  }
+  for (uint m = 0; m < taps; m += 4) {
+    const blk4_t s0 = CVTB4 (x[m * fs]);
+    const blk4_t s1 = CVTB4 (x[(m + 1) * fs]);
+    const blk4_t s2 = CVTB4 (x[(m + 2) * fs]);
+    const blk4_t s3 = CVTB4 (x[(m + 3) * fs]);
+#pragma unroll
+    for (uint j = 0; j < CLR_FPI; j++) {
+      blk4_t b = (blk_t) h[j][m] * s0;
+      b = fma ((blk4_t) ((blk_t) h[j][m + 1]), s1, b);
+      b = fma ((blk4_t) ((blk_t) h[j][m + 2]), s2, b);
+      b = fma ((blk4_t) ((blk_t) h[j][m + 3]), s3, b);
+      y[j] += CVT4 (b);
+    }
+  }
+#pragma unroll
+  for (uint j = 0; j < CLR_FPI; j++) {
+    if (i + j >= n_out)
+      break;
+    const acc4_t r = y[j] * (acc_t) SCALE_IN;
+    __global sample_t *o = out + (i + j) * o_fstride + 4 * g * o_cstride;
+    o[0] = STORE (r.x);
+    o[o_cstride] = STORE (r.y);
+    o[2 * o_cstride] = STORE (r.z);
+    o[3 * o_cstride] = STORE (r.w);
   }
 }
 #endif

@@ -527,6 +527,135 @@ test_engine_continuation (void)
   check_continuation (48000, 4, 22050, 6);
 }
 
+/* Window layouts: planar for the CPU and few-channel GPU kernels,
+ * interleaved for many channels (clr_resample_table_iv, chosen when the
+ * kernels are the GPU's; CLRESAMPLE_IV=1 extends it to 4 and 8 channels).
+ * Any buffering and I/O layout gives the same samples, F32 within the
+ * reference's bound, both ways of the rate. */
+static void
+test_engine_layouts (void)
+{
+  static const unsigned chans[] = { 4, 8, 16 };
+  static const ClrFormat fmts[] = { CLR_FORMAT_F32, CLR_FORMAT_S16,
+    CLR_FORMAT_F64
+  };
+  static const unsigned rates[][2] = { {44100, 48000}, {48000, 44100} };
+  size_t n_in = 3000, na, nb, n_ref, i;
+  guint ci, fi, ri;
+
+  for (ci = 0; ci < G_N_ELEMENTS (chans); ci++)
+    for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++)
+      for (ri = 0; ri < G_N_ELEMENTS (rates); ri++) {
+        const unsigned ch = chans[ci];
+        ClrEngineConfig cfg = { rates[ri][0], rates[ri][1], ch, 4, 0,
+          fmts[fi], FALSE, 0
+        };
+        size_t ss = clr_format_size (cfg.format);
+        float *noise = g_new (float, n_in * ch);
+        char *in = g_malloc (n_in * ch * ss), *a, *b;
+
+        if (cfg.format == CLR_FORMAT_F64 && !clr_device_has_fp64 (device)) {
+          g_free (noise);
+          g_free (in);
+          continue;
+        }
+        clr_signal_noise (noise, n_in * ch, 0.5, 40 + ch);
+        for (i = 0; i < n_in * ch; i++) {
+          if (cfg.format == CLR_FORMAT_S16)
+            ((gint16 *) in)[i] = (gint16) rint (noise[i] * 32767.0);
+          else if (cfg.format == CLR_FORMAT_F64)
+            ((double *) in)[i] = noise[i];
+          else
+            ((float *) in)[i] = noise[i];
+        }
+        a = run_format (&cfg, in, n_in, 999, &na);
+        cfg.planar = TRUE;
+        b = run_format (&cfg, in, n_in, 313, &nb);
+        g_assert_cmpuint (na, ==, nb);
+        g_assert_cmpmem (a, na * ch * ss, b, nb * ch * ss);
+        if (cfg.format == CLR_FORMAT_F32) {
+          ClrRatio r;
+          ClrFilter f;
+          double *ref, worst = 0.0;
+
+          clr_ratio_init (&r, cfg.in_rate, cfg.out_rate);
+          clr_filter_design (&f, &r, cfg.quality, 0);
+          ref = clr_reference_resample (&r, &f, noise, n_in, ch, &n_ref);
+          g_assert_cmpuint (na, ==, n_ref);
+          for (i = 0; i < na * ch; i++)
+            worst = MAX (worst, fabs (((float *) a)[i] - ref[i]));
+          g_test_message ("%u -> %u Hz, %u ch: max error %.3g",
+              cfg.in_rate, cfg.out_rate, ch, worst);
+          g_assert_cmpfloat (worst, <=, 1e-5);
+          g_free (ref);
+        }
+        g_free (a);
+        g_free (b);
+        g_free (noise);
+        g_free (in);
+      }
+}
+
+/* A stream continues exactly from an engine of one window layout to one of
+ * the other (on the GPU kernels: _iv to _tc2 and back). */
+static void
+test_engine_layout_continuation (void)
+{
+  const char *saved = g_getenv ("CLRESAMPLE_IV");
+  gchar *keep = g_strdup (saved);
+  guint way;
+
+  for (way = 0; way < 2; way++) {
+    ClrEngineConfig cfg = { 44100, 48000, 8, 4, 0, CLR_FORMAT_F32, FALSE, 0 };
+    GError *err = NULL;
+    ClrEngine *a, *b;
+    size_t n_in = 8000, half = 3000, n_ref, n1, n2, i;
+    float *in = g_new (float, n_in * 8), *ref, *out;
+    uint64_t k0;
+
+    clr_signal_noise (in, n_in * 8, 0.5, 23);
+    g_setenv ("CLRESAMPLE_IV", way ? "0" : "1", TRUE);
+    a = clr_engine_new (device, &cfg, &err);
+    g_assert_no_error (err);
+    g_setenv ("CLRESAMPLE_IV", way ? "1" : "0", TRUE);
+    ref = run_format (&cfg, in, n_in, 4096, &n_ref);
+    out = g_new0 (float, (n_ref + 16) * 8);
+    {
+      const void *ip[1] = { in };
+      void *op[1] = { out };
+      g_assert_true (clr_engine_process (a, ip, half, op, &n1, &err));
+    }
+    b = clr_engine_new (device, &cfg, &err);
+    g_assert_no_error (err);
+    g_assert_true (clr_engine_continue_from (b, a, &err));
+    g_assert_no_error (err);
+    k0 = clr_engine_get_out_total (b);
+    g_assert_cmpuint (k0, ==, n1);
+    clr_engine_free (a);
+    {
+      const void *ip[1] = { in + half * 8 };
+      void *op[1] = { out + k0 * 8 };
+      g_assert_true (clr_engine_process (b, ip, n_in - half, op, &n2, &err));
+      op[0] = out + (k0 + n2) * 8;
+      g_assert_true (clr_engine_drain (b, op, &n1, &err));
+      g_assert_no_error (err);
+      n2 += n1;
+    }
+    g_assert_cmpuint (k0 + n2, ==, n_ref);
+    for (i = k0 * 8; i < n_ref * 8; i++)
+      g_assert_cmpfloat (out[i], ==, ref[i]);
+    clr_engine_free (b);
+    g_free (in);
+    g_free (out);
+    g_free (ref);
+  }
+  if (keep)
+    g_setenv ("CLRESAMPLE_IV", keep, TRUE);
+  else
+    g_unsetenv ("CLRESAMPLE_IV");
+  g_free (keep);
+}
+
 /* Buffers larger than a chunk are cut inside the engine: same samples. */
 static void
 test_engine_chunks (void)
@@ -645,6 +774,9 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/planar", test_engine_planar);
   g_test_add_func ("/engine/continuation", test_engine_continuation);
   g_test_add_func ("/engine/chunks", test_engine_chunks);
+  g_test_add_func ("/engine/layouts", test_engine_layouts);
+  g_test_add_func ("/engine/layout-continuation",
+      test_engine_layout_continuation);
   g_test_add_func ("/engine/invalid", test_invalid_configs);
   g_test_add_func ("/device/sharing", test_device_sharing);
   ret = g_test_run ();

@@ -60,6 +60,7 @@ struct _ClrEngine {
   unsigned cpi;                 /* channels per work-item */
   unsigned fpi;                 /* output frames per work-item */
   gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
+  gboolean iv;                  /* interleaved window, clr_resample_table_iv */
   uint32_t pad;                 /* frames i+1.. start at most pad after i */
   uint32_t lead;                /* zero rows before each phase's taps */
   uint32_t span;                /* taps the several-frame kernel runs over */
@@ -180,10 +181,10 @@ static gboolean
 upload_bank (ClrEngine * e, GError ** error)
 {
   gboolean dbl = e->cfg.format == CLR_FORMAT_F64;
-  /* the several-frame kernel's table: `lead` zero rows before each phase's
-   * taps, span + lead rows in all */
-  size_t n = (size_t) e->bank.rows * (e->span ? e->span + e->lead :
-      e->bank.taps);
+  /* the several-frame kernels' tables: `lead` zeros before each phase's
+   * taps, span + lead values in all */
+  const size_t len = e->span ? e->span + e->lead : e->bank.taps;
+  size_t n = (size_t) e->bank.rows * len;
   size_t csize = dbl ? sizeof (double) : sizeof (float);
   char *host = g_try_malloc0 (n * csize);
   double *row = g_new (double, e->bank.taps);
@@ -199,7 +200,7 @@ upload_bank (ClrEngine * e, GError ** error)
     clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
     for (k = 0; k < e->bank.taps; k++) {
       size_t i = e->transposed ? (size_t) (k + e->lead) * e->bank.rows + r :
-          (size_t) r * e->bank.taps + k;
+          (size_t) r * len + e->lead + k;
       if (dbl)
         ((double *) host)[i] = row[k];
       else
@@ -242,6 +243,9 @@ copy_frames (ClrEngine * e, cl_mem src, size_t src_cap, size_t from,
   size_t dst_origin[3] = { 0, 0, 0 };
   size_t region[3] = { frames * ss, ch, 1 };
 
+  if (e->iv)
+    return clEnqueueCopyBuffer (e->queue, src, dst, from * ch * ss, 0,
+        frames * ch * ss, 0, NULL, NULL);
   return clEnqueueCopyBufferRect (e->queue, src, dst, src_origin,
       dst_origin, region, src_cap * ss, 0, dst_cap * ss, 0, 0, NULL, NULL);
 }
@@ -332,6 +336,8 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   cl_program program;
   cl_int status;
   char *options;
+  const char *kernel_name;
+  gboolean gpu_kernels;
 
   if (!clr_engine_config_validate (cfg, error))
     return NULL;
@@ -371,9 +377,17 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   /* On GPUs neighbouring work-items (neighbouring output frames) have
    * different phases: a tap-major table puts their coefficients for one tap
    * side by side, so a warp's loads stay within one row of I values. */
-  e->transposed = !e->bank.interpolated && (g_getenv ("CLRESAMPLE_KERNELS") ?
+  gpu_kernels = !e->bank.interpolated && (g_getenv ("CLRESAMPLE_KERNELS") ?
       !g_strcmp0 (g_getenv ("CLRESAMPLE_KERNELS"), "gpu") :
       clr_device_is_gpu (dev));
+  /* Many channels (a multiple of 4) read an interleaved window, four
+   * channels a work-item, so that a warp's sample loads are one run of
+   * memory (clr_resample_table_iv): on an H100 at 64 channels, q10, 23.5
+   * against 13.2 G samples/s for _tc2 (bench/lab). CLRESAMPLE_IV=0|1
+   * overrides, for comparing and testing. */
+  e->iv = gpu_kernels && clr_device_has_fp64 (dev) && cfg->channels % 4 == 0
+      && env_uint ("CLRESAMPLE_IV", cfg->channels >= 16) != 0;
+  e->transposed = gpu_kernels && !e->iv;
   /* the several-channel GPU kernel needs doubles; CLRESAMPLE_CPI=1 forces
    * the one-channel kernel (for comparing them) */
   e->cpi = 1;
@@ -390,21 +404,25 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
    * short filters). CLRESAMPLE_FPI=n forces _tcf with n frames (1: _tc),
    * for comparing. */
   e->fpi = 1;
-  if (e->transposed && clr_device_has_fp64 (dev)) {
-    e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->ratio.D < e->ratio.I ? 2 :
-            8), 1, 8);
+  if (e->iv || (e->transposed && clr_device_has_fp64 (dev))) {
+    /* _iv: 6 frames, the best of 1..8 at 44.1->48k, 44.1->192k and
+     * 48->44.1k */
+    e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->iv ? 6 :
+            e->ratio.D < e->ratio.I ? 2 : 8), 1, 8);
     e->pad = (uint32_t) (((e->fpi - 1) * e->ratio.D + e->ratio.I - 1) /
         e->ratio.I);
     if (e->pad > e->filter.taps / 4 && !g_getenv ("CLRESAMPLE_FPI"))
       e->fpi = 1;
   }
-  e->pairs = e->fpi == 2 && e->ratio.D < e->ratio.I
+  e->pairs = !e->iv && e->fpi == 2 && e->ratio.D < e->ratio.I
       && !g_getenv ("CLRESAMPLE_FPI");
   if (e->pairs) {
     /* _tc2 reads one frame past the last output's taps */
     e->spare = 1;
     e->pad = 0;
-  } else if (e->fpi > 1) {
+  } else if (e->fpi > 1 || e->iv) {
+    if (e->fpi == 1)
+      e->pad = 0;
     /* block alignment (see the kernel) reaches up to 3 frames back */
     e->back = 3;
     e->lead = e->pad + 3;
@@ -426,12 +444,17 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
    * channels a work-item, 2.3x (44.1->48k) to 16x (44.1->192k) the
    * one-channel kernel in the driver's own groups; elsewhere the driver
    * chooses */
-  e->local_size = env_uint ("CLRESAMPLE_LOCAL_SIZE", e->transposed ? 256 : 0);
-  e->kernel = clCreateKernel (program, e->bank.interpolated ?
-      "clr_resample_interp" : e->pairs ? "clr_resample_table_tc2" :
+  e->local_size = env_uint ("CLRESAMPLE_LOCAL_SIZE", gpu_kernels ? 256 : 0);
+  kernel_name = e->bank.interpolated ? "clr_resample_interp" :
+      e->iv ? "clr_resample_table_iv" :
+      e->pairs ? "clr_resample_table_tc2" :
       e->fpi > 1 ? "clr_resample_table_tcf" :
       e->cpi > 1 ? "clr_resample_table_tc" :
-      e->transposed ? "clr_resample_table_t" : "clr_resample_table", &status);
+      e->transposed ? "clr_resample_table_t" : "clr_resample_table";
+  clr_log (CLR_LOG_INFO, "%s on '%s': %u channels and %u output frames a "
+      "work-item", kernel_name, clr_device_get_name (dev), e->iv ? 4 : e->cpi,
+      e->fpi);
+  e->kernel = clCreateKernel (program, kernel_name, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateKernel");
     goto failed;
@@ -556,7 +579,7 @@ clr_engine_drain_frames (ClrEngine * e)
 
 /* Writes `n` frames into every plane of the window, `from` frames after
  * win_len, from host planes `src` of `pitch` bytes; one command for all
- * channels. */
+ * channels. (Into an interleaved window: from n interleaved frames.) */
 static cl_int
 write_planes (ClrEngine * e, cl_mem cur, size_t from, const void *src,
     size_t n, size_t pitch)
@@ -566,6 +589,11 @@ write_planes (ClrEngine * e, cl_mem cur, size_t from, const void *src,
   size_t host_origin[3] = { 0, 0, 0 };
   size_t region[3] = { n * ss, e->cfg.channels, 1 };
 
+  /* an interleaved window takes interleaved frames, pitch aside */
+  if (e->iv)
+    return clEnqueueWriteBuffer (e->queue, cur, CL_FALSE, (e->win_len +
+            from) * e->cfg.channels * ss, n * e->cfg.channels * ss, src, 0,
+        NULL, NULL);
   return clEnqueueWriteBufferRect (e->queue, cur, CL_FALSE, dev_origin,
       host_origin, region, e->win_cap * ss, 0, pitch, 0, src, 0, NULL, NULL);
 }
@@ -633,6 +661,20 @@ write_zeros (ClrEngine * e, cl_mem cur, size_t from, size_t n,
   return TRUE;
 }
 
+/* Frames from n planes of n frames each, any sample size. */
+static void
+interleave (char *dst, const void *const *planes, size_t n, size_t ch,
+    size_t ss)
+{
+  size_t c, i;
+
+  for (c = 0; c < ch; c++) {
+    const char *src = planes[c];
+    for (i = 0; i < n; i++)
+      memcpy (dst + (i * ch + c) * ss, src + i * ss, ss);
+  }
+}
+
 /* Writes n_in frames of input after the window's contents, followed by
  * e->spare frames of zeros (see clr_resample_table_tcf). */
 static gboolean
@@ -648,7 +690,17 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
   /* one channel interleaved is one plane too */
   const gboolean planes = e->cfg.planar || ch == 1;
 
-  if (planes && e->pinned) {
+  if (e->iv) {
+    /* the window is interleaved: frames as they come, planes woven */
+    if (!(st = staging (e, n * ch * ss)))
+      goto no_memory;
+    if (planes)
+      interleave (st, in, n_in, ch, ss);
+    else
+      memcpy (st, in[0], n_in * ch * ss);
+    memset (st + n_in * ch * ss, 0, e->spare * ch * ss);
+    status = write_planes (e, cur, 0, st, n, 0);
+  } else if (planes && e->pinned) {
     if (!(st = staging (e, n * ch * ss)))
       goto no_memory;
     for (c = 0; c < ch; c++)
@@ -685,7 +737,7 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
         break;
     }
   }
-  if (status == CL_SUCCESS && (!planes || e->pinned)) {
+  if (status == CL_SUCCESS && !e->iv && (!planes || e->pinned)) {
     for (c = 0; c < ch && e->spare > 0; c++)
       memset (st + (c * n + n_in) * ss, 0, e->spare * ss);
     status = write_planes (e, cur, 0, st, n, n * ss);
@@ -754,6 +806,14 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clSetKernelArg");
     return FALSE;
+  }
+  if (e->iv) {
+    /* channel groups along dimension 0, then frames: wg work-items */
+    size_t groups = channels / 4, lx = MIN (groups, wg);
+    local[0] = lx;
+    local[1] = MAX (wg / lx, 1);
+    global[0] = (groups + lx - 1) / lx * lx;
+    global[1] = (items + local[1] - 1) / local[1] * local[1];
   }
   status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
       e->local_size ? local : NULL, 0, NULL, NULL);
@@ -1041,6 +1101,59 @@ out:
   return ok;
 }
 
+/* Frames [0, len) of e's active window into host planes of len frames,
+ * whatever the window's layout. */
+static cl_int
+window_read (ClrEngine * e, size_t len, char *host)
+{
+  const size_t ss = e->ssize, ch = e->cfg.channels;
+  cl_int status = CL_SUCCESS;
+  size_t c, i;
+  char *tmp;
+
+  for (c = 0; !e->iv && c < ch && status == CL_SUCCESS; c++)
+    status = clEnqueueReadBuffer (e->queue, e->win[e->active], CL_TRUE,
+        c * e->win_cap * ss, len * ss, host + c * len * ss, 0, NULL, NULL);
+  if (!e->iv)
+    return status;
+  if (!(tmp = g_try_malloc (len * ch * ss)))
+    return CL_OUT_OF_HOST_MEMORY;
+  status = clEnqueueReadBuffer (e->queue, e->win[e->active], CL_TRUE, 0,
+      len * ch * ss, tmp, 0, NULL, NULL);
+  for (c = 0; status == CL_SUCCESS && c < ch; c++)
+    for (i = 0; i < len; i++)
+      memcpy (host + (c * len + i) * ss, tmp + (i * ch + c) * ss, ss);
+  g_free (tmp);
+  return status;
+}
+
+/* Host planes of len frames into e's active window from frame `at`. */
+static cl_int
+window_write (ClrEngine * e, size_t at, size_t len, const char *host)
+{
+  const size_t ss = e->ssize, ch = e->cfg.channels;
+  const void *planes[CLR_CHANNELS_MAX];
+  cl_int status = CL_SUCCESS;
+  size_t c;
+  char *tmp;
+
+  for (c = 0; !e->iv && c < ch && status == CL_SUCCESS; c++)
+    status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
+        (c * e->win_cap + at) * ss, len * ss, host + c * len * ss, 0, NULL,
+        NULL);
+  if (!e->iv)
+    return status;
+  if (!(tmp = g_try_malloc (len * ch * ss)))
+    return CL_OUT_OF_HOST_MEMORY;
+  for (c = 0; c < ch; c++)
+    planes[c] = host + c * len * ss;
+  interleave (tmp, planes, len, ch, ss);
+  status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
+      at * ch * ss, len * ch * ss, tmp, 0, NULL, NULL);
+  g_free (tmp);
+  return status;
+}
+
 /* Copies the window through host memory: the two engines may live on
  * different devices (a live change of the device property). */
 gboolean
@@ -1050,7 +1163,7 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   const int64_t half = e->filter.taps / 2;
   uint64_t k0, p0;
   int64_t n0, j0, start;
-  size_t pad, len, c;
+  size_t pad, len;
   char *host;
   cl_int status = CL_SUCCESS;
 
@@ -1079,17 +1192,14 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
         "Out of host memory for the filter history");
     return FALSE;
   }
-  for (c = 0; c < ch && len > 0 && status == CL_SUCCESS; c++)
-    status = clEnqueueReadBuffer (old->queue, old->win[old->active], CL_TRUE,
-        c * old->win_cap * ss, len * ss, host + c * len * ss, 0, NULL, NULL);
+  if (len > 0)
+    status = window_read (old, len, host);
   if (status == CL_SUCCESS && !zero_buffer (e, e->win[e->active], error)) {
     g_free (host);
     return FALSE;
   }
-  for (c = 0; c < ch && len > 0 && status == CL_SUCCESS; c++)
-    status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
-        (c * e->win_cap + pad) * ss, len * ss, host + c * len * ss, 0, NULL,
-        NULL);
+  if (len > 0 && status == CL_SUCCESS)
+    status = window_write (e, pad, len, host);
   g_free (host);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Moving the filter history");
