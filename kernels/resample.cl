@@ -474,10 +474,16 @@ clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
       break;
     const acc4_t r = y[j] * (acc_t) SCALE_IN;
     __global sample_t *o = out + (i + j) * o_fstride + 4 * g * o_cstride;
-    o[0] = STORE (r.x);
-    o[o_cstride] = STORE (r.y);
-    o[2 * o_cstride] = STORE (r.z);
-    o[3 * o_cstride] = STORE (r.w);
+    if (o_cstride == 1) {
+      /* interleaved output: one 4-sample store */
+      vstore4 ((sample4_t) (STORE (r.x), STORE (r.y), STORE (r.z),
+              STORE (r.w)), 0, o);
+    } else {
+      o[0] = STORE (r.x);
+      o[o_cstride] = STORE (r.y);
+      o[2 * o_cstride] = STORE (r.z);
+      o[3 * o_cstride] = STORE (r.w);
+    }
   }
 }
 #endif
