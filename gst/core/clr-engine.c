@@ -399,16 +399,18 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
    * on an H100 (64 channels, q10; docs/performance.md): upsampling runs
    * best with two frames (clr_resample_table_tc2, 13.2 G samples/s at
    * 44.1->48k against 13.4 for the best _tcf); decimating with eight
-   * (_tcf, 11.0 against 8.2 for one). _tcf's zero rows cost pad/K more
-   * work, too much where frames lie far apart (strong decimation with
-   * short filters). CLRESAMPLE_FPI=n forces _tcf with n frames (1: _tc),
-   * for comparing. */
+   * (_tcf, 11.0 against 8.2 for one) where there are channels enough to
+   * fill the GPU without (eight frames a work-item leave a mono block of
+   * 1024 frames 32 work-items: W4 ran at half its speed). _tcf's zero rows
+   * cost pad/K more work, too much where frames lie far apart (strong
+   * decimation with short filters). CLRESAMPLE_FPI=n forces _tcf with n
+   * frames (1: _tc), for comparing. */
   e->fpi = 1;
   if (e->iv || (e->transposed && clr_device_has_fp64 (dev))) {
     /* _iv: 6 frames, the best of 1..8 at 44.1->48k, 44.1->192k and
      * 48->44.1k */
     e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->iv ? 6 :
-            e->ratio.D < e->ratio.I ? 2 : 8), 1, 8);
+            e->ratio.D < e->ratio.I ? 2 : cfg->channels >= 8 ? 8 : 1), 1, 8);
     e->pad = (uint32_t) (((e->fpi - 1) * e->ratio.D + e->ratio.I - 1) /
         e->ratio.I);
     if (e->pad > e->filter.taps / 4 && !g_getenv ("CLRESAMPLE_FPI"))
