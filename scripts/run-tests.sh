@@ -45,13 +45,19 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
     meson test -C build-asan --print-errorlogs \
     --num-processes 1 --logbase sanitizers-gpu-path core element \
     || status=$?
+  # and the copying path of CPU devices without shared virtual memory
+  CLRESAMPLE_SVM=0 ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 \
+    meson test -C build-asan --print-errorlogs \
+    --num-processes 1 --logbase sanitizers-no-svm core \
+    || status=$?
 fi
 
 # one closing line over every test and subtest meson ran
 logs="build/meson-logs/testlog.json"
 if [ $ran_sanitizers = 1 ]; then
   for f in build-asan/meson-logs/sanitizers.json \
-      build-asan/meson-logs/sanitizers-gpu-path.json; do
+      build-asan/meson-logs/sanitizers-gpu-path.json \
+      build-asan/meson-logs/sanitizers-no-svm.json; do
     [ -f "$f" ] && logs="$logs $f"
   done
 fi

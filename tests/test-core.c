@@ -687,6 +687,144 @@ test_engine_chunks (void)
   g_free (b);
 }
 
+/* An engine on the shared-memory host path (svm) or on the copying one:
+ * CLRESAMPLE_SVM is read when the engine is made. On a device without
+ * fine-grained SVM both are the copying path. */
+static ClrEngine *
+engine_on_path (const ClrEngineConfig * cfg, gboolean svm)
+{
+  char *saved = g_strdup (g_getenv ("CLRESAMPLE_SVM"));
+  GError *err = NULL;
+  ClrEngine *e;
+
+  g_setenv ("CLRESAMPLE_SVM", svm ? "1" : "0", TRUE);
+  e = clr_engine_new (device, cfg, &err);
+  if (saved)
+    g_setenv ("CLRESAMPLE_SVM", saved, TRUE);
+  else
+    g_unsetenv ("CLRESAMPLE_SVM");
+  g_free (saved);
+  g_assert_no_error (err);
+  return e;
+}
+
+/* Sound, silence after sound, a long silence (no device work), sound in
+ * pieces of every size (some past the window's slack), then the drain;
+ * negative sizes are silence. */
+static const int path_pieces[] = { 1, 700, -3000, 4500, -20000, 17, 5000,
+  -64, 2500, 1, 9000, 333
+};
+
+/* Runs the pieces through an engine on path `svm`; from piece `hand_over`
+ * on (if below the count) an engine on the other path continues the
+ * stream. Returns the output, planes one after the other when planar. */
+static char *
+run_paths (const ClrEngineConfig * cfg, const char *in, size_t n_in,
+    gboolean svm, size_t hand_over, size_t * n_out)
+{
+  const size_t ss = clr_format_size (cfg->format), ch = cfg->channels;
+  ClrEngine *e = engine_on_path (cfg, svm);
+  size_t total = clr_ratio_out_total (clr_engine_get_ratio (e), n_in);
+  char *out = g_malloc0 ((total + 1) * ch * ss);
+  size_t pos = 0, got = 0, i, c, n;
+  GError *err = NULL;
+
+  for (i = 0; i <= G_N_ELEMENTS (path_pieces); i++) {
+    const void *ip[CLR_CHANNELS_MAX];
+    void *op[CLR_CHANNELS_MAX];
+    size_t len = i < G_N_ELEMENTS (path_pieces) ? ABS (path_pieces[i]) : 0;
+
+    if (i == hand_over) {
+      ClrEngine *next = engine_on_path (cfg, !svm);
+      g_assert_true (clr_engine_continue_from (next, e, &err));
+      g_assert_no_error (err);
+      clr_engine_free (e);
+      e = next;
+    }
+    for (c = 0; c < (cfg->planar ? ch : 1); c++) {
+      ip[c] = in + (cfg->planar ? c * n_in + pos : pos * ch) * ss;
+      op[c] = out + (cfg->planar ? c * total + got : got * ch) * ss;
+    }
+    if (len == 0) {
+      g_assert_true (clr_engine_drain (e, op, &n, &err));
+    } else {
+      g_assert_true (clr_engine_process (e, path_pieces[i] > 0 ? ip : NULL,
+              len, op, &n, &err));
+    }
+    g_assert_no_error (err);
+    got += n;
+    pos += len;
+  }
+  g_assert_cmpuint (pos, ==, n_in);
+  g_assert_cmpuint (got, ==, total);
+  clr_engine_free (e);
+  *n_out = total;
+  return out;
+}
+
+/* Both host paths give the same bytes in every format and layout, with
+ * silence, and when a stream moves from one path to the other. */
+static void
+test_engine_paths (void)
+{
+  static const ClrFormat formats[] = { CLR_FORMAT_F32, CLR_FORMAT_F64,
+    CLR_FORMAT_S16, CLR_FORMAT_S32, CLR_FORMAT_S24_32
+  };
+  size_t n_in = 0, i, f, n_a, n_b;
+
+  for (i = 0; i < G_N_ELEMENTS (path_pieces); i++)
+    n_in += ABS (path_pieces[i]);
+  for (f = 0; f < G_N_ELEMENTS (formats) * 2; f++) {
+    ClrEngineConfig cfg = { 44100, 48000, 3, 4, 0, formats[f / 2], f % 2,
+      0
+    };
+    const size_t ss = clr_format_size (cfg.format), n = n_in * 3;
+    float *noise;
+    char *in, *a, *b;
+
+    if (cfg.format == CLR_FORMAT_F64 && !clr_device_has_fp64 (device))
+      continue;
+    noise = g_new (float, n);
+    in = g_malloc (n * ss);
+    clr_signal_noise (noise, n, 0.9, 11 + f);
+    for (i = 0; i < n; i++) {
+      switch (cfg.format) {
+        case CLR_FORMAT_F32:
+          ((float *) in)[i] = noise[i];
+          break;
+        case CLR_FORMAT_F64:
+          ((double *) in)[i] = noise[i];
+          break;
+        case CLR_FORMAT_S16:
+          ((gint16 *) in)[i] = (gint16) (noise[i] * 32767);
+          break;
+        case CLR_FORMAT_S24_32:
+          ((gint32 *) in)[i] = (gint32) (noise[i] * 8388607);
+          break;
+        default:
+          ((gint32 *) in)[i] = (gint32) (noise[i] * 2147483647.0);
+          break;
+      }
+    }
+    a = run_paths (&cfg, in, n_in, FALSE, G_MAXSIZE, &n_a);
+    b = run_paths (&cfg, in, n_in, TRUE, G_MAXSIZE, &n_b);
+    g_assert_cmpuint (n_a, ==, n_b);
+    g_assert_cmpint (memcmp (a, b, n_a * 3 * ss), ==, 0);
+    g_free (b);
+    /* hand over after the long silence and in the middle of sound, both
+     * ways */
+    b = run_paths (&cfg, in, n_in, FALSE, 5, &n_b);
+    g_assert_cmpint (memcmp (a, b, n_a * 3 * ss), ==, 0);
+    g_free (b);
+    b = run_paths (&cfg, in, n_in, TRUE, 7, &n_b);
+    g_assert_cmpint (memcmp (a, b, n_a * 3 * ss), ==, 0);
+    g_free (b);
+    g_free (a);
+    g_free (in);
+    g_free (noise);
+  }
+}
+
 static void
 test_invalid_configs (void)
 {
@@ -777,6 +915,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/layouts", test_engine_layouts);
   g_test_add_func ("/engine/layout-continuation",
       test_engine_layout_continuation);
+  g_test_add_func ("/engine/paths", test_engine_paths);
   g_test_add_func ("/engine/invalid", test_invalid_configs);
   g_test_add_func ("/device/sharing", test_device_sharing);
   ret = g_test_run ();

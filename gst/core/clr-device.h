@@ -7,7 +7,11 @@
 #ifndef __CLR_DEVICE_H__
 #define __CLR_DEVICE_H__
 
+/* OpenCL 1.2 is all the core asks of a device; clr-engine.c asks for the
+ * 2.0 declarations (shared virtual memory), used after a run-time check */
+#ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 #include <glib.h>
 
