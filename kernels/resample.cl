@@ -28,6 +28,7 @@
  *   -DCLR_FMT_F32 | -DCLR_FMT_F64 | -DCLR_FMT_S16 | -DCLR_FMT_S32 |
  *   -DCLR_FMT_S24_32                the sample format
  *   -DCLR_HAVE_FP64                 the device has cl_khr_fp64
+ *   -DCLR_COEF_DOUBLE               double coefficients (CPU kernels)
  *   -DCLR_CPI=n -DCLR_BLK=n         GPU kernels: channels a work-item, taps
  *                                   summed in float before a double add
  *   -DCLR_FPI=n                     output frames a work-item (_tcf)
@@ -55,30 +56,32 @@ typedef float acc_t;
  * saturate. */
 #if defined(CLR_FMT_F64)
 typedef double sample_t;
-typedef double coef_t;
 #define SCALE_IN 1.0f
 #define STORE(v) (v)
 #elif defined(CLR_FMT_S16)
 typedef short sample_t;
-typedef float coef_t;
 #define SCALE_IN (1.0f / 32768.0f)
 #define STORE(v) convert_short_sat_rte ((v) * (acc_t) 32768.0f)
 #elif defined(CLR_FMT_S32)
 typedef int sample_t;
-typedef float coef_t;
 #define SCALE_IN (1.0f / 2147483648.0f)
 #define STORE(v) convert_int_sat_rte ((v) * (acc_t) 2147483648.0f)
 #elif defined(CLR_FMT_S24_32)
 typedef int sample_t;
-typedef float coef_t;
 #define SCALE_IN (1.0f / 8388608.0f)
 #define STORE(v) clamp (convert_int_sat_rte ((v) * (acc_t) 8388608.0f), \
     -8388608, 8388607)
 #else /* CLR_FMT_F32 */
 typedef float sample_t;
-typedef float coef_t;
 #define SCALE_IN 1.0f
 #define STORE(v) ((float) (v))
+#endif
+
+/* double coefficients for F64, and for the CPU kernels on fp64 devices */
+#if defined(CLR_FMT_F64) || (defined(CLR_COEF_DOUBLE) && defined(CLR_HAVE_FP64))
+typedef double coef_t;
+#else
+typedef float coef_t;
 #endif
 
 #define CLR_KERNEL_ARGS                                                 \

@@ -67,6 +67,7 @@ struct _ClrEngine {
   unsigned fpi;                 /* output frames per work-item */
   gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
   gboolean iv;                  /* interleaved window, clr_resample_table_iv */
+  gboolean coef_double;         /* coefficients stored as double */
   uint32_t pad;                 /* frames i+1.. start at most pad after i */
   uint32_t lead;                /* zero rows before each phase's taps */
   uint32_t span;                /* taps the several-frame kernel runs over */
@@ -448,7 +449,7 @@ svm_put_history (ClrEngine * e, const char *host, size_t pad, size_t len)
 static gboolean
 upload_bank (ClrEngine * e, GError ** error)
 {
-  gboolean dbl = e->cfg.format == CLR_FORMAT_F64;
+  gboolean dbl = e->coef_double;
   /* the several-frame kernels' tables: `lead` zeros before each phase's
    * taps, span + lead values in all */
   const size_t len = e->span ? e->span + e->lead : e->bank.taps;
@@ -611,7 +612,7 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   cl_int status;
   char *options;
   const char *kernel_name;
-  gboolean gpu_kernels;
+  gboolean gpu_kernels, gpu_family;
 
   if (!clr_engine_config_validate (cfg, error))
     return NULL;
@@ -638,8 +639,16 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   }
   clr_ratio_init (&e->ratio, cfg->in_rate, cfg->out_rate);
   clr_filter_design (&e->filter, &e->ratio, cfg->quality, cfg->taps);
-  clr_bank_layout (&e->bank, &e->filter, &e->ratio,
-      cfg->format == CLR_FORMAT_F64 ? sizeof (double) : sizeof (float));
+  gpu_family = g_getenv ("CLRESAMPLE_KERNELS") ?
+      !g_strcmp0 (g_getenv ("CLRESAMPLE_KERNELS"), "gpu") :
+      clr_device_is_gpu (dev);
+  /* The CPU kernels form every product in double: double coefficients
+   * spare them one float->double conversion a tap, which bounds them
+   * (W1 on PoCL), and keep the designed filter exactly. */
+  e->coef_double = cfg->format == CLR_FORMAT_F64 || (!gpu_family
+      && clr_device_has_fp64 (dev));
+  clr_bank_layout (&e->bank, &e->filter, &e->ratio, e->coef_double ?
+      sizeof (double) : sizeof (float));
   {
     uint64_t frame = (uint64_t) cfg->channels * e->ssize;
     uint64_t by_in = CLR_CHUNK_BYTES / frame;
@@ -655,9 +664,7 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   /* On GPUs neighbouring work-items (neighbouring output frames) have
    * different phases: a tap-major table puts their coefficients for one tap
    * side by side, so a warp's loads stay within one row of I values. */
-  gpu_kernels = !e->bank.interpolated && (g_getenv ("CLRESAMPLE_KERNELS") ?
-      !g_strcmp0 (g_getenv ("CLRESAMPLE_KERNELS"), "gpu") :
-      clr_device_is_gpu (dev));
+  gpu_kernels = !e->bank.interpolated && gpu_family;
   /* Many channels (a multiple of 4) read an interleaved window, four
    * channels a work-item, so that a warp's sample loads are one run of
    * memory (clr_resample_table_iv): on an H100 at 64 channels, q10, 23.5
@@ -717,9 +724,10 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
     e->fpi = 1;
     e->pad = 0;
   }
-  options = g_strdup_printf ("%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
+  options = g_strdup_printf ("%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
       format_option (cfg->format), clr_device_has_fp64 (dev) ?
-      " -DCLR_HAVE_FP64" : "", e->cpi, e->fpi);
+      " -DCLR_HAVE_FP64" : "", e->coef_double ? " -DCLR_COEF_DOUBLE" : "",
+      e->cpi, e->fpi);
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
       error);
   g_free (options);
