@@ -29,6 +29,7 @@
  *   -DCLR_FMT_S24_32                the sample format
  *   -DCLR_HAVE_FP64                 the device has cl_khr_fp64
  *   -DCLR_COEF_DOUBLE               double coefficients (CPU kernels)
+ *   -DCLR_WIN_DOUBLE                the window holds doubles (CPU kernels)
  *   -DCLR_CPI=n -DCLR_BLK=n         GPU kernels: channels a work-item, taps
  *                                   summed in float before a double add
  *   -DCLR_FPI=n                     output frames a work-item (_tcf)
@@ -84,8 +85,16 @@ typedef double coef_t;
 typedef float coef_t;
 #endif
 
+/* The window holds the stream's samples, or (CPU kernels over a window
+ * the host fills, -DCLR_WIN_DOUBLE) the same values as doubles */
+#if defined(CLR_WIN_DOUBLE) && defined(CLR_HAVE_FP64)
+typedef double win_t;
+#else
+typedef sample_t win_t;
+#endif
+
 #define CLR_KERNEL_ARGS                                                 \
-    __global const sample_t *restrict win,                              \
+    __global const win_t *restrict win,                                 \
     __global sample_t *restrict out, __global const coef_t *restrict coef, \
     const uint channels, const uint taps, const ulong I, const ulong D,  \
     const ulong first_tap, const ulong phase0, const uint n_out,        \
@@ -101,7 +110,7 @@ typedef float coef_t;
   const ulong pos = phase0 + (ulong) i * D;                             \
   const ulong adv = pos / I;                                            \
   const ulong p = pos - adv * I;                                        \
-  __global const sample_t *x = win + c * w_cstride + first_tap + adv
+  __global const win_t *x = win + c * w_cstride + first_tap + adv
 
 #ifdef CLR_HAVE_FP64
 /* sum_k h[k] * x[k] for taps a multiple of 4; h given by H8/H4 */
@@ -219,7 +228,7 @@ clr_resample_table_tc (CLR_KERNEL_ARGS)
   const ulong p = pos - adv * I;
   const uint stride = (uint) I;
   __global const coef_t *h = coef + p;
-  __global const sample_t *x[CLR_CPI];
+  __global const win_t *x[CLR_CPI];
   acc_t y[CLR_CPI];
 
   CLR_CHANNEL_POINTERS ();
@@ -269,7 +278,7 @@ clr_resample_table_tc2 (CLR_KERNEL_ARGS)
   const uint stride = (uint) I;
   __global const coef_t *ha = coef + pa;
   __global const coef_t *hb = coef + pb;
-  __global const sample_t *x[CLR_CPI];
+  __global const win_t *x[CLR_CPI];
   acc_t ya[CLR_CPI], yb[CLR_CPI];
   blk_t prev[CLR_CPI];
 
@@ -351,7 +360,7 @@ clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead, const uint align)
   const ulong adv = adv0 - a;
   const uint stride = (uint) I;
   __global const coef_t *h[CLR_FPI];
-  __global const sample_t *x[CLR_CPI];
+  __global const win_t *x[CLR_CPI];
   acc_t y[CLR_FPI][CLR_CPI];
 
 #pragma unroll

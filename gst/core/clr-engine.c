@@ -68,6 +68,7 @@ struct _ClrEngine {
   gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
   gboolean iv;                  /* interleaved window, clr_resample_table_iv */
   gboolean coef_double;         /* coefficients stored as double */
+  size_t wsize;                 /* bytes per sample in the window */
   uint32_t pad;                 /* frames i+1.. start at most pad after i */
   uint32_t lead;                /* zero rows before each phase's taps */
   uint32_t span;                /* taps the several-frame kernel runs over */
@@ -273,11 +274,60 @@ svm_free (ClrEngine * e, char **ptr, size_t bytes)
   *ptr = NULL;
 }
 
+/* n samples, `stride` samples apart, to doubles: integers unscaled (the
+ * kernel scales them as it does its own conversions), so the values and
+ * every product are those of the device-side conversion. */
+static void
+to_double (double *dst, const void *src, size_t n, size_t stride,
+    ClrFormat format)
+{
+  size_t i;
+
+  switch (format) {
+    case CLR_FORMAT_S16:
+      for (i = 0; i < n; i++)
+        dst[i] = ((const gint16 *) src)[i * stride];
+      break;
+    case CLR_FORMAT_S32:
+    case CLR_FORMAT_S24_32:
+      for (i = 0; i < n; i++)
+        dst[i] = ((const gint32 *) src)[i * stride];
+      break;
+    default:
+      for (i = 0; i < n; i++)
+        dst[i] = ((const float *) src)[i * stride];
+      break;
+  }
+}
+
+/* ... and back: exact, the doubles came from such samples (or zeros) */
+static void
+from_double (void *dst, const double *src, size_t n, ClrFormat format)
+{
+  size_t i;
+
+  switch (format) {
+    case CLR_FORMAT_S16:
+      for (i = 0; i < n; i++)
+        ((gint16 *) dst)[i] = (gint16) src[i];
+      break;
+    case CLR_FORMAT_S32:
+    case CLR_FORMAT_S24_32:
+      for (i = 0; i < n; i++)
+        ((gint32 *) dst)[i] = (gint32) src[i];
+      break;
+    default:
+      for (i = 0; i < n; i++)
+        ((float *) dst)[i] = (float) src[i];
+      break;
+  }
+}
+
 /* Channel c's frame win_start in the window. */
 static char *
 svm_plane (ClrEngine * e, size_t c)
 {
-  return e->svm_win + (c * e->win_cap + e->svm_base) * e->ssize;
+  return e->svm_win + (c * e->win_cap + e->svm_base) * e->wsize;
 }
 
 /* The window must hold `frames` frames from win_start: it grows as
@@ -286,7 +336,7 @@ svm_plane (ClrEngine * e, size_t c)
 static gboolean
 svm_ensure_window (ClrEngine * e, size_t frames, GError ** error)
 {
-  const size_t ss = e->ssize, ch = e->cfg.channels;
+  const size_t ss = e->wsize, ch = e->cfg.channels;
   size_t cap, c;
   char *nw;
 
@@ -336,7 +386,7 @@ svm_zero (ClrEngine * e)
 {
   if (!e->svm_win)
     return FALSE;
-  memset (e->svm_win, 0, e->win_cap * e->cfg.channels * e->ssize);
+  memset (e->svm_win, 0, e->win_cap * e->cfg.channels * e->wsize);
   e->svm_base = 0;
   return TRUE;
 }
@@ -348,8 +398,8 @@ svm_write_zeros (ClrEngine * e, size_t from, size_t n)
   size_t c;
 
   for (c = 0; c < e->cfg.channels; c++)
-    memset (svm_plane (e, c) + (e->win_len + from) * e->ssize, 0,
-        n * e->ssize);
+    memset (svm_plane (e, c) + (e->win_len + from) * e->wsize, 0,
+        n * e->wsize);
 }
 
 /* Input frames after the window's win_len, split into planes on the way,
@@ -362,9 +412,16 @@ svm_write_input (ClrEngine * e, const void *const *in, size_t n_in)
   size_t c, i;
 
   for (c = 0; c < ch; c++)
-    dst[c] = svm_plane (e, c) + e->win_len * ss;
+    dst[c] = svm_plane (e, c) + e->win_len * e->wsize;
   if (e->spare > 0)
     svm_write_zeros (e, n_in, e->spare);
+  if (e->wsize != ss) {
+    const gboolean planes = e->cfg.planar || ch == 1;
+    for (c = 0; c < ch; c++)
+      to_double ((double *) dst[c], planes ? in[c] : (const char *) in[0] +
+          c * ss, n_in, planes ? 1 : ch, e->cfg.format);
+    return;
+  }
   if (e->cfg.planar || ch == 1) {
     for (c = 0; c < ch; c++)
       memcpy (dst[c], in[c], n_in * ss);
@@ -433,8 +490,13 @@ svm_get_history (ClrEngine * e, char *host, size_t len)
 {
   size_t c, ss = e->ssize;
 
-  for (c = 0; c < e->cfg.channels; c++)
-    memcpy (host + c * len * ss, svm_plane (e, c), len * ss);
+  for (c = 0; c < e->cfg.channels; c++) {
+    if (e->wsize != ss)
+      from_double (host + c * len * ss, (const double *) svm_plane (e, c),
+          len, e->cfg.format);
+    else
+      memcpy (host + c * len * ss, svm_plane (e, c), len * ss);
+  }
 }
 
 static void
@@ -442,8 +504,13 @@ svm_put_history (ClrEngine * e, const char *host, size_t pad, size_t len)
 {
   size_t c, ss = e->ssize;
 
-  for (c = 0; c < e->cfg.channels; c++)
-    memcpy (svm_plane (e, c) + pad * ss, host + c * len * ss, len * ss);
+  for (c = 0; c < e->cfg.channels; c++) {
+    if (e->wsize != ss)
+      to_double ((double *) svm_plane (e, c) + pad, host + c * len * ss, len,
+          1, e->cfg.format);
+    else
+      memcpy (svm_plane (e, c) + pad * ss, host + c * len * ss, len * ss);
+  }
 }
 
 static gboolean
@@ -675,9 +742,16 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->transposed = gpu_kernels && !e->iv;
   /* the shared-memory path keeps planar windows only */
   e->svm = e->svm && !e->iv;
+  /* The host fills a shared window itself: for the CPU kernels it stores
+   * doubles, sparing the kernel its other float->double conversion a tap
+   * (the arithmetic and the result are the same) */
+  e->wsize = e->ssize;
+  if (e->svm && !gpu_kernels && clr_device_has_fp64 (dev))
+    e->wsize = sizeof (double);
   if (e->svm)
     clr_log (CLR_LOG_INFO, "window and output in shared virtual memory: one "
-        "kernel launch a buffer");
+        "kernel launch a buffer%s", e->wsize != e->ssize ?
+        ", samples as doubles" : "");
   /* the several-channel GPU kernel needs doubles; CLRESAMPLE_CPI=1 forces
    * the one-channel kernel (for comparing them) */
   e->cpi = 1;
@@ -724,10 +798,10 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
     e->fpi = 1;
     e->pad = 0;
   }
-  options = g_strdup_printf ("%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
+  options = g_strdup_printf ("%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
       format_option (cfg->format), clr_device_has_fp64 (dev) ?
       " -DCLR_HAVE_FP64" : "", e->coef_double ? " -DCLR_COEF_DOUBLE" : "",
-      e->cpi, e->fpi);
+      e->wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "", e->cpi, e->fpi);
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
       error);
   g_free (options);
@@ -779,7 +853,7 @@ clr_engine_free (ClrEngine * e)
   free_buffer (e, &e->out);
   if (e->svm_done)
     clReleaseEvent (e->svm_done);
-  svm_free (e, &e->svm_win, e->win_cap * e->cfg.channels * e->ssize);
+  svm_free (e, &e->svm_win, e->win_cap * e->cfg.channels * e->wsize);
   svm_free (e, &e->svm_out, e->out_cap * e->cfg.channels * e->ssize);
   free_buffer (e, &e->coef);
   if (e->kernel)
