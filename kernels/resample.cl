@@ -149,6 +149,46 @@ clr_resample_table (CLR_KERNEL_ARGS)
   out[i * o_fstride + c * o_cstride] = STORE (y);
 }
 
+#ifdef CLR_HAVE_FP64
+/* clr_resample_table for two channels a work-item (c0 and c0 + 1): one
+ * coefficient load serves both, and each channel's sum is the same
+ * arithmetic in the same order as the one-channel kernel's. */
+__kernel void
+clr_resample_table_c2 (CLR_KERNEL_ARGS)
+{
+  const uint i = get_global_id (0);
+  const uint c0 = 2 * get_global_id (1);
+  if (i >= n_out || c0 >= channels)
+    return;
+  const ulong pos = phase0 + (ulong) i * D;
+  const ulong adv = pos / I;
+  const ulong p = pos - adv * I;
+  const uint c1 = c0 + 1 < channels ? c0 + 1 : c0;
+  __global const win_t *x0 = win + c0 * w_cstride + first_tap + adv;
+  __global const win_t *x1 = win + c1 * w_cstride + first_tap + adv;
+  __global const coef_t *h = coef + p * taps;
+  acc8_t a8 = 0.0, b8 = 0.0;
+  uint k = 0;
+
+  for (; k + 8 <= taps; k += 8) {
+    const acc8_t h8 = CVT8 (vload8 (0, h + k));
+    a8 = fma (h8, CVT8 (vload8 (0, x0 + k)), a8);
+    b8 = fma (h8, CVT8 (vload8 (0, x1 + k)), b8);
+  }
+  acc4_t a4 = a8.lo + a8.hi, b4 = b8.lo + b8.hi;
+  if (k < taps) {
+    const acc4_t h4 = CVT4 (vload4 (0, h + k));
+    a4 = fma (h4, CVT4 (vload4 (0, x0 + k)), a4);
+    b4 = fma (h4, CVT4 (vload4 (0, x1 + k)), b4);
+  }
+  out[i * o_fstride + c0 * o_cstride] =
+      STORE (((a4.x + a4.y) + (a4.z + a4.w)) * (acc_t) SCALE_IN);
+  if (c1 != c0)
+    out[i * o_fstride + c1 * o_cstride] =
+        STORE (((b4.x + b4.y) + (b4.z + b4.w)) * (acc_t) SCALE_IN);
+}
+#endif
+
 /* The same for GPUs, from a tap-major table (coef[k * I + p]): the
  * work-items of a warp are consecutive output frames with different
  * phases, and for each tap their coefficients now sit within one row of I

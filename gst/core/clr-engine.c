@@ -755,6 +755,10 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   /* the several-channel GPU kernel needs doubles; CLRESAMPLE_CPI=1 forces
    * the one-channel kernel (for comparing them) */
   e->cpi = 1;
+  /* CPU kernels: two channels a work-item share the coefficient loads */
+  if (!gpu_kernels && !e->bank.interpolated && clr_device_has_fp64 (dev)
+      && cfg->channels >= 2)
+    e->cpi = CLAMP (env_uint ("CLRESAMPLE_CPI", 2), 1, 2);
   if (e->transposed && clr_device_has_fp64 (dev)) {
     e->cpi = CLAMP (env_uint ("CLRESAMPLE_CPI", cfg->channels >= 8 ? 8 :
             cfg->channels >= 4 ? 4 : cfg->channels >= 2 ? 2 : 1), 1, 8);
@@ -816,8 +820,9 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
       e->iv ? "clr_resample_table_iv" :
       e->pairs ? "clr_resample_table_tc2" :
       e->fpi > 1 ? "clr_resample_table_tcf" :
-      e->cpi > 1 ? "clr_resample_table_tc" :
-      e->transposed ? "clr_resample_table_t" : "clr_resample_table";
+      e->transposed && e->cpi > 1 ? "clr_resample_table_tc" :
+      e->transposed ? "clr_resample_table_t" :
+      e->cpi == 2 ? "clr_resample_table_c2" : "clr_resample_table";
   clr_log (CLR_LOG_INFO, "%s on '%s': %u channels and %u output frames a "
       "work-item", kernel_name, clr_device_get_name (dev), e->iv ? 4 : e->cpi,
       e->fpi);
