@@ -466,6 +466,69 @@ test_engine_planar (void)
 /* A successor engine continues the stream exactly: after the switch its
  * output equals that of an engine that ran the new settings from the
  * start (quality up, output rate changed), given enough kept history. */
+/* Sets CLRESAMPLE_IV to `value` (NULL: unset), for the next engine. */
+static void
+set_iv (const char *value)
+{
+  if (value)
+    g_setenv ("CLRESAMPLE_IV", value, TRUE);
+  else
+    g_unsetenv ("CLRESAMPLE_IV");
+}
+
+/* Engine a (config c1, CLRESAMPLE_IV=iv1) runs the first 5000 frames,
+ * engine b (c2, iv2) continues the stream: from b's first output on, the
+ * samples equal those of a c2 engine that ran from the start. */
+static void
+check_continued (const ClrEngineConfig * c1, const char *iv1,
+    const ClrEngineConfig * c2, const char *iv2)
+{
+  const size_t ch = c1->channels, n_in = 12000, half = 5000;
+  GError *err = NULL;
+  ClrEngine *a, *b;
+  size_t n_ref, n1, n2, i;
+  float *in = g_new (float, n_in * ch), *ref, *out;
+  uint64_t k0;
+
+  clr_signal_noise (in, n_in * ch, 0.5, 17);
+  set_iv (iv2);
+  ref = run_format ((ClrEngineConfig *) c2, in, n_in, 4096, &n_ref);
+  set_iv (iv1);
+  a = clr_engine_new (device, c1, &err);
+  g_assert_no_error (err);
+  out = g_new0 (float, (n_ref + 16) * ch);
+  {
+    const void *ip[1] = { in };
+    void *op[1] = { out };
+    g_assert_true (clr_engine_process (a, ip, half, op, &n1, &err));
+  }
+  set_iv (iv2);
+  b = clr_engine_new (device, c2, &err);
+  g_assert_no_error (err);
+  g_assert_true (clr_engine_continue_from (b, a, &err));
+  g_assert_no_error (err);
+  k0 = clr_engine_get_out_total (b);
+  g_assert_cmpuint (k0, ==, (n1 * (uint64_t) c2->out_rate + c1->out_rate -
+          1) / c1->out_rate);
+  clr_engine_free (a);
+  {
+    const void *ip[1] = { in + half * ch };
+    void *op[1] = { out + k0 * ch };
+    g_assert_true (clr_engine_process (b, ip, n_in - half, op, &n2, &err));
+    op[0] = out + (k0 + n2) * ch;
+    g_assert_true (clr_engine_drain (b, op, &n1, &err));
+    g_assert_no_error (err);
+    n2 += n1;
+  }
+  g_assert_cmpuint (k0 + n2, ==, n_ref);
+  for (i = k0 * ch; i < n_ref * ch; i++)
+    g_assert_cmpfloat (out[i], ==, ref[i]);
+  clr_engine_free (b);
+  g_free (in);
+  g_free (out);
+  g_free (ref);
+}
+
 static void
 check_continuation (unsigned out1, int q1, unsigned out2, int q2)
 {
@@ -473,49 +536,13 @@ check_continuation (unsigned out1, int q1, unsigned out2, int q2)
   ClrFilter best;
   ClrEngineConfig c1 = { 44100, out1, 2, q1, 0, CLR_FORMAT_F32, FALSE, 0 };
   ClrEngineConfig c2 = { 44100, out2, 2, q2, 0, CLR_FORMAT_F32, FALSE, 0 };
-  GError *err = NULL;
-  ClrEngine *a, *b;
-  size_t n_in = 12000, half = 5000, n_ref, n1, n2, i;
-  float *in = g_new (float, n_in * 2), *ref, *out;
-  uint64_t k0;
+  gchar *iv = g_strdup (g_getenv ("CLRESAMPLE_IV"));
 
   clr_ratio_init (&r, 44100, out1);
   clr_filter_design (&best, &r, CLR_QUALITY_MAX, 0);
   c1.history = best.taps;
-  clr_signal_noise (in, n_in * 2, 0.5, 17);
-  ref = run_format (&c2, in, n_in, 4096, &n_ref);
-
-  a = clr_engine_new (device, &c1, &err);
-  g_assert_no_error (err);
-  out = g_new0 (float, (n_ref + 16) * 2);
-  {
-    const void *ip[1] = { in };
-    void *op[1] = { out };
-    g_assert_true (clr_engine_process (a, ip, half, op, &n1, &err));
-  }
-  b = clr_engine_new (device, &c2, &err);
-  g_assert_no_error (err);
-  g_assert_true (clr_engine_continue_from (b, a, &err));
-  g_assert_no_error (err);
-  k0 = clr_engine_get_out_total (b);
-  g_assert_cmpuint (k0, ==, (n1 * (uint64_t) out2 + out1 - 1) / out1);
-  clr_engine_free (a);
-  {
-    const void *ip[1] = { in + half * 2 };
-    void *op[1] = { out + k0 * 2 };
-    g_assert_true (clr_engine_process (b, ip, n_in - half, op, &n2, &err));
-    op[0] = out + (k0 + n2) * 2;
-    g_assert_true (clr_engine_drain (b, op, &n1, &err));
-    g_assert_no_error (err);
-    n2 += n1;
-  }
-  g_assert_cmpuint (k0 + n2, ==, n_ref);
-  for (i = k0 * 2; i < n_ref * 2; i++)
-    g_assert_cmpfloat (out[i], ==, ref[i]);
-  clr_engine_free (b);
-  g_free (in);
-  g_free (out);
-  g_free (ref);
+  check_continued (&c1, iv, &c2, iv);
+  g_free (iv);
 }
 
 static void
@@ -601,58 +628,12 @@ test_engine_layouts (void)
 static void
 test_engine_layout_continuation (void)
 {
-  const char *saved = g_getenv ("CLRESAMPLE_IV");
-  gchar *keep = g_strdup (saved);
-  guint way;
+  ClrEngineConfig cfg = { 44100, 48000, 8, 4, 0, CLR_FORMAT_F32, FALSE, 0 };
+  gchar *keep = g_strdup (g_getenv ("CLRESAMPLE_IV"));
 
-  for (way = 0; way < 2; way++) {
-    ClrEngineConfig cfg = { 44100, 48000, 8, 4, 0, CLR_FORMAT_F32, FALSE, 0 };
-    GError *err = NULL;
-    ClrEngine *a, *b;
-    size_t n_in = 8000, half = 3000, n_ref, n1, n2, i;
-    float *in = g_new (float, n_in * 8), *ref, *out;
-    uint64_t k0;
-
-    clr_signal_noise (in, n_in * 8, 0.5, 23);
-    g_setenv ("CLRESAMPLE_IV", way ? "0" : "1", TRUE);
-    a = clr_engine_new (device, &cfg, &err);
-    g_assert_no_error (err);
-    g_setenv ("CLRESAMPLE_IV", way ? "1" : "0", TRUE);
-    ref = run_format (&cfg, in, n_in, 4096, &n_ref);
-    out = g_new0 (float, (n_ref + 16) * 8);
-    {
-      const void *ip[1] = { in };
-      void *op[1] = { out };
-      g_assert_true (clr_engine_process (a, ip, half, op, &n1, &err));
-    }
-    b = clr_engine_new (device, &cfg, &err);
-    g_assert_no_error (err);
-    g_assert_true (clr_engine_continue_from (b, a, &err));
-    g_assert_no_error (err);
-    k0 = clr_engine_get_out_total (b);
-    g_assert_cmpuint (k0, ==, n1);
-    clr_engine_free (a);
-    {
-      const void *ip[1] = { in + half * 8 };
-      void *op[1] = { out + k0 * 8 };
-      g_assert_true (clr_engine_process (b, ip, n_in - half, op, &n2, &err));
-      op[0] = out + (k0 + n2) * 8;
-      g_assert_true (clr_engine_drain (b, op, &n1, &err));
-      g_assert_no_error (err);
-      n2 += n1;
-    }
-    g_assert_cmpuint (k0 + n2, ==, n_ref);
-    for (i = k0 * 8; i < n_ref * 8; i++)
-      g_assert_cmpfloat (out[i], ==, ref[i]);
-    clr_engine_free (b);
-    g_free (in);
-    g_free (out);
-    g_free (ref);
-  }
-  if (keep)
-    g_setenv ("CLRESAMPLE_IV", keep, TRUE);
-  else
-    g_unsetenv ("CLRESAMPLE_IV");
+  check_continued (&cfg, "1", &cfg, "0");
+  check_continued (&cfg, "0", &cfg, "1");
+  set_iv (keep);
   g_free (keep);
 }
 
