@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kernel variants side by side on one device, data already on the device
 # (build/bench/clr-kernel-bench): frames a work-item (CLRESAMPLE_FPI),
-# channels a work-item (CLRESAMPLE_CPI), window layout (CLRESAMPLE_IV) and
+# channels a work-item (CLRESAMPLE_CPI), window layout (CLRESAMPLE_IV), _iv's
+# shifted table copies (CLRESAMPLE_IV_SHIFTED) and
 # work-group size (CLRESAMPLE_LOCAL_SIZE), over the W5 configurations and
 # stereo.
 #
@@ -25,10 +26,12 @@ fi
 variants=(
   "CLRESAMPLE_IV=0"
   "CLRESAMPLE_IV=0 CLRESAMPLE_FPI=8"
+  "CLRESAMPLE_IV=1 CLRESAMPLE_IV_SHIFTED=0 CLRESAMPLE_FPI=6"
   "CLRESAMPLE_IV=1 CLRESAMPLE_FPI=4"
   "CLRESAMPLE_IV=1 CLRESAMPLE_FPI=5"
   "CLRESAMPLE_IV=1 CLRESAMPLE_FPI=6"
   "CLRESAMPLE_IV=1 CLRESAMPLE_FPI=7"
+  "CLRESAMPLE_IV=1 CLRESAMPLE_FPI=8"
   "CLRESAMPLE_IV=1 CLRESAMPLE_FPI=6 CLRESAMPLE_LOCAL_SIZE=128"
   "CLRESAMPLE_IV=1 CLRESAMPLE_FPI=6 CLRESAMPLE_LOCAL_SIZE=512"
 )

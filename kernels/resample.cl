@@ -474,6 +474,11 @@ typedef int4 sample4_t;
 #else
 typedef float4 sample4_t;
 #endif
+#if defined(CLR_FMT_F64)
+typedef double4 coef4_t;
+#else
+typedef float4 coef4_t;
+#endif
 #if defined(CLR_FMT_F64) || defined(CLR_FMT_S32) || defined(CLR_FMT_S24_32)
 typedef double4 blk4_t;
 #define CVTB4(v) convert_double4 (v)
@@ -493,17 +498,32 @@ clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
   const ulong adv0 = pos / I;
   const uint a = (uint) ((align + adv0) & 3);
   const ulong adv = adv0 - a;
-  const uint rowlen = taps + lead;
   __global const sample4_t *x =
       (__global const sample4_t *) win + (first_tap + adv) * fs + g;
-  __global const coef_t *h[CLR_FPI];
   acc4_t y[CLR_FPI];
+#ifdef CLR_IV_SHIFTED
+  /* Four copies of the table, copy s shifted by s values: frame j takes
+   * the copy that puts its first coefficient on a multiple of 4, so its
+   * coefficients come four at a time in one aligned load. */
+  const uint rowlen = (taps + lead + 6) / 4 * 4;
+  __global const coef4_t *h[CLR_FPI];
+#else
+  const uint rowlen = taps + lead;
+  __global const coef_t *h[CLR_FPI];
+#endif
 
 #pragma unroll
   for (uint j = 0; j < CLR_FPI; j++) {
     const ulong pj = pos + j * D;
     const ulong aj = pj / I;
-    h[j] = coef + (pj - aj * I) * rowlen + lead - (uint) (aj - adv);
+    const uint o = lead - (uint) (aj - adv);
+#ifdef CLR_IV_SHIFTED
+    const uint sh = (4 - (o & 3)) & 3;
+    h[j] = (__global const coef4_t *) (coef + ((ulong) sh * I + (pj - aj * I))
+        * rowlen + o + sh);
+#else
+    h[j] = coef + (pj - aj * I) * rowlen + o;
+#endif
     y[j] = 0;
   }
   for (uint m = 0; m < taps; m += 4) {
@@ -513,10 +533,16 @@ clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
     const blk4_t s3 = CVTB4 (x[(m + 3) * fs]);
 #pragma unroll
     for (uint j = 0; j < CLR_FPI; j++) {
-      blk4_t b = (blk_t) h[j][m] * s0;
-      b = fma ((blk4_t) ((blk_t) h[j][m + 1]), s1, b);
-      b = fma ((blk4_t) ((blk_t) h[j][m + 2]), s2, b);
-      b = fma ((blk4_t) ((blk_t) h[j][m + 3]), s3, b);
+#ifdef CLR_IV_SHIFTED
+      const coef4_t hk = h[j][m / 4];
+#else
+      const coef4_t hk = (coef4_t) (h[j][m], h[j][m + 1], h[j][m + 2],
+          h[j][m + 3]);
+#endif
+      blk4_t b = (blk_t) hk.x * s0;
+      b = fma ((blk4_t) ((blk_t) hk.y), s1, b);
+      b = fma ((blk4_t) ((blk_t) hk.z), s2, b);
+      b = fma ((blk4_t) ((blk_t) hk.w), s3, b);
       y[j] += CVT4 (b);
     }
   }

@@ -67,6 +67,7 @@ struct _ClrEngine {
   unsigned fpi;                 /* output frames per work-item */
   gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
   gboolean iv;                  /* interleaved window, clr_resample_table_iv */
+  gboolean shifted;             /* ... with four shifted copies of the table */
   gboolean coef_double;         /* coefficients stored as double */
   size_t wsize;                 /* bytes per sample in the window */
   uint32_t pad;                 /* frames i+1.. start at most pad after i */
@@ -519,12 +520,15 @@ upload_bank (ClrEngine * e, GError ** error)
   gboolean dbl = e->coef_double;
   /* the several-frame kernels' tables: `lead` zeros before each phase's
    * taps, span + lead values in all */
-  const size_t len = e->span ? e->span + e->lead : e->bank.taps;
-  size_t n = (size_t) e->bank.rows * len;
+  const size_t len = e->shifted ? (e->span + e->lead + 6) / 4 * 4 :
+      e->span ? e->span + e->lead : e->bank.taps;
+  /* _iv's four copies, copy s shifted by s values (see the kernel) */
+  const uint32_t copies = e->shifted ? 4 : 1;
+  size_t n = (size_t) copies * e->bank.rows * len;
   size_t csize = dbl ? sizeof (double) : sizeof (float);
   char *host = g_try_malloc0 (n * csize);
   double *row = g_new (double, e->bank.taps);
-  uint32_t r, k;
+  uint32_t r, k, c;
 
   if (!host) {
     g_free (row);
@@ -534,14 +538,15 @@ upload_bank (ClrEngine * e, GError ** error)
   }
   for (r = 0; r < e->bank.rows; r++) {
     clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
-    for (k = 0; k < e->bank.taps; k++) {
-      size_t i = e->transposed ? (size_t) (k + e->lead) * e->bank.rows + r :
-          (size_t) r * len + e->lead + k;
-      if (dbl)
-        ((double *) host)[i] = row[k];
-      else
-        ((float *) host)[i] = (float) row[k];
-    }
+    for (c = 0; c < copies; c++)
+      for (k = 0; k < e->bank.taps; k++) {
+        size_t i = e->transposed ? (size_t) (k + e->lead) * e->bank.rows + r :
+            ((size_t) c * e->bank.rows + r) * len + e->lead + c + k;
+        if (dbl)
+          ((double *) host)[i] = row[k];
+        else
+          ((float *) host)[i] = (float) row[k];
+      }
   }
   e->coef = alloc_buffer (e, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
       n * csize, host, "filter coefficient table", error);
@@ -740,6 +745,7 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->iv = gpu_kernels && clr_device_has_fp64 (dev) && cfg->channels % 4 == 0
       && env_uint ("CLRESAMPLE_IV", cfg->channels >= 16) != 0;
   e->transposed = gpu_kernels && !e->iv;
+  e->shifted = e->iv && env_uint ("CLRESAMPLE_IV_SHIFTED", 1) != 0;
   /* the shared-memory path keeps planar windows only */
   e->svm = e->svm && !e->iv;
   /* The host fills a shared window itself: for the CPU kernels it stores
@@ -802,10 +808,11 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
     e->fpi = 1;
     e->pad = 0;
   }
-  options = g_strdup_printf ("%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
+  options = g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
       format_option (cfg->format), clr_device_has_fp64 (dev) ?
       " -DCLR_HAVE_FP64" : "", e->coef_double ? " -DCLR_COEF_DOUBLE" : "",
-      e->wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "", e->cpi, e->fpi);
+      e->wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "",
+      e->shifted ? " -DCLR_IV_SHIFTED" : "", e->cpi, e->fpi);
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
       error);
   g_free (options);
