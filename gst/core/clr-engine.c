@@ -781,9 +781,9 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
    * frames (1: _tc), for comparing. */
   e->fpi = 1;
   if (e->iv || (e->transposed && clr_device_has_fp64 (dev))) {
-    /* _iv: 6 frames, the best of 1..8 at 44.1->48k, 44.1->192k and
-     * 48->44.1k */
-    e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->iv ? 6 :
+    /* _iv: 7 frames, the best of 1..8 at 44.1->48k, 44.1->192k and
+     * 48->44.1k (H100, docs/bench/gpu-kernel-sweep.txt) */
+    e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->iv ? 7 :
             e->ratio.D < e->ratio.I ? 2 : cfg->channels >= 8 ? 8 : 1), 1, 8);
     e->pad = (uint32_t) (((e->fpi - 1) * e->ratio.D + e->ratio.I - 1) /
         e->ratio.I);
