@@ -464,7 +464,9 @@ clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead, const uint align)
  * multiply-adds, and the span starts at a stream index that is a multiple
  * of 4, so the float blocks group the same products whatever the buffering.
  * The table is phase-major: row p holds `lead` zeros, the K taps, and zeros
- * up to taps + lead values. Channels must be a multiple of 4. */
+ * up to taps + lead values (with -DCLR_IV_SHIFTED: four copies, copy s
+ * shifted by s values, rows rounded up to a multiple of 4 past taps + lead
+ * + 3). Channels must be a multiple of 4. */
 #if defined(CLR_FMT_F64)
 typedef double4 sample4_t;
 #elif defined(CLR_FMT_S16)

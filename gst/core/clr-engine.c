@@ -739,8 +739,9 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   gpu_kernels = !e->bank.interpolated && gpu_family;
   /* Many channels (a multiple of 4) read an interleaved window, four
    * channels a work-item, so that a warp's sample loads are one run of
-   * memory (clr_resample_table_iv): on an H100 at 64 channels, q10, 23.5
-   * against 13.2 G samples/s for _tc2 (bench/lab). CLRESAMPLE_IV=0|1
+   * memory (clr_resample_table_iv): on an H100 at 64 channels, q10, 25.7
+   * against 13.2 G samples/s for _tc2 (docs/bench/gpu-kernel-sweep.txt).
+   * CLRESAMPLE_IV=0|1
    * overrides, for comparing and testing. */
   e->iv = gpu_kernels && clr_device_has_fp64 (dev) && cfg->channels % 4 == 0
       && env_uint ("CLRESAMPLE_IV", cfg->channels >= 16) != 0;
