@@ -488,6 +488,9 @@ typedef double4 blk4_t;
 typedef float4 blk4_t;
 #define CVTB4(v) convert_float4 (v)
 #endif
+#ifndef CLR_IV_DW
+#define CLR_IV_DW 8
+#endif
 __kernel void
 clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
 {
@@ -508,10 +511,14 @@ clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
    * the copy that puts its first coefficient on a multiple of 4, so its
    * coefficients come four at a time in one aligned load. */
   const uint rowlen = (taps + lead + 6) / 4 * 4;
+  const ulong table_size = I * rowlen;      /* in coef4_t */
   __global const coef4_t *h[CLR_FPI];
+#define LOADC(p, m) ((p)[(m) / 4])
 #else
   const uint rowlen = taps + lead;
+  const ulong table_size = I * rowlen;
   __global const coef_t *h[CLR_FPI];
+#define LOADC(p, m) ((coef4_t) ((p)[m], (p)[(m) + 1], (p)[(m) + 2], (p)[(m) + 3]))
 #endif
 
 #pragma unroll
@@ -528,24 +535,48 @@ clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
 #endif
     y[j] = 0;
   }
+  /* The taps near each frame's centre carry the largest coefficients, so
+   * the rounding of their float products and sums sets the worst-case
+   * error: blocks that meet a frame's CLR_IV_DW taps either side of its
+   * centre are summed in double for that frame. Whether a block does is a
+   * matter of stream positions only, so the output still does not depend
+   * on the buffering. */
+  const uint c_lo = taps - lead + 2 > 2 * CLR_IV_DW ?
+      (taps - lead) / 2 - CLR_IV_DW : 0;
+  const uint c_hi = c_lo + 2 * CLR_IV_DW;
+  const uint m_lo = (c_lo + (uint) (adv0 - adv)) & ~3u;
+  const uint m_hi = min ((c_hi + lead + 3) & ~3u, taps);
+  uint d[CLR_FPI];
+#pragma unroll
+  for (uint j = 0; j < CLR_FPI; j++) {
+    const ulong aj = (pos + j * D) / I;
+    d[j] = (uint) (aj - adv);
+  }
   for (uint m = 0; m < taps; m += 4) {
     const blk4_t s0 = CVTB4 (x[m * fs]);
     const blk4_t s1 = CVTB4 (x[(m + 1) * fs]);
     const blk4_t s2 = CVTB4 (x[(m + 2) * fs]);
     const blk4_t s3 = CVTB4 (x[(m + 3) * fs]);
+    const bool near = m >= m_lo && m < m_hi;
 #pragma unroll
     for (uint j = 0; j < CLR_FPI; j++) {
-#ifdef CLR_IV_SHIFTED
-      const coef4_t hk = h[j][m / 4];
-#else
-      const coef4_t hk = (coef4_t) (h[j][m], h[j][m + 1], h[j][m + 2],
-          h[j][m + 3]);
-#endif
-      blk4_t b = (blk_t) hk.x * s0;
-      b = fma ((blk4_t) ((blk_t) hk.y), s1, b);
-      b = fma ((blk4_t) ((blk_t) hk.z), s2, b);
-      b = fma ((blk4_t) ((blk_t) hk.w), s3, b);
-      y[j] += CVT4 (b);
+      const coef4_t hk = LOADC (h[j], m);
+      if (near && m + 4 > c_lo + d[j] && m < c_hi + d[j]) {
+        /* the coefficients to double precision too: each plus its float
+         * rounding residual, stored table_size values further on */
+        const acc4_t hd = CVT4 (hk) + CVT4 (LOADC (h[j] + table_size, m));
+        acc4_t b = hd.x * CVT4 (s0);
+        b = fma ((acc4_t) hd.y, CVT4 (s1), b);
+        b = fma ((acc4_t) hd.z, CVT4 (s2), b);
+        b = fma ((acc4_t) hd.w, CVT4 (s3), b);
+        y[j] += b;
+      } else {
+        blk4_t b = (blk_t) hk.x * s0;
+        b = fma ((blk4_t) ((blk_t) hk.y), s1, b);
+        b = fma ((blk4_t) ((blk_t) hk.z), s2, b);
+        b = fma ((blk4_t) ((blk_t) hk.w), s3, b);
+        y[j] += CVT4 (b);
+      }
     }
   }
 #pragma unroll

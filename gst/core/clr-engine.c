@@ -524,7 +524,10 @@ upload_bank (ClrEngine * e, GError ** error)
       e->span ? e->span + e->lead : e->bank.taps;
   /* _iv's four copies, copy s shifted by s values (see the kernel) */
   const uint32_t copies = e->shifted ? 4 : 1;
-  size_t n = (size_t) copies * e->bank.rows * len;
+  const size_t table = (size_t) copies * e->bank.rows * len;
+  /* _iv also keeps each float coefficient's rounding residual, a table
+   * further on, for the taps it sums in double */
+  size_t n = e->iv ? 2 * table : table;
   size_t csize = dbl ? sizeof (double) : sizeof (float);
   char *host = g_try_malloc0 (n * csize);
   double *row = g_new (double, e->bank.taps);
@@ -542,10 +545,13 @@ upload_bank (ClrEngine * e, GError ** error)
       for (k = 0; k < e->bank.taps; k++) {
         size_t i = e->transposed ? (size_t) (k + e->lead) * e->bank.rows + r :
             ((size_t) c * e->bank.rows + r) * len + e->lead + c + k;
-        if (dbl)
+        if (dbl) {
           ((double *) host)[i] = row[k];
-        else
+        } else {
           ((float *) host)[i] = (float) row[k];
+          if (e->iv)
+            ((float *) host)[table + i] = (float) (row[k] - (float) row[k]);
+        }
       }
   }
   e->coef = alloc_buffer (e, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
