@@ -68,6 +68,7 @@ struct _ClrEngine {
   gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
   gboolean iv;                  /* interleaved window, clr_resample_table_iv */
   gboolean shifted;             /* ... with four shifted copies of the table */
+  uint32_t iv_dw;               /* ... centre taps summed in double */
   gboolean coef_double;         /* coefficients stored as double */
   size_t wsize;                 /* bytes per sample in the window */
   uint32_t pad;                 /* frames i+1.. start at most pad after i */
@@ -527,7 +528,7 @@ upload_bank (ClrEngine * e, GError ** error)
   const size_t table = (size_t) copies * e->bank.rows * len;
   /* _iv also keeps each float coefficient's rounding residual, a table
    * further on, for the taps it sums in double */
-  size_t n = e->iv ? 2 * table : table;
+  size_t n = e->iv_dw ? 2 * table : table;
   size_t csize = dbl ? sizeof (double) : sizeof (float);
   char *host = g_try_malloc0 (n * csize);
   double *row = g_new (double, e->bank.taps);
@@ -549,7 +550,7 @@ upload_bank (ClrEngine * e, GError ** error)
           ((double *) host)[i] = row[k];
         } else {
           ((float *) host)[i] = (float) row[k];
-          if (e->iv)
+          if (e->iv_dw)
             ((float *) host)[table + i] = (float) (row[k] - (float) row[k]);
         }
       }
@@ -753,6 +754,9 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
       && env_uint ("CLRESAMPLE_IV", cfg->channels >= 16) != 0;
   e->transposed = gpu_kernels && !e->iv;
   e->shifted = e->iv && env_uint ("CLRESAMPLE_IV_SHIFTED", 1) != 0;
+  /* centre taps in double, for the worst-case error (see the kernel) */
+  e->iv_dw = e->iv ? (uint32_t) MIN (env_uint ("CLRESAMPLE_IV_DW", 0), 64) :
+      0;
   /* the shared-memory path keeps planar windows only */
   e->svm = e->svm && !e->iv;
   /* The host fills a shared window itself: for the CPU kernels it stores
@@ -815,11 +819,12 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
     e->fpi = 1;
     e->pad = 0;
   }
-  options = g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u",
-      format_option (cfg->format), clr_device_has_fp64 (dev) ?
-      " -DCLR_HAVE_FP64" : "", e->coef_double ? " -DCLR_COEF_DOUBLE" : "",
+  options = g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u "
+      "-DCLR_IV_DW=%u", format_option (cfg->format),
+      clr_device_has_fp64 (dev) ? " -DCLR_HAVE_FP64" : "",
+      e->coef_double ? " -DCLR_COEF_DOUBLE" : "",
       e->wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "",
-      e->shifted ? " -DCLR_IV_SHIFTED" : "", e->cpi, e->fpi);
+      e->shifted ? " -DCLR_IV_SHIFTED" : "", e->cpi, e->fpi, e->iv_dw);
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
       error);
   g_free (options);
