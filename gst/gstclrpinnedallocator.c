@@ -47,9 +47,11 @@ pinned_alloc (GstAllocator * allocator, gsize size,
    * page (all that audio asks for) satisfies */
   block = clr_host_alloc (self->dev, maxsize, &err);
   if (!block) {
-    GST_WARNING_OBJECT (self, "%s", err->message);
+    /* page-locked memory is a limited resource: ordinary memory still
+     * works, the engine then stages the transfer */
+    GST_WARNING_OBJECT (self, "%s; using ordinary memory", err->message);
     g_error_free (err);
-    return NULL;
+    return gst_allocator_alloc (NULL, size, params);
   }
   m = g_slice_new (GstClrPinnedMemory);
   m->block = block;

@@ -1,8 +1,15 @@
 /* clr kernel lab: times an experimental kernel (bench/lab/iv.cl) against
- * the shipped GPU kernel (clr_resample_table_tc2 from kernels/resample.cl)
- * on one problem, both checked against a float64 evaluation.
- *   lab CHANNELS I D TAPS OUT_FRAMES     (env: V4, LX, LY)
- * Random coefficients and samples; output frames spread 0.. */
+ * the shipped GPU kernel clr_resample_table_tc2 (kernels/resample.cl) on
+ * one problem, both checked against a float64 evaluation. This is where
+ * the interleaved-window layout of clr_resample_table_iv was tried first
+ * (docs/bench/gpu-lab-frames.txt). Not part of the Meson build:
+ *
+ *   gcc -O2 -o build/lab bench/lab/lab.c -lOpenCL -lm
+ *   build/lab CHANNELS I D TAPS OUT_FRAMES
+ *
+ * env: F (frames a work-item: clr_lab_ivf), V4 (float4 channel groups a
+ * work-item: clr_lab_iv), LX, LY (work-group shape), OPTS (build options,
+ * e.g. -DCLR_FACC for float accumulation). Run from the project root. */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <math.h>
