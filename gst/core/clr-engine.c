@@ -11,13 +11,10 @@
  * overlapping copies within one buffer.
  *
  * CPU devices with fine-grained shared virtual memory take another path
- * (the svm_* functions): see the comment above svm_supported().
+ * (the svm_* functions): see the comment above clr_svm_supported().
  */
-/* for clSVMAlloc and clSetKernelArgSVMPointer, called only after checking
- * at run time that the device has OpenCL 2.0 and fine-grained SVM */
-#define CL_TARGET_OPENCL_VERSION 200
 #include <string.h>
-#include "clr-engine.h"
+#include "clr-engine-private.h"
 #include "clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
@@ -28,67 +25,7 @@
  * size; ordinary buffers (a second of 8-channel audio) are one chunk. */
 #define CLR_CHUNK_BYTES (32u * 1024u * 1024u)
 
-/* Host memory for staging transfers: page-locked (clr-hostmem.h) on GPUs,
- * where DMA from pageable memory goes through an extra driver copy at a
- * fraction of the bus speed; plain memory on CPU devices, where it makes no
- * difference. */
-typedef struct {
-  char *ptr;
-  size_t size;
-  gboolean pinned;
-} ClrHostBuf;
-
 static void host_buf_free (ClrEngine * e, ClrHostBuf * hb);
-
-struct _ClrEngine {
-  ClrDevice *dev;
-  ClrEngineConfig cfg;
-  ClrRatio ratio;
-  ClrFilter filter;
-  ClrBankLayout bank;
-  cl_command_queue queue;
-  cl_kernel kernel;
-  cl_mem coef;
-  cl_mem win[2];
-  int active;
-  size_t win_cap;               /* frames per window buffer */
-  cl_mem out;
-  size_t out_cap;               /* frames */
-  size_t ssize;                 /* bytes per sample */
-  gboolean zeroed;              /* the active window buffer is all zeros */
-  size_t chunk_in;              /* most input frames one launch takes */
-  ClrHostBuf in_stage;          /* input split into planes, for upload */
-  ClrHostBuf out_stage;         /* output on its way back (GPUs only) */
-  gboolean pinned;              /* stage through page-locked memory */
-  uint64_t mem_used, mem_limit; /* device bytes held, and the budget */
-  gboolean transposed;          /* table stored tap-major: [k][p] */
-  size_t local_size;            /* work-group size along output frames */
-  unsigned cpi;                 /* channels per work-item */
-  unsigned fpi;                 /* output frames per work-item */
-  gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
-  gboolean iv;                  /* interleaved window, clr_resample_table_iv */
-  gboolean shifted;             /* ... with four shifted copies of the table */
-  uint32_t iv_dw;               /* ... centre taps summed in double */
-  gboolean coef_double;         /* coefficients stored as double */
-  size_t wsize;                 /* bytes per sample in the window */
-  uint32_t pad;                 /* frames i+1.. start at most pad after i */
-  uint32_t lead;                /* zero rows before each phase's taps */
-  uint32_t span;                /* taps the several-frame kernel runs over */
-  size_t spare;                 /* zero frames kept after the input */
-  size_t back;                  /* frames kept before the first tap */
-  gboolean svm;                 /* window and output in fine-grained SVM */
-  char *svm_win;                /* the window: planes of win_cap frames */
-  size_t svm_base;              /* where frame win_start sits in each plane */
-  char *svm_out;                /* the output, laid out as e->out would be */
-  cl_event svm_done;            /* the last launch */
-
-  int64_t in_total;
-  uint64_t out_total;
-  int64_t win_start;
-  size_t win_len;
-  uint64_t silent_tail;         /* trailing frames of the window known to be 0 */
-  gboolean drained;
-};
 
 /* An integer from the environment (the CLRESAMPLE_* tuning and testing
  * knobs), or `fallback` when it is not set. */
@@ -146,8 +83,8 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
 
 /* Refuses an allocation past the budget or past what the device can
  * allocate at once, with a message that says what to change. */
-static gboolean
-check_alloc (ClrEngine * e, size_t bytes, const char *what, GError ** error)
+gboolean
+clr_engine_check_alloc (ClrEngine * e, size_t bytes, const char *what, GError ** error)
 {
   if (e->mem_limit && e->mem_used + bytes > e->mem_limit) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
@@ -174,7 +111,7 @@ alloc_buffer (ClrEngine * e, cl_mem_flags flags, size_t bytes, void *host,
   cl_int status;
   cl_mem mem;
 
-  if (!check_alloc (e, bytes, what, error))
+  if (!clr_engine_check_alloc (e, bytes, what, error))
     return NULL;
   mem = clCreateBuffer (clr_device_get_context (e->dev), flags, bytes, host,
       &status);
@@ -202,318 +139,6 @@ free_buffer (ClrEngine * e, cl_mem * mem)
   *mem = NULL;
 }
 
-/* Shared virtual memory on CPU devices.
- *
- * On a CPU device every OpenCL command costs a hand-off to the driver's
- * worker threads (tens of microseconds on PoCL), and a playback buffer
- * otherwise costs four: write the input, launch, copy the history, read the
- * output. When the device offers fine-grained SVM buffers the window and
- * the output live in memory that host and kernel share: the host writes
- * (and de-interleaves) the input straight into the window, zeros silence
- * with memset and copies the output out after the kernel, so a buffer is one
- * launch and one wait. One window buffer is enough: after a call the
- * history stays where it is and the window starts svm_base frames into
- * each plane; only when the next input would not fit behind it does the
- * history move to the front, on the host (memmove may overlap). The kernels
- * are the same and see the same planes, so the output is bit-identical to
- * the other path's. */
-static cl_int wait_event (ClrEngine * e, cl_event ev);
-
-static gboolean
-svm_supported (ClrDevice * dev)
-{
-  cl_device_id id = clr_device_get_id (dev);
-  cl_device_svm_capabilities caps = 0;
-  size_t len = 0;
-  char *version;
-  guint64 major = 0;
-
-  /* GPUs stage through page-locked memory: SVM there may put every access
-   * of the kernel across the bus */
-  if (clr_device_is_gpu (dev))
-    return FALSE;
-  if (clGetDeviceInfo (id, CL_DEVICE_VERSION, 0, NULL, &len) != CL_SUCCESS)
-    return FALSE;
-  version = g_malloc0 (len + 1);
-  if (clGetDeviceInfo (id, CL_DEVICE_VERSION, len, version, NULL) ==
-      CL_SUCCESS && g_str_has_prefix (version, "OpenCL "))
-    major = g_ascii_strtoull (version + 7, NULL, 10);
-  g_free (version);
-  /* SVM came with OpenCL 2.0; asking a 1.2 device is an error */
-  if (major < 2 || clGetDeviceInfo (id, CL_DEVICE_SVM_CAPABILITIES,
-          sizeof (caps), &caps, NULL) != CL_SUCCESS)
-    return FALSE;
-  return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
-}
-
-static char *
-svm_alloc (ClrEngine * e, size_t bytes, const char *what, GError ** error)
-{
-  char *ptr;
-
-  if (!check_alloc (e, bytes, what, error))
-    return NULL;
-  ptr = clSVMAlloc (clr_device_get_context (e->dev),
-      CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, bytes, 0);
-  if (!ptr) {
-    char *what_call = g_strdup_printf ("Allocating the %s (%" G_GSIZE_FORMAT
-        " bytes of shared virtual memory)", what, bytes);
-    clr_set_cl_error (error, CL_MEM_OBJECT_ALLOCATION_FAILURE, what_call);
-    g_free (what_call);
-    return NULL;
-  }
-  e->mem_used += bytes;
-  return ptr;
-}
-
-static void
-svm_free (ClrEngine * e, char **ptr, size_t bytes)
-{
-  if (!*ptr)
-    return;
-  clSVMFree (clr_device_get_context (e->dev), *ptr);
-  e->mem_used -= MIN (e->mem_used, bytes);
-  *ptr = NULL;
-}
-
-/* n samples, `stride` samples apart, to doubles: integers unscaled (the
- * kernel scales them as it does its own conversions), so the values and
- * every product are those of the device-side conversion. */
-static void
-to_double (double *dst, const void *src, size_t n, size_t stride,
-    ClrFormat format)
-{
-  size_t i;
-
-  switch (format) {
-    case CLR_FORMAT_S16:
-      for (i = 0; i < n; i++)
-        dst[i] = ((const gint16 *) src)[i * stride];
-      break;
-    case CLR_FORMAT_S32:
-    case CLR_FORMAT_S24_32:
-      for (i = 0; i < n; i++)
-        dst[i] = ((const gint32 *) src)[i * stride];
-      break;
-    default:
-      for (i = 0; i < n; i++)
-        dst[i] = ((const float *) src)[i * stride];
-      break;
-  }
-}
-
-/* ... and back: exact, the doubles came from such samples (or zeros) */
-static void
-from_double (void *dst, const double *src, size_t n, ClrFormat format)
-{
-  size_t i;
-
-  switch (format) {
-    case CLR_FORMAT_S16:
-      for (i = 0; i < n; i++)
-        ((gint16 *) dst)[i] = (gint16) src[i];
-      break;
-    case CLR_FORMAT_S32:
-    case CLR_FORMAT_S24_32:
-      for (i = 0; i < n; i++)
-        ((gint32 *) dst)[i] = (gint32) src[i];
-      break;
-    default:
-      for (i = 0; i < n; i++)
-        ((float *) dst)[i] = (float) src[i];
-      break;
-  }
-}
-
-/* Channel c's frame win_start in the window. */
-static char *
-svm_plane (ClrEngine * e, size_t c)
-{
-  return e->svm_win + (c * e->win_cap + e->svm_base) * e->wsize;
-}
-
-/* The window must hold `frames` frames from win_start: it grows as
- * ensure_window() does, and otherwise the history moves to the front when
- * the frames would run past the end of the planes. */
-static gboolean
-svm_ensure_window (ClrEngine * e, size_t frames, GError ** error)
-{
-  const size_t ss = e->wsize, ch = e->cfg.channels;
-  size_t cap, c;
-  char *nw;
-
-  if (frames <= e->win_cap) {
-    if (e->svm_base + frames > e->win_cap) {
-      for (c = 0; c < ch && e->win_len > 0; c++)
-        memmove (e->svm_win + c * e->win_cap * ss, svm_plane (e, c),
-            e->win_len * ss);
-      e->svm_base = 0;
-    }
-    return TRUE;
-  }
-  cap = MAX (frames, e->win_cap + e->win_cap / 2);
-  if (!(nw = svm_alloc (e, cap * ch * ss, "input window", error)))
-    return FALSE;
-  for (c = 0; c < ch && e->svm_win && e->win_len > 0; c++)
-    memcpy (nw + c * cap * ss, svm_plane (e, c), e->win_len * ss);
-  svm_free (e, &e->svm_win, e->win_cap * ch * ss);
-  e->svm_win = nw;
-  e->svm_base = 0;
-  e->win_cap = cap;
-  e->zeroed = FALSE;
-  return TRUE;
-}
-
-static gboolean
-svm_ensure_out (ClrEngine * e, size_t frames, GError ** error)
-{
-  const size_t fs = (size_t) e->cfg.channels * e->ssize;
-  size_t cap;
-
-  if (frames <= e->out_cap)
-    return TRUE;
-  cap = MAX (frames, e->out_cap + e->out_cap / 2);
-  svm_free (e, &e->svm_out, e->out_cap * fs);
-  e->out_cap = 0;
-  if (!(e->svm_out = svm_alloc (e, cap * fs, "output buffer", error)))
-    return FALSE;
-  e->out_cap = cap;
-  return TRUE;
-}
-
-/* The whole window to zeros (see zero_buffer()); where it starts is then
- * free to choose. */
-static gboolean
-svm_zero (ClrEngine * e)
-{
-  if (!e->svm_win)
-    return FALSE;
-  memset (e->svm_win, 0, e->win_cap * e->cfg.channels * e->wsize);
-  e->svm_base = 0;
-  return TRUE;
-}
-
-/* Zeros n frames of every plane, `from` frames after win_len. */
-static void
-svm_write_zeros (ClrEngine * e, size_t from, size_t n)
-{
-  size_t c;
-
-  for (c = 0; c < e->cfg.channels; c++)
-    memset (svm_plane (e, c) + (e->win_len + from) * e->wsize, 0,
-        n * e->wsize);
-}
-
-/* Input frames after the window's win_len, split into planes on the way,
- * then e->spare frames of zeros (see write_input()). */
-static void
-svm_write_input (ClrEngine * e, const void *const *in, size_t n_in)
-{
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  char *dst[CLR_CHANNELS_MAX];
-  size_t c, i;
-
-  for (c = 0; c < ch; c++)
-    dst[c] = svm_plane (e, c) + e->win_len * e->wsize;
-  if (e->spare > 0)
-    svm_write_zeros (e, n_in, e->spare);
-  if (e->wsize != ss) {
-    const gboolean planes = e->cfg.planar || ch == 1;
-    for (c = 0; c < ch; c++)
-      to_double ((double *) dst[c], planes ? in[c] : (const char *) in[0] +
-          c * ss, n_in, planes ? 1 : ch, e->cfg.format);
-    return;
-  }
-  if (e->cfg.planar || ch == 1) {
-    for (c = 0; c < ch; c++)
-      memcpy (dst[c], in[c], n_in * ss);
-    return;
-  }
-  switch (ss) {
-    case 2:
-      for (i = 0; i < n_in; i++)
-        for (c = 0; c < ch; c++)
-          ((guint16 *) dst[c])[i] = ((const guint16 *) in[0])[i * ch + c];
-      break;
-    case 4:
-      for (i = 0; i < n_in; i++)
-        for (c = 0; c < ch; c++)
-          ((guint32 *) dst[c])[i] = ((const guint32 *) in[0])[i * ch + c];
-      break;
-    default:
-      for (i = 0; i < n_in; i++)
-        for (c = 0; c < ch; c++)
-          ((guint64 *) dst[c])[i] = ((const guint64 *) in[0])[i * ch + c];
-      break;
-  }
-}
-
-/* Where launch() puts the kernel's event: waiting for that one command
- * rather than for a marker behind it saves a second command a buffer,
- * about 20 us on PoCL (measured: 1024 frames at quality 0, 45 -> 25 us). */
-static cl_event *
-svm_event (ClrEngine * e)
-{
-  if (e->svm_done)
-    clReleaseEvent (e->svm_done);
-  e->svm_done = NULL;
-  return &e->svm_done;
-}
-
-/* Waits for the last launch, then copies its output to the caller. */
-static gboolean
-svm_read_output (ClrEngine * e, void *const *out, size_t n_out,
-    GError ** error)
-{
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  cl_int status = CL_INVALID_EVENT;
-  size_t c;
-
-  if (e->svm_done) {
-    status = wait_event (e, e->svm_done);
-    clReleaseEvent (e->svm_done);
-    e->svm_done = NULL;
-  }
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Waiting for the resampling kernel");
-    return FALSE;
-  }
-  if (!e->cfg.planar)
-    memcpy (out[0], e->svm_out, n_out * ch * ss);
-  for (c = 0; e->cfg.planar && c < ch; c++)
-    memcpy (out[c], e->svm_out + c * e->out_cap * ss, n_out * ss);
-  return TRUE;
-}
-
-/* The window's len frames of every channel to host planes of len frames,
- * and back (clr_engine_continue_from()). */
-static void
-svm_get_history (ClrEngine * e, char *host, size_t len)
-{
-  size_t c, ss = e->ssize;
-
-  for (c = 0; c < e->cfg.channels; c++) {
-    if (e->wsize != ss)
-      from_double (host + c * len * ss, (const double *) svm_plane (e, c),
-          len, e->cfg.format);
-    else
-      memcpy (host + c * len * ss, svm_plane (e, c), len * ss);
-  }
-}
-
-static void
-svm_put_history (ClrEngine * e, const char *host, size_t pad, size_t len)
-{
-  size_t c, ss = e->ssize;
-
-  for (c = 0; c < e->cfg.channels; c++) {
-    if (e->wsize != ss)
-      to_double ((double *) svm_plane (e, c) + pad, host + c * len * ss, len,
-          1, e->cfg.format);
-    else
-      memcpy (svm_plane (e, c) + pad * ss, host + c * len * ss, len * ss);
-  }
-}
 
 static gboolean
 upload_bank (ClrEngine * e, GError ** error)
@@ -572,7 +197,7 @@ zero_buffer (ClrEngine * e, cl_mem mem, GError ** error)
   cl_int status;
 
   if (e->svm)
-    return svm_zero (e);
+    return clr_svm_zero (e);
   status = clEnqueueFillBuffer (e->queue, mem, &zero, 1, 0,
       e->win_cap * e->cfg.channels * e->ssize, 0, NULL, NULL);
   if (status != CL_SUCCESS) {
@@ -612,7 +237,7 @@ ensure_window (ClrEngine * e, size_t frames, GError ** error)
   int i;
 
   if (e->svm)
-    return svm_ensure_window (e, frames, error);
+    return clr_svm_ensure_window (e, frames, error);
   if (frames <= e->win_cap)
     return TRUE;
   cap = MAX (frames, e->win_cap + e->win_cap / 2);
@@ -652,7 +277,7 @@ ensure_out (ClrEngine * e, size_t frames, GError ** error)
   size_t cap;
 
   if (e->svm)
-    return svm_ensure_out (e, frames, error);
+    return clr_svm_ensure_out (e, frames, error);
   if (frames <= e->out_cap)
     return TRUE;
   cap = MAX (frames, e->out_cap + e->out_cap / 2);
@@ -707,7 +332,7 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   /* one launch a buffer on CPU devices with fine-grained SVM;
    * CLRESAMPLE_SVM=0 keeps the copying path, for measuring and testing */
   e->svm = !e->pinned && env_uint ("CLRESAMPLE_SVM", 1) != 0
-      && svm_supported (dev);
+      && clr_svm_supported (dev);
   /* a budget for shared GPUs, and for testing the out-of-memory path */
   e->mem_limit = env_uint ("CLRESAMPLE_DEVICE_MEMORY", 0);
   if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
@@ -877,8 +502,8 @@ clr_engine_free (ClrEngine * e)
   free_buffer (e, &e->out);
   if (e->svm_done)
     clReleaseEvent (e->svm_done);
-  svm_free (e, &e->svm_win, e->win_cap * e->cfg.channels * e->wsize);
-  svm_free (e, &e->svm_out, e->out_cap * e->cfg.channels * e->ssize);
+  clr_svm_free (e, &e->svm_win, e->win_cap * e->cfg.channels * e->wsize);
+  clr_svm_free (e, &e->svm_out, e->out_cap * e->cfg.channels * e->ssize);
   free_buffer (e, &e->coef);
   if (e->kernel)
     clReleaseKernel (e->kernel);
@@ -1043,7 +668,7 @@ write_zeros (ClrEngine * e, cl_mem cur, size_t from, size_t n,
   cl_int status;
 
   if (e->svm) {
-    svm_write_zeros (e, from, n);
+    clr_svm_write_zeros (e, from, n);
     return TRUE;
   }
   st = staging (e, n * e->cfg.channels * e->ssize);
@@ -1091,7 +716,7 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
   const gboolean planes = e->cfg.planar || ch == 1;
 
   if (e->svm) {
-    svm_write_input (e, in, n_in);
+    clr_svm_write_input (e, in, n_in);
     return TRUE;
   }
   if (e->iv) {
@@ -1189,7 +814,7 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   /* the stream index of the first tap, mod 4 */
   align = (cl_uint) (((n0 - half + 1) % 4 + 4) % 4);
   if (e->svm) {
-    status = clSetKernelArgSVMPointer (e->kernel, a++, svm_plane (e, 0));
+    status = clSetKernelArgSVMPointer (e->kernel, a++, clr_svm_plane (e, 0));
     status |= clSetKernelArgSVMPointer (e->kernel, a++, e->svm_out);
   } else {
     status = clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &cur);
@@ -1226,7 +851,7 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   }
   status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
       e->local_size ? local : NULL, 0, NULL,
-      e->svm ? svm_event (e) : NULL);
+      e->svm ? clr_svm_event (e) : NULL);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Launching the resampling kernel");
     return FALSE;
@@ -1242,8 +867,8 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
  * that; longer work is waited for the ordinary way. */
 #define CLR_POLL_US 300
 
-static cl_int
-wait_event (ClrEngine * e, cl_event ev)
+cl_int
+clr_engine_wait_event (ClrEngine * e, cl_event ev)
 {
   cl_int status, st = CL_QUEUED;
   gint64 deadline;
@@ -1274,7 +899,7 @@ sync_queue (ClrEngine * e)
   status = clEnqueueMarkerWithWaitList (e->queue, 0, NULL, &ev);
   if (status != CL_SUCCESS)
     return clFinish (e->queue);
-  status = wait_event (e, ev);
+  status = clr_engine_wait_event (e, ev);
   clReleaseEvent (ev);
   return status;
 }
@@ -1305,7 +930,7 @@ read_output (ClrEngine * e, void *const *out, size_t n_out, GError ** error)
   char *st = NULL;
 
   if (e->svm)
-    return svm_read_output (e, out, n_out, error);
+    return clr_svm_read_output (e, out, n_out, error);
   if (!e->cfg.planar && (direct || !e->pinned)) {
     status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE, 0,
         n_out * ch * ss, out[0], 0, NULL, NULL);
@@ -1537,7 +1162,7 @@ window_read (ClrEngine * e, size_t len, char *host)
   char *tmp;
 
   if (e->svm) {
-    svm_get_history (e, host, len);
+    clr_svm_get_history (e, host, len);
     return CL_SUCCESS;
   }
   for (c = 0; !e->iv && c < ch && status == CL_SUCCESS; c++)
@@ -1567,7 +1192,7 @@ window_write (ClrEngine * e, size_t at, size_t len, const char *host)
   char *tmp;
 
   if (e->svm) {
-    svm_put_history (e, host, at, len);
+    clr_svm_put_history (e, host, at, len);
     return CL_SUCCESS;
   }
   for (c = 0; !e->iv && c < ch && status == CL_SUCCESS; c++)

@@ -1,0 +1,103 @@
+/* clresample: the engine's internals, shared by clr-engine.c and
+ * clr-engine-svm.c (the shared-memory path of CPU devices). Not installed,
+ * not for the element. */
+#ifndef __CLR_ENGINE_PRIVATE_H__
+#define __CLR_ENGINE_PRIVATE_H__
+
+/* for clSVMAlloc and clSetKernelArgSVMPointer, called only after checking
+ * at run time that the device has OpenCL 2.0 and fine-grained SVM */
+#define CL_TARGET_OPENCL_VERSION 200
+#include "clr-engine.h"
+
+G_BEGIN_DECLS
+
+/* Host memory for staging transfers: page-locked (clr-hostmem.h) on GPUs,
+ * where DMA from pageable memory goes through an extra driver copy at a
+ * fraction of the bus speed; plain memory on CPU devices, where it makes no
+ * difference. */
+typedef struct {
+  char *ptr;
+  size_t size;
+  gboolean pinned;
+} ClrHostBuf;
+
+
+struct _ClrEngine {
+  ClrDevice *dev;
+  ClrEngineConfig cfg;
+  ClrRatio ratio;
+  ClrFilter filter;
+  ClrBankLayout bank;
+  cl_command_queue queue;
+  cl_kernel kernel;
+  cl_mem coef;
+  cl_mem win[2];
+  int active;
+  size_t win_cap;               /* frames per window buffer */
+  cl_mem out;
+  size_t out_cap;               /* frames */
+  size_t ssize;                 /* bytes per sample */
+  gboolean zeroed;              /* the active window buffer is all zeros */
+  size_t chunk_in;              /* most input frames one launch takes */
+  ClrHostBuf in_stage;          /* input split into planes, for upload */
+  ClrHostBuf out_stage;         /* output on its way back (GPUs only) */
+  gboolean pinned;              /* stage through page-locked memory */
+  uint64_t mem_used, mem_limit; /* device bytes held, and the budget */
+  gboolean transposed;          /* table stored tap-major: [k][p] */
+  size_t local_size;            /* work-group size along output frames */
+  unsigned cpi;                 /* channels per work-item */
+  unsigned fpi;                 /* output frames per work-item */
+  gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
+  gboolean iv;                  /* interleaved window, clr_resample_table_iv */
+  gboolean shifted;             /* ... with four shifted copies of the table */
+  uint32_t iv_dw;               /* ... centre taps summed in double */
+  gboolean coef_double;         /* coefficients stored as double */
+  size_t wsize;                 /* bytes per sample in the window */
+  uint32_t pad;                 /* frames i+1.. start at most pad after i */
+  uint32_t lead;                /* zero rows before each phase's taps */
+  uint32_t span;                /* taps the several-frame kernel runs over */
+  size_t spare;                 /* zero frames kept after the input */
+  size_t back;                  /* frames kept before the first tap */
+  gboolean svm;                 /* window and output in fine-grained SVM */
+  char *svm_win;                /* the window: planes of win_cap frames */
+  size_t svm_base;              /* where frame win_start sits in each plane */
+  char *svm_out;                /* the output, laid out as e->out would be */
+  cl_event svm_done;            /* the last launch */
+
+  int64_t in_total;
+  uint64_t out_total;
+  int64_t win_start;
+  size_t win_len;
+  uint64_t silent_tail;         /* trailing frames of the window known to be 0 */
+  gboolean drained;
+};
+
+/* Refuses an allocation past the budget or past what the device can
+ * allocate at once, with a message that says what to change. */
+gboolean clr_engine_check_alloc (ClrEngine * e, size_t bytes,
+    const char *what, GError ** error);
+/* Waits for one command, polling briefly before blocking. */
+cl_int clr_engine_wait_event (ClrEngine * e, cl_event ev);
+
+/* The shared-memory path (clr-engine-svm.c) */
+gboolean clr_svm_supported (ClrDevice * dev);
+char *clr_svm_alloc (ClrEngine * e, size_t bytes, const char *what,
+    GError ** error);
+void clr_svm_free (ClrEngine * e, char **ptr, size_t bytes);
+char *clr_svm_plane (ClrEngine * e, size_t c);
+gboolean clr_svm_ensure_window (ClrEngine * e, size_t frames,
+    GError ** error);
+gboolean clr_svm_ensure_out (ClrEngine * e, size_t frames, GError ** error);
+gboolean clr_svm_zero (ClrEngine * e);
+void clr_svm_write_zeros (ClrEngine * e, size_t from, size_t n);
+void clr_svm_write_input (ClrEngine * e, const void *const *in,
+    size_t n_in);
+cl_event *clr_svm_event (ClrEngine * e);
+gboolean clr_svm_read_output (ClrEngine * e, void *const *out,
+    size_t n_out, GError ** error);
+void clr_svm_get_history (ClrEngine * e, char *host, size_t len);
+void clr_svm_put_history (ClrEngine * e, const char *host, size_t pad,
+    size_t len);
+
+G_END_DECLS
+#endif
