@@ -78,6 +78,9 @@ gboolean clr_engine_check_alloc (ClrEngine * e, size_t bytes,
     const char *what, GError ** error);
 /* Waits for one command, polling briefly before blocking. */
 cl_int clr_engine_wait_event (ClrEngine * e, cl_event ev);
+/* n frames of ch interleaved samples of ss bytes into ch planes. */
+void clr_engine_deinterleave (char *const *planes, const void *src, size_t n,
+    size_t ch, size_t ss);
 
 /* The shared-memory path (clr-engine-svm.c) */
 gboolean clr_svm_supported (ClrDevice * dev);

@@ -210,7 +210,7 @@ clr_svm_write_input (ClrEngine * e, const void *const *in, size_t n_in)
 {
   const size_t ss = e->ssize, ch = e->cfg.channels;
   char *dst[CLR_CHANNELS_MAX];
-  size_t c, i;
+  size_t c;
 
   for (c = 0; c < ch; c++)
     dst[c] = clr_svm_plane (e, c) + e->win_len * e->wsize;
@@ -228,23 +228,7 @@ clr_svm_write_input (ClrEngine * e, const void *const *in, size_t n_in)
       memcpy (dst[c], in[c], n_in * ss);
     return;
   }
-  switch (ss) {
-    case 2:
-      for (i = 0; i < n_in; i++)
-        for (c = 0; c < ch; c++)
-          ((guint16 *) dst[c])[i] = ((const guint16 *) in[0])[i * ch + c];
-      break;
-    case 4:
-      for (i = 0; i < n_in; i++)
-        for (c = 0; c < ch; c++)
-          ((guint32 *) dst[c])[i] = ((const guint32 *) in[0])[i * ch + c];
-      break;
-    default:
-      for (i = 0; i < n_in; i++)
-        for (c = 0; c < ch; c++)
-          ((guint64 *) dst[c])[i] = ((const guint64 *) in[0])[i * ch + c];
-      break;
-  }
+  clr_engine_deinterleave (dst, in[0], n_in, ch, ss);
 }
 
 /* Where launch() puts the kernel's event: waiting for that one command

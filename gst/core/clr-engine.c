@@ -291,6 +291,14 @@ ensure_out (ClrEngine * e, size_t frames, GError ** error)
   return TRUE;
 }
 
+/* How far apart, at most, the first taps of n neighbouring output frames
+ * lie: ceil ((n - 1) D / I) input frames. */
+static uint32_t
+frames_apart (ClrEngine * e, unsigned n)
+{
+  return (uint32_t) (((n - 1) * e->ratio.D + e->ratio.I - 1) / e->ratio.I);
+}
+
 static const char *
 format_option (ClrFormat f)
 {
@@ -421,9 +429,8 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
      * 48->44.1k (H100, docs/bench/gpu-kernel-sweep.txt) */
     e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->iv ? 7 :
             e->ratio.D < e->ratio.I ? 2 : cfg->channels >= 8 ? 8 : 1), 1, 8);
-    e->pad = (uint32_t) (((e->fpi - 1) * e->ratio.D + e->ratio.I - 1) /
-        e->ratio.I);
-    if (e->pad > e->filter.taps / 4 && !g_getenv ("CLRESAMPLE_FPI"))
+    if (frames_apart (e, e->fpi) > e->filter.taps / 4
+        && !g_getenv ("CLRESAMPLE_FPI"))
       e->fpi = 1;
   }
   e->pairs = !e->iv && e->fpi == 2 && e->ratio.D < e->ratio.I
@@ -431,18 +438,13 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   if (e->pairs) {
     /* _tc2 reads one frame past the last output's taps */
     e->spare = 1;
-    e->pad = 0;
   } else if (e->fpi > 1 || e->iv) {
-    if (e->fpi == 1)
-      e->pad = 0;
+    e->pad = frames_apart (e, e->fpi);
     /* block alignment (see the kernel) reaches up to 3 frames back */
     e->back = 3;
     e->lead = e->pad + 3;
     e->span = (e->filter.taps + e->lead + 3) / 4 * 4;
     e->spare = e->span - e->filter.taps;
-  } else {
-    e->fpi = 1;
-    e->pad = 0;
   }
   options = g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u "
       "-DCLR_IV_DW=%u", format_option (cfg->format),
@@ -686,7 +688,33 @@ write_zeros (ClrEngine * e, cl_mem cur, size_t from, size_t n,
   return TRUE;
 }
 
-/* Frames from n planes of n frames each, any sample size. */
+/* n frames of ch interleaved samples of ss bytes into ch planes. */
+void
+clr_engine_deinterleave (char *const *planes, const void *src, size_t n,
+    size_t ch, size_t ss)
+{
+  size_t c, i;
+
+  switch (ss) {
+    case 2:
+      for (i = 0; i < n; i++)
+        for (c = 0; c < ch; c++)
+          ((guint16 *) planes[c])[i] = ((const guint16 *) src)[i * ch + c];
+      break;
+    case 4:
+      for (i = 0; i < n; i++)
+        for (c = 0; c < ch; c++)
+          ((guint32 *) planes[c])[i] = ((const guint32 *) src)[i * ch + c];
+      break;
+    default:
+      for (i = 0; i < n; i++)
+        for (c = 0; c < ch; c++)
+          ((guint64 *) planes[c])[i] = ((const guint64 *) src)[i * ch + c];
+      break;
+  }
+}
+
+/* ... and back: frames from n planes of n frames each. */
 static void
 interleave (char *dst, const void *const *planes, size_t n, size_t ch,
     size_t ss)
@@ -709,7 +737,7 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
   const size_t ss = e->ssize, ch = e->cfg.channels;
   /* staged planes are n_in + spare frames apart, the zeros at their ends */
   const size_t n = n_in + e->spare;
-  size_t c, i;
+  size_t c;
   cl_int status = CL_SUCCESS;
   char *st = NULL;
   /* one channel interleaved is one plane too */
@@ -743,28 +771,13 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
     if (status == CL_SUCCESS && e->spare > 0)
       return write_zeros (e, cur, n_in, e->spare, error);
   } else {
+    char *planes_at[CLR_CHANNELS_MAX];
+
     if (!(st = staging (e, n * ch * ss)))
       goto no_memory;
-    switch (ss) {
-      case 2:
-        for (i = 0; i < n_in; i++)
-          for (c = 0; c < ch; c++)
-            ((guint16 *) st)[c * n + i] =
-                ((const guint16 *) in[0])[i * ch + c];
-        break;
-      case 4:
-        for (i = 0; i < n_in; i++)
-          for (c = 0; c < ch; c++)
-            ((guint32 *) st)[c * n + i] =
-                ((const guint32 *) in[0])[i * ch + c];
-        break;
-      default:
-        for (i = 0; i < n_in; i++)
-          for (c = 0; c < ch; c++)
-            ((guint64 *) st)[c * n + i] =
-                ((const guint64 *) in[0])[i * ch + c];
-        break;
-    }
+    for (c = 0; c < ch; c++)
+      planes_at[c] = st + c * n * ss;
+    clr_engine_deinterleave (planes_at, in[0], n_in, ch, ss);
   }
   if (status == CL_SUCCESS && !e->iv && (!planes || e->pinned)) {
     for (c = 0; c < ch && e->spare > 0; c++)
@@ -1157,8 +1170,9 @@ static cl_int
 window_read (ClrEngine * e, size_t len, char *host)
 {
   const size_t ss = e->ssize, ch = e->cfg.channels;
+  char *planes[CLR_CHANNELS_MAX];
   cl_int status = CL_SUCCESS;
-  size_t c, i;
+  size_t c;
   char *tmp;
 
   if (e->svm) {
@@ -1174,9 +1188,10 @@ window_read (ClrEngine * e, size_t len, char *host)
     return CL_OUT_OF_HOST_MEMORY;
   status = clEnqueueReadBuffer (e->queue, e->win[e->active], CL_TRUE, 0,
       len * ch * ss, tmp, 0, NULL, NULL);
-  for (c = 0; status == CL_SUCCESS && c < ch; c++)
-    for (i = 0; i < len; i++)
-      memcpy (host + (c * len + i) * ss, tmp + (i * ch + c) * ss, ss);
+  for (c = 0; c < ch; c++)
+    planes[c] = host + c * len * ss;
+  if (status == CL_SUCCESS)
+    clr_engine_deinterleave (planes, tmp, len, ch, ss);
   g_free (tmp);
   return status;
 }
