@@ -6,6 +6,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/audio/audio.h>
 #include "core/clr-engine.h"
+#include "gstclrinputbatch.h"
 
 G_BEGIN_DECLS
 
@@ -34,6 +35,14 @@ struct _GstClResample
   guint64 out_offset0;          /* sample offset of output frame 0 */
   gboolean started;             /* t0 is set: a buffer arrived since reset */
   gboolean need_discont;
+
+  /* small buffers held back while the stream runs far ahead of real time,
+   * to be converted in one launch (gstclrinputbatch.h) */
+  GstClrInputBatch held;
+  gboolean upstream_live;       /* asked at the start of each run */
+  gint64 last_arrival;          /* monotonic us of the last input, 0: none */
+  gsize last_frames;            /* ... and its frames */
+  gboolean may_hold;            /* the buffer in hand may join the batch */
 };
 
 GST_ELEMENT_REGISTER_DECLARE (clresample);

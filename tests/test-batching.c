@@ -1,0 +1,349 @@
+/* clresample: input held back and converted in one launch while a stream
+ * runs far ahead of real time (gst_cl_resample_may_hold()). Real pipelines,
+ * appsrc ! clresample ! appsink, against the same stream converted buffer
+ * by buffer through GstHarness (a live source, so never held): the same
+ * samples, the same timestamps, exact totals; held input comes out before
+ * any event that followed it; live and real-time streams are never held. */
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/check/gstcheck.h>
+#include <gst/audio/audio.h>
+#include "clr-filter.h"
+#include "clr-harness.h"
+#include "clr-rate.h"
+#include "clr-signal.h"
+
+#define IN_RATE 44100
+#define OUT_RATE 48000
+#define PIECE 1024
+
+typedef struct
+{
+  gboolean live;                /* appsrc is-live */
+  gboolean planar;              /* non-interleaved buffers */
+  guint pace_us;                /* sleep between pushes */
+  gssize gap_at;                /* piece index pushed as a GAP buffer, or -1 */
+  gssize tag_at;                /* a tag event before this piece, or -1 */
+} Feed;
+
+typedef struct
+{
+  Collected out;                /* interleaved samples, buffers */
+  int channels;
+  guint64 probe_frames;         /* output frames seen by the sink so far */
+  guint64 frames_before_tag;    /* ... when the tag came */
+  gboolean tag_seen;
+} Result;
+
+static GstPadProbeReturn
+record_tag (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Result *r = user_data;
+  GstEvent *ev = GST_PAD_PROBE_INFO_EVENT (info);
+
+  if (GST_EVENT_TYPE (ev) == GST_EVENT_TAG && !r->tag_seen) {
+    r->tag_seen = TRUE;
+    r->frames_before_tag = r->probe_frames;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+record_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Result *r = user_data;
+
+  r->probe_frames += gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info)) /
+      (r->channels * sizeof (float));
+  return GST_PAD_PROBE_OK;
+}
+
+/* One piece as a buffer: interleaved, or planes with their audio meta. */
+static GstBuffer *
+make_piece (const Feed * f, const float *in, size_t pos, size_t len,
+    int channels, gboolean gap)
+{
+  GstBuffer *buf = clr_make_buffer (in + pos * channels, len, channels,
+      IN_RATE, 0, pos);
+
+  if (f->planar) {
+    GstAudioInfo info;
+    GstMapInfo map;
+    float *planes = g_new (float, len * channels);
+    size_t i, c;
+
+    for (i = 0; i < len; i++)
+      for (c = 0; c < (size_t) channels; c++)
+        planes[c * len + i] = in[(pos + i) * channels + c];
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    memcpy (map.data, planes, len * channels * sizeof (float));
+    gst_buffer_unmap (buf, &map);
+    g_free (planes);
+    gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, IN_RATE,
+        channels, NULL);
+    info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+    gst_buffer_add_audio_meta (buf, &info, len, NULL);
+  }
+  if (gap) {
+    gst_buffer_memset (buf, 0, 0, gst_buffer_get_size (buf));
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
+  }
+  return buf;
+}
+
+/* appsrc ! clresample ! appsink; the output as interleaved samples. */
+static void
+run_pipeline (const Feed * f, const float *in, size_t frames, int channels,
+    Result * r)
+{
+  const char *layout = f->planar ? "non-interleaved" : "interleaved";
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time is-live=%s "
+      "caps=audio/x-raw,format=F32LE,layout=%s,rate=%d,channels=%d,"
+      "channel-mask=(bitmask)0 ! clresample ! audio/x-raw,rate=%d,"
+      "layout=%s ! appsink name=sink sync=false", f->live ? "true" : "false",
+      layout, IN_RATE, channels, OUT_RATE, layout);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstPad *sinkpad = gst_element_get_static_pad (sink, "sink");
+  GByteArray *bytes = g_byte_array_new ();
+  GstSample *sample;
+  GstFlowReturn ret;
+  size_t pos = 0, piece = 0;
+
+  memset (r, 0, sizeof (*r));
+  r->channels = channels;
+  r->out.buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      record_tag, r, NULL);
+  gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, record_buffer, r,
+      NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while (pos < frames) {
+    size_t len = MIN (PIECE, frames - pos);
+
+    if ((gssize) piece == f->tag_at)
+      fail_unless (gst_element_send_event (src,
+              gst_event_new_tag (gst_tag_list_new (GST_TAG_TITLE, "batch",
+                      NULL))));
+    g_signal_emit_by_name (src, "push-buffer", make_piece (f, in, pos, len,
+            channels, (gssize) piece == f->gap_at), &ret);
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+    if (f->pace_us)
+      g_usleep (f->pace_us);
+    pos += len;
+    piece++;
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  /* NULL at EOS */
+  while (g_signal_emit_by_name (sink, "pull-sample", &sample), sample) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    GstAudioInfo info;
+    GstAudioBuffer ab;
+    size_t i, c;
+
+    gst_audio_info_from_caps (&info, gst_sample_get_caps (sample));
+    fail_unless (gst_audio_buffer_map (&ab, &info, buf, GST_MAP_READ));
+    for (i = 0; i < ab.n_samples; i++)
+      for (c = 0; c < (size_t) channels; c++) {
+        float v = f->planar ? ((float *) ab.planes[c])[i] :
+            ((float *) ab.planes[0])[i * channels + c];
+        g_byte_array_append (bytes, (guint8 *) & v, sizeof (v));
+      }
+    gst_audio_buffer_unmap (&ab);
+    g_ptr_array_add (r->out.buffers, gst_buffer_ref (buf));
+    gst_sample_unref (sample);
+  }
+  r->out.frames = bytes->len / (channels * sizeof (float));
+  r->out.data = (float *) g_byte_array_free (bytes, FALSE);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (sinkpad);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+}
+
+/* The same stream converted buffer by buffer (GstHarness: a live source). */
+static void
+run_reference (const float *in, size_t frames, int channels, Collected * c)
+{
+  size_t piece = PIECE;
+
+  clr_run_stream ("clresample", IN_RATE, OUT_RATE, channels, in, frames,
+      &piece, 1, c);
+}
+
+/* Output frame count of a whole stream of n input frames */
+static guint64
+total_out (size_t n)
+{
+  return gst_util_uint64_scale_int_ceil (n, OUT_RATE, IN_RATE);
+}
+
+static void
+check_timestamps (Collected * c)
+{
+  guint64 offset = 0;
+  guint i;
+
+  for (i = 0; i < c->buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (c->buffers, i);
+    guint64 n = GST_BUFFER_OFFSET_END (b) - GST_BUFFER_OFFSET (b);
+
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), offset);
+    fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
+        gst_util_uint64_scale_int (offset, GST_SECOND, OUT_RATE));
+    fail_unless_equals_clocktime (GST_BUFFER_PTS (b) + GST_BUFFER_DURATION (b),
+        gst_util_uint64_scale_int (offset + n, GST_SECOND, OUT_RATE));
+    /* one run: only the first buffer starts one */
+    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
+            GST_BUFFER_FLAG_DISCONT), i == 0);
+    offset += n;
+  }
+  fail_unless_equals_uint64 (offset, c->frames);
+}
+
+static void
+check_same_samples (Collected * got, Collected * want, int channels)
+{
+  fail_unless_equals_uint64 (got->frames, want->frames);
+  fail_unless (memcmp (got->data, want->data,
+          got->frames * channels * sizeof (float)) == 0,
+      "held input gave other samples than buffer-by-buffer conversion");
+}
+
+static void
+held_matches (gboolean planar, int channels)
+{
+  size_t frames = 10 * IN_RATE + 777, n_in = (frames + PIECE - 1) / PIECE;
+  float *in = g_new (float, frames * channels);
+  Feed f = { FALSE, planar, 0, -1, -1 };
+  Collected ref;
+  Result r;
+
+  clr_signal_noise (in, frames * channels, 0.5, 42);
+  run_reference (in, frames, channels, &ref);
+  run_pipeline (&f, in, frames, channels, &r);
+  fail_unless_equals_uint64 (r.out.frames, total_out (frames));
+  check_same_samples (&r.out, &ref, channels);
+  check_timestamps (&r.out);
+  /* it did hold: a whole stream far faster than real time comes out in
+   * half-second batches, not one buffer per input buffer */
+  GST_INFO ("%u input buffers, %u output buffers", (guint) n_in,
+      r.out.buffers->len);
+  fail_unless (r.out.buffers->len <= n_in / 8, "%u buffers out for %u in",
+      r.out.buffers->len, (guint) n_in);
+  clr_collected_free (&ref);
+  clr_collected_free (&r.out);
+  g_free (in);
+}
+
+GST_START_TEST (test_held_interleaved)
+{
+  held_matches (FALSE, 2);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_held_planar)
+{
+  held_matches (TRUE, 6);
+}
+
+GST_END_TEST;
+
+/* A live source, or a producer at real-time speed: every buffer is
+ * converted as it comes, one output buffer each. */
+static void
+never_held (gboolean live, guint pace_us, size_t frames)
+{
+  size_t n_in = (frames + PIECE - 1) / PIECE;
+  float *in = g_new (float, frames * 2);
+  Feed f = { live, FALSE, pace_us, -1, -1 };
+  Collected ref;
+  Result r;
+
+  clr_signal_noise (in, frames * 2, 0.5, 7);
+  run_reference (in, frames, 2, &ref);
+  run_pipeline (&f, in, frames, 2, &r);
+  check_same_samples (&r.out, &ref, 2);
+  check_timestamps (&r.out);
+  /* n_in buffers and the drained tail */
+  fail_unless_equals_int (r.out.buffers->len, n_in + 1);
+  clr_collected_free (&ref);
+  clr_collected_free (&r.out);
+  g_free (in);
+}
+
+GST_START_TEST (test_live_never_held)
+{
+  never_held (TRUE, 0, 5 * IN_RATE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_real_time_never_held)
+{
+  /* 1024 frames (23.2 ms) every 15 ms: 1.5x real time, under the 4x that
+   * holding asks for */
+  never_held (FALSE, 15000, 40 * PIECE);
+}
+
+GST_END_TEST;
+
+/* A GAP buffer and a tag event in the middle of held input: what was held
+ * comes out before them, and the stream is the one converted buffer by
+ * buffer (the GAP as silence). */
+GST_START_TEST (test_held_before_gap_and_events)
+{
+  size_t frames = 6 * IN_RATE, tag_piece = 100, gap_piece = 150, taps;
+  float *in = g_new (float, frames * 2);
+  Feed f = { FALSE, FALSE, 0, gap_piece, tag_piece };
+  ClrRatio ratio;
+  ClrFilter filter;
+  Collected ref;
+  Result r;
+  gint64 last;
+
+  clr_signal_noise (in, frames * 2, 0.5, 3);
+  memset (in + gap_piece * PIECE * 2, 0, PIECE * 2 * sizeof (float));
+  run_reference (in, frames, 2, &ref);
+  run_pipeline (&f, in, frames, 2, &r);
+  check_same_samples (&r.out, &ref, 2);
+  check_timestamps (&r.out);
+  /* before the tag: every output frame the input before it allows (the
+   * filter looks taps/2 frames ahead) */
+  clr_ratio_init (&ratio, IN_RATE, OUT_RATE);
+  clr_filter_design (&filter, &ratio, CLR_QUALITY_DEFAULT, 0);
+  taps = filter.taps;
+  last = (gint64) (tag_piece * PIECE) - 1 - taps / 2;
+  fail_unless (r.tag_seen);
+  fail_unless_equals_uint64 (r.frames_before_tag,
+      clr_ratio_out_upto (&ratio, last));
+  clr_collected_free (&ref);
+  clr_collected_free (&r.out);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+static Suite *
+batching_suite (void)
+{
+  Suite *s = suite_create ("clresample-batching");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_held_interleaved);
+  tcase_add_test (tc, test_held_planar);
+  tcase_add_test (tc, test_live_never_held);
+  tcase_add_test (tc, test_real_time_never_held);
+  tcase_add_test (tc, test_held_before_gap_and_events);
+  return s;
+}
+
+GST_CHECK_MAIN (batching);
