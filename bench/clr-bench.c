@@ -15,6 +15,13 @@
  * the harness's sink pad, which drops it). libsoxr (SOXR_VHQ, float32
  * interleaved, one thread) gets the same blocks through soxr_process().
  *
+ * W1 and W2 run again in real pipelines, as a user runs them:
+ * audiotestsrc wave=white-noise ! ELEMENT ! fakesink, timed two ways: in this
+ * process (PLAYING to EOS, the element's setup already warm) and as a whole
+ * gst-launch-1.0 process (start-up, OpenCL set-up and all), the contestants
+ * alternating run by run. The source costs every contestant the same; a row
+ * with identity instead of a resampler shows how much.
+ *
  * Quality knobs mean different things in different resamplers, so every
  * contestant's configuration is also run on a tone signal (same rates,
  * channels, buffer size) and its measured quality printed beside its speed;
@@ -58,6 +65,8 @@ typedef struct
 {
   gchar *device;                /* --device, NULL = auto */
   double seconds;               /* --seconds, 0 = each workload's default */
+  double pipeline_seconds;      /* --pipeline-seconds, 0 = the default */
+  gboolean no_pipelines;
   gboolean quick;
   int runs;                     /* timed repetitions; the best one counts */
   int qualities[CLR_QUALITY_MAX + 1];
@@ -285,6 +294,7 @@ typedef struct
   int in_rate, out_rate, channels;
   size_t buffer_frames;
   double seconds, quick_seconds;        /* length of the timed run */
+  double pipeline_seconds;      /* ... in a real pipeline; 0: none */
   double tone_seconds;          /* length of the quality run */
   /* channel c of the tone run carries the tone of figs[c % n_figs], so
    * one run measures every figure (and every channel) */
@@ -294,11 +304,14 @@ typedef struct
 
 static const Workload workloads[] = {
   {"W1", "W1 playback: stereo F32 44.1 -> 48 kHz, 1024-frame buffers",
-      44100, 48000, 2, 1024, 20.0, 3.0, 1.5, 1, {FIG_THDN}},
+      44100, 48000, 2, 1024, 20.0, 3.0, 300.0, 1.5, 1, {FIG_THDN}},
   {"W2", "W2 offline: stereo F32 44.1 -> 192 kHz, 1 s buffers",
-      44100, 192000, 2, 44100, 20.0, 3.0, 3.0, 2, {FIG_THDN, FIG_IMAGES}},
+      44100, 192000, 2, 44100, 20.0, 3.0, 60.0, 3.0, 2, {FIG_THDN,
+          FIG_IMAGES}},
+  /* no pipeline rows: audioresample cannot take 64 channels (see
+   * element_parts()) */
   {"W3", "W3 many channels: 64 channels F32 48 -> 44.1 kHz, 0.1 s buffers",
-      48000, 44100, 64, 4800, 10.0, 2.0, 1.5, 2, {FIG_THDN, FIG_ALIAS}},
+      48000, 44100, 64, 4800, 10.0, 2.0, 0.0, 1.5, 2, {FIG_THDN, FIG_ALIAS}},
 };
 
 typedef enum
@@ -316,6 +329,7 @@ typedef struct
   gchar *note;                  /* why it failed, NULL when it ran */
   double fig[N_FIGS_MAX];
   double rtf, med_us, p99_us, max_us;
+  double pipe_s, process_s;     /* best real-pipeline times, NAN: none */
   uint32_t taps;                /* clresample's taps per phase */
 } Contestant;
 
@@ -747,6 +761,198 @@ done:
   g_string_free (s, TRUE);
 }
 
+/* ------------------------------------------------------------------------ */
+/* W1, W2 in real pipelines                                                  */
+
+/* The launch line of a contestant (NULL: identity, the pipeline alone). */
+static gchar *
+pipeline_launch (Bench * b, const Contestant * c, const Workload * w,
+    size_t buffers)
+{
+  gchar *element = !c ? g_strdup ("identity") : c->kind == C_CLR ?
+      g_strdup_printf ("clresample quality=%d%s%s", c->quality,
+      b->device ? " device=" : "", b->device ? b->device : "") :
+      g_strdup_printf ("audioresample quality=%d", c->quality);
+  gchar *launch = g_strdup_printf ("audiotestsrc wave=white-noise "
+      "samplesperbuffer=%" G_GSIZE_FORMAT " num-buffers=%" G_GSIZE_FORMAT
+      " ! audio/x-raw,format=F32LE,layout=interleaved,rate=%d,channels=%d "
+      "! %s ! audio/x-raw,rate=%d ! fakesink", w->buffer_frames, buffers,
+      w->in_rate, w->channels, element, c ? w->out_rate : w->in_rate);
+
+  g_free (element);
+  return launch;
+}
+
+/* Seconds from PLAYING to EOS in this process; NAN on failure. */
+static double
+time_pipeline_in_process (const gchar * launch, gchar ** err)
+{
+  GError *error = NULL;
+  GstElement *pipe = gst_parse_launch (launch, &error);
+  GstMessage *msg;
+  double t0, t = NAN;
+
+  if (!pipe) {
+    *err = g_strdup (error->message);
+    g_error_free (error);
+    return NAN;
+  }
+  t0 = now_s ();
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
+      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
+    t = now_s () - t0;
+  } else {
+    gst_message_parse_error (msg, &error, NULL);
+    *err = g_strdup (error->message);
+    g_error_free (error);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+  return t;
+}
+
+/* Seconds a whole `gst-launch-1.0 -q LAUNCH` process takes; NAN on
+ * failure. */
+static double
+time_pipeline_process (const gchar * launch, gchar ** err)
+{
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", launch);
+  gchar **argv = NULL, *errout = NULL;
+  GError *error = NULL;
+  gint status = 0;
+  double t0, t = NAN;
+
+  if (!g_shell_parse_argv (cmd, NULL, &argv, &error))
+    goto failed;
+  t0 = now_s ();
+  if (!g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &errout, &status,
+          &error))
+    goto failed;
+  t = now_s () - t0;
+  if (!g_spawn_check_wait_status (status, &error)) {
+    t = NAN;
+    *err = g_strdup_printf ("gst-launch-1.0: %s", errout);
+  }
+  goto done;
+
+failed:
+  *err = g_strdup (error->message);
+done:
+  g_clear_error (&error);
+  g_strfreev (argv);
+  g_free (errout);
+  g_free (cmd);
+  return t;
+}
+
+static void
+run_pipelines (Bench * b, const Workload * w, GPtrArray * cs)
+{
+  double secs = b->pipeline_seconds > 0 ? b->pipeline_seconds :
+      b->quick ? MIN (20.0, w->pipeline_seconds) : w->pipeline_seconds;
+  size_t buffers = (size_t) ceil (secs * w->in_rate / w->buffer_frames);
+  double real = (double) buffers * w->buffer_frames / w->in_rate;
+  double base_pipe = NAN, base_process = NAN;
+  const Contestant *best_ar = NULL;
+  gchar *id;
+  Table *t;
+  guint i;
+  int k;
+
+  for (i = 0; i < cs->len; i++) {
+    Contestant *c = g_ptr_array_index (cs, i);
+    c->pipe_s = c->process_s = NAN;
+  }
+  /* run by run, every contestant in turn: a slow spell of the machine
+   * falls on all of them */
+  for (k = 0; k < b->runs; k++) {
+    for (i = 0; i <= cs->len; i++) {
+      Contestant *c = i < cs->len ? g_ptr_array_index (cs, i) : NULL;
+      gchar *launch, *err = NULL;
+      double tp, tw;
+
+      if (c && (c->kind == C_SOXR || c->note))
+        continue;
+      launch = pipeline_launch (b, c, w, buffers);
+      progress ("%s pipeline, run %d: %s ...", w->id, k + 1,
+          c ? c->label : "identity");
+      tp = time_pipeline_in_process (launch, &err);
+      if (!err)
+        tw = time_pipeline_process (launch, &err);
+      if (err) {
+        progress (" failed: %s\n", err);
+        if (c)
+          c->note = err;
+        else
+          g_free (err);
+        g_free (launch);
+        continue;
+      }
+      progress (" %.0fx, %.0fx\n", real / tp, real / tw);
+      if (c) {
+        c->pipe_s = isnan (c->pipe_s) ? tp : MIN (c->pipe_s, tp);
+        c->process_s = isnan (c->process_s) ? tw : MIN (c->process_s, tw);
+      } else {
+        base_pipe = isnan (base_pipe) ? tp : MIN (base_pipe, tp);
+        base_process = isnan (base_process) ? tw : MIN (base_process, tw);
+      }
+      g_free (launch);
+    }
+  }
+
+  printf ("%s in a real pipeline: audiotestsrc wave=white-noise "
+      "samplesperbuffer=%" G_GSIZE_FORMAT " ! ELEMENT ! fakesink, %.0f s of "
+      "audio, best of %d alternating runs; quality from the harness's tone "
+      "run above\n", w->id, w->buffer_frames, real, b->runs);
+  id = g_strdup_printf ("%s-pipeline", w->id);
+  t = table_new (id, "contestant",
+      fig_info[w->figs[0]].head, "in-process x rt", "process x rt",
+      "process s", "element s (process - identity)", NULL);
+  table_add (t, "identity (source + sink)");
+  table_add (t, "-");
+  table_num (t, "%.0f", real / base_pipe);
+  table_num (t, "%.0f", real / base_process);
+  table_num (t, "%.3f", base_process);
+  table_add (t, "-");
+  for (i = 0; i < cs->len; i++) {
+    Contestant *c = g_ptr_array_index (cs, i);
+
+    if (c->kind == C_SOXR)
+      continue;
+    table_add (t, "%s", c->label);
+    table_num (t, "%.1f", c->fig[0]);
+    table_num (t, "%.0f", real / c->pipe_s);
+    table_num (t, "%.0f", real / c->process_s);
+    table_num (t, "%.3f", c->process_s);
+    table_num (t, "%.3f", c->process_s - base_process);
+    if (c->kind == C_AR && c->quality == 10)
+      best_ar = c;
+  }
+  table_print (b, t);
+  g_free (id);
+  /* the cheapest clresample that measures at least as well as
+   * audioresample's best, side by side in whole-process time */
+  for (i = 0; best_ar && i < cs->len; i++) {
+    Contestant *c = g_ptr_array_index (cs, i);
+
+    if (c->kind != C_CLR || isnan (c->process_s)
+        || !(c->fig[0] <= best_ar->fig[0] + MATCH_TOL_DB))
+      continue;
+    printf ("  clresample %s (%.1f dB) vs audioresample q10 (%.1f dB) in "
+        "the real pipeline: %.2fx its speed as whole processes, %.2fx in "
+        "process\n", c->label + strlen ("clresample "), c->fig[0],
+        best_ar->fig[0], best_ar->process_s / c->process_s,
+        best_ar->pipe_s / c->pipe_s);
+    break;
+  }
+  printf ("\n");
+  fflush (stdout);
+}
+
 static void
 run_workload (Bench * b, const Workload * w)
 {
@@ -854,6 +1060,8 @@ run_workload (Bench * b, const Workload * w)
     print_match (w, cs, g_ptr_array_index (cs, i));
   printf ("\n");
   fflush (stdout);
+  if (w->pipeline_seconds > 0 && !b->no_pipelines)
+    run_pipelines (b, w, cs);
 
   g_ptr_array_unref (cs);
   g_free (noise);
@@ -1351,6 +1559,11 @@ main (int argc, char **argv)
           "substring", "SPEC"},
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &b.seconds,
         "Seconds of audio per timed run in W1-W3 (default 20, 20, 10)", "S"},
+    {"pipeline-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &b.pipeline_seconds,
+        "Seconds of audio per real-pipeline run of W1 and W2 (default 300, "
+          "60; --quick: 20)", "S"},
+    {"no-pipelines", 0, 0, G_OPTION_ARG_NONE, &b.no_pipelines,
+        "Leave out the real-pipeline rows", NULL},
     {"quick", 'q', 0, G_OPTION_ARG_NONE, &b.quick,
         "Short runs, for a smoke test", NULL},
     {"runs", 'r', 0, G_OPTION_ARG_INT, &b.runs,
