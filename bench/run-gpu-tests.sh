@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The test programs on the GPU machine, where there is no meson and no
+# GStreamer install: run from the project root after
+#
+#   . .gpu-bundle/enter.sh build && bench/run-gpu-tests.sh
+#
+# Each program runs with the bundle's GStreamer (enter.sh's plugin paths,
+# not build/test-plugins, whose links point at this machine's system
+# folder) on the default device, the GPU. Prints one line a program and a
+# closing "N passed, N failed"; the full output goes to $OUT/gpu-tests.log
+# (or ./bench-out).
+set -u
+out=${OUT:-./bench-out}
+mkdir -p "$out"
+log="$out/gpu-tests.log"
+: > "$log"
+passed=0
+failed=0
+
+run () {
+  local name=$1
+  shift
+  if env "$@" >>"$log" 2>&1; then
+    passed=$((passed + 1))
+    echo "ok    $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL  $name (see gpu-tests.log)"
+  fi
+}
+
+t=build/tests
+export CK_DEFAULT_TIMEOUT=300 GST_DEBUG=clresample*:2
+run core $t/test-core
+run core-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-core
+run core-fpi4 CLRESAMPLE_FPI=4 $t/test-core
+run core-iv CLRESAMPLE_IV=1 CLRESAMPLE_IV_DW=8 $t/test-core
+run element $t/test-element
+run robust $t/test-robust
+run batching $t/test-batching
+run quality-check $t/quality/clr-quality --check
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
