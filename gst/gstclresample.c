@@ -225,6 +225,7 @@ gst_cl_resample_finalize (GObject * object)
 
   g_free (self->device_spec);
   g_free (self->device_spec_in_use);
+  gst_clr_input_batch_free (&self->held);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -331,7 +332,7 @@ gst_cl_resample_stop (GstBaseTransform * trans)
   ClrDevice *dev;
 
   g_clear_pointer (&self->engine, clr_engine_free);
-  gst_clr_input_batch_free (&self->held);
+  gst_clr_input_batch_clear (&self->held);
   GST_OBJECT_LOCK (self);
   dev = self->device;
   self->device = NULL;

@@ -20,6 +20,7 @@ typedef struct
   gsize sample_size;            /* bytes per sample */
   gsize frames;                 /* frames held */
   gsize cap;                    /* frames the storage holds (per plane) */
+  gsize bytes;                  /* bytes allocated */
   guint8 *data;
 } GstClrInputBatch;
 
@@ -32,6 +33,7 @@ void gst_clr_input_batch_append (GstClrInputBatch * batch,
  * channel, or one for interleaved frames). */
 void gst_clr_input_batch_planes (GstClrInputBatch * batch, void **planes);
 void gst_clr_input_batch_clear (GstClrInputBatch * batch);
+/* Frees the storage (configure keeps it, for the next format or run). */
 void gst_clr_input_batch_free (GstClrInputBatch * batch);
 
 G_END_DECLS
