@@ -1,0 +1,220 @@
+/* clresample: uniformly partitioned overlap-save convolution (clr-conv.c).
+ *
+ * Three kernels a batch of blocks, each over every block and channel of the
+ * batch at once:
+ *   clr_conv_forward  the 2B-sample window of each block (the previous
+ *                     block and this one) -> its B + 1 spectrum bins, into
+ *                     the frequency-domain delay line (a ring of spectra)
+ *   clr_conv_mac      Y = sum over partitions p of X[block - p] * H[p]
+ *   clr_conv_inverse  Y -> the last B samples of the 2B-point circular
+ *                     convolution, which equal the linear one
+ *
+ * Real transforms of 2B points go through one complex transform of B points
+ * (the even samples as real parts, the odd ones as imaginary parts) and a
+ * twiddle pass that splits or joins the two halves. The complex transform is
+ * an in-place radix-2 decimation-in-time FFT in local memory, one work-group
+ * a transform: B complex values must fit in local memory (clr-conv.c checks).
+ *
+ * Build options:
+ *   CLR_CONV_B, CLR_CONV_LOG2B  the block (partition) size B, a power of two
+ *   CLR_CONV_F64                samples and transforms in double
+ *   CLR_CONV_ACC_DOUBLE         filter spectra and the partition sum in
+ *                               double (devices with fp64)
+ *   CLR_CONV_FFT_DOUBLE         float samples and spectra in memory, but
+ *                               transforms in double: the float transforms'
+ *                               rounding was most of the error (max error
+ *                               ~1e-6 of the output RMS, against ~3e-7)
+ * Twiddles: tw[k] = exp (-i pi k / B), k = 0 .. B, computed on the host in
+ * double, stored in the transforms' precision. The inverse transform's
+ * 1 / B is folded into the filter spectra.
+ */
+#if defined(CLR_CONV_F64) || defined(CLR_CONV_ACC_DOUBLE) \
+    || defined(CLR_CONV_FFT_DOUBLE)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define B CLR_CONV_B
+#define BINS (CLR_CONV_B + 1)
+
+#ifdef CLR_CONV_F64
+typedef double real_t;
+typedef double2 cplx_t;
+#else
+typedef float real_t;
+typedef float2 cplx_t;
+#endif
+
+/* fft_t: the transforms' complex values (local memory, twiddles) */
+#if defined(CLR_CONV_F64) || !defined(CLR_CONV_FFT_DOUBLE)
+typedef cplx_t fft_t;
+typedef real_t fft_real;
+#define TO_STORE(z) (z)
+#define CONVERT_FFT(z) (z)
+#else
+typedef double2 fft_t;
+typedef double fft_real;
+#define TO_STORE(z) convert_float2 (z)
+#define CONVERT_FFT(z) convert_double2 (z)
+#endif
+
+#ifdef CLR_CONV_ACC_DOUBLE
+typedef double2 acc_t;
+#define TO_ACC(z) convert_double2 (z)
+#ifdef CLR_CONV_F64
+#define FROM_ACC(z) (z)
+#else
+#define FROM_ACC(z) convert_float2 (z)
+#endif
+#else
+typedef cplx_t acc_t;
+#define TO_ACC(z) (z)
+#define FROM_ACC(z) (z)
+#endif
+
+#define CMUL(a, b) ((a).x * (b).x - (a).y * (b).y), \
+    ((a).x * (b).y + (a).y * (b).x)
+
+static inline fft_t
+cmul (fft_t a, fft_t b)
+{
+  return (fft_t) (CMUL (a, b));
+}
+
+static inline fft_t
+conj_c (fft_t a)
+{
+  return (fft_t) (a.x, -a.y);
+}
+
+static inline uint
+bit_reverse (uint x)
+{
+  x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+  x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+  x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+  x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
+  x = (x >> 16) | (x << 16);
+  return x >> (32 - CLR_CONV_LOG2B);
+}
+
+/* B-point FFT of z, stored in bit-reversed order, in place; `inverse` uses
+ * the conjugate twiddles (no scaling). Ends with a barrier. */
+static void
+fft_local (__local fft_t * z, __global const fft_t * tw, int inverse)
+{
+  const uint lid = get_local_id (0), ls = get_local_size (0);
+  uint h, t;
+
+  for (h = 1; h < B; h <<= 1) {
+    for (t = lid; t < B / 2; t += ls) {
+      uint pos = t & (h - 1);
+      uint i = ((t - pos) << 1) + pos;
+      /* exp (-2 pi i pos / 2h) = tw[pos * B / h] */
+      fft_t w = tw[pos * (B / h)];
+      fft_t a = z[i], b;
+
+      if (inverse)
+        w.y = -w.y;
+      b = cmul (z[i + h], w);
+      z[i] = a + b;
+      z[i + h] = a - b;
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+/* in: per channel a plane of in_stride samples; block b of the batch reads
+ * samples [b B, b B + 2B). Work-group g transforms block g / channels of
+ * channel g % channels into ring slot (slot0 + block) % slots. */
+__kernel void
+clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
+    __global cplx_t * ring, uint slot0, uint slots,
+    __global const fft_t * tw)
+{
+  __local fft_t z[B];
+  const uint lid = get_local_id (0), ls = get_local_size (0);
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  __global const real_t *w = in + (size_t) c * in_stride + (size_t) blk * B;
+  __global cplx_t *x;
+  uint n, k;
+
+  for (n = lid; n < B; n += ls)
+    z[bit_reverse (n)] = (fft_t) (w[2 * n], w[2 * n + 1]);
+  barrier (CLK_LOCAL_MEM_FENCE);
+  fft_local (z, tw, 0);
+
+  x = ring + ((size_t) ((slot0 + blk) % slots) * channels + c) * BINS;
+  for (k = lid; k <= B; k += ls) {
+    /* Z = E + i O with E, O the transforms of the even and odd samples:
+     * E = (Z[k] + conj Z[B-k]) / 2, O = (Z[k] - conj Z[B-k]) / 2i, and
+     * X[k] = E + exp (-i pi k / B) O */
+    fft_t zk = z[k & (B - 1)], zr = conj_c (z[(B - k) & (B - 1)]);
+    fft_t e = (zk + zr) * (fft_real) 0.5, d = (zk - zr) * (fft_real) 0.5;
+    fft_t o = (fft_t) (d.y, -d.x);
+
+    x[k] = TO_STORE (e + cmul (tw[k], o));
+  }
+}
+
+/* One work-item a bin (dimension 0), channel (1) and block of the batch (2):
+ * the sum over `parts` partitions, newest spectrum first. filter_stride is
+ * 0 when all channels share one filter. */
+__kernel void
+clr_conv_mac (__global const cplx_t * ring, uint slot0, uint slots,
+    uint parts, __global const acc_t * spectra, uint filter_stride,
+    __global cplx_t * prod)
+{
+  const uint k = get_global_id (0), c = get_global_id (1);
+  const uint blk = get_global_id (2), channels = get_global_size (1);
+  __global const acc_t *h;
+  uint slot, p;
+  acc_t acc = (acc_t) (0, 0);
+
+  if (k > B)
+    return;
+  h = spectra + (size_t) c * filter_stride + k;
+  slot = (slot0 + blk) % slots;
+  for (p = 0; p < parts; p++) {
+    acc_t x = TO_ACC (ring[((size_t) slot * channels + c) * BINS + k]);
+    acc_t hp = h[(size_t) p * BINS];
+
+    acc += (acc_t) (CMUL (x, hp));
+    slot = slot ? slot - 1 : slots - 1;
+  }
+  prod[((size_t) blk * channels + c) * BINS + k] = FROM_ACC (acc);
+}
+
+/* Work-group g: block g / channels of channel g % channels. Writes the B
+ * output samples to out, planes of out_stride samples, at b B. */
+__kernel void
+clr_conv_inverse (__global const cplx_t * prod, uint channels,
+    __global const fft_t * tw, __global real_t * out, uint out_stride)
+{
+  __local fft_t z[B];
+  const uint lid = get_local_id (0), ls = get_local_size (0);
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  __global const cplx_t *y = prod + (size_t) g * BINS;
+  __global real_t *o = out + (size_t) c * out_stride + (size_t) blk * B;
+  uint n, k;
+
+  for (k = lid; k < B; k += ls) {
+    /* the spectra E, O of the even and odd output samples, joined as
+     * E + i O: E = (Y[k] + conj Y[B-k]) / 2,
+     * O = (Y[k] - conj Y[B-k]) exp (i pi k / B) / 2 */
+    fft_t yk = CONVERT_FFT (y[k]), yr = conj_c (CONVERT_FFT (y[B - k]));
+    fft_t e = (yk + yr) * (fft_real) 0.5;
+    fft_t d = cmul ((yk - yr) * (fft_real) 0.5, conj_c (tw[k]));
+
+    z[bit_reverse (k)] = e + (fft_t) (-d.y, d.x);
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  fft_local (z, tw, 1);
+
+  /* samples B .. 2B - 1 of the window: z[B/2 ..] holds them in pairs */
+  for (n = lid; n < B / 2; n += ls) {
+    fft_t v = z[B / 2 + n];
+
+    o[2 * n] = (real_t) v.x;
+    o[2 * n + 1] = (real_t) v.y;
+  }
+}
