@@ -26,7 +26,8 @@ clr_budget_check (ClrBudget * b, size_t bytes, const char *what,
   if (bytes > clr_device_get_max_alloc (b->dev)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "The %s needs %" G_GSIZE_FORMAT " bytes, more than '%s' can allocate "
-        "at once (%" G_GUINT64_FORMAT "); use fewer channels or taps",
+        "at once (%" G_GUINT64_FORMAT "); use fewer channels, fewer taps or "
+        "smaller buffers",
         what, bytes, clr_device_get_name (b->dev),
         (guint64) clr_device_get_max_alloc (b->dev));
     return FALSE;
