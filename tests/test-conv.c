@@ -109,6 +109,35 @@ conv_for (const ConvCase * tc, double **h)
   return c;
 }
 
+/* A case set up: its filters, its input (as given to the engine and as
+ * doubles) and an engine. */
+typedef struct {
+  const ConvCase *tc;
+  unsigned n_filters;
+  double **h, **x;
+  void **in;
+  ClrConv *c;
+} Setup;
+
+static void
+setup_init (Setup * s, const ConvCase * tc)
+{
+  s->tc = tc;
+  s->n_filters = tc->per_channel ? tc->channels : 1;
+  s->h = make_filters (s->n_filters, tc->taps);
+  s->in = make_input (tc, tc->frames, &s->x);
+  s->c = conv_for (tc, s->h);
+}
+
+static void
+setup_clear (Setup * s)
+{
+  clr_conv_free (s->c);
+  free_planes (s->in, s->tc->channels);
+  free_planes (s->x, s->tc->channels);
+  free_planes (s->h, s->n_filters);
+}
+
 /* Runs `frames` input frames through c in calls of chunks[i] frames
  * (cycled; NULL: one call), then drains. Returns the output planes, of
  * frames + clr_conv_get_drain_frames() frames, in the engine's format. */
@@ -170,36 +199,33 @@ static void
 test_reference (gconstpointer data)
 {
   const ConvCase *tc = data;
-  const unsigned n_filters = tc->per_channel ? tc->channels : 1;
-  double **h, **x, err_max = 0.0, sum_sq = 0.0, err_sq = 0.0;
-  void **in;
+  double err_max = 0.0, sum_sq = 0.0, err_sq = 0.0;
   char **out;
-  ClrConv *c;
   size_t total, latency, t, stride, n_checked = 0;
   unsigned ch;
+  Setup s;
 
   if (tc->format == CLR_CONV_F64 && !clr_device_has_fp64 (device)) {
     g_test_skip ("no fp64 on this device");
     return;
   }
-  h = make_filters (n_filters, tc->taps);
-  in = make_input (tc, tc->frames, &x);
-  c = conv_for (tc, h);
-  latency = clr_conv_get_latency (c);
+  setup_init (&s, tc);
+  latency = clr_conv_get_latency (s.c);
   g_assert_cmpuint (latency, ==, tc->block);
-  g_assert_cmpuint (clr_conv_get_drain_frames (c), ==, latency + tc->taps - 1);
-  total = tc->frames + clr_conv_get_drain_frames (c);
-  out = run_conv (c, tc, in, tc->frames, NULL, 0);
+  g_assert_cmpuint (clr_conv_get_drain_frames (s.c), ==,
+      latency + tc->taps - 1);
+  total = tc->frames + clr_conv_get_drain_frames (s.c);
+  out = run_conv (s.c, tc, s.in, tc->frames, NULL, 0);
   /* ~ 3e8 multiply-adds at most */
   stride = MAX (1, (guint64) total * tc->taps * tc->channels / 300000000);
   for (ch = 0; ch < tc->channels; ch++) {
-    const double *hc = h[tc->per_channel ? ch : 0];
+    const double *hc = s.h[tc->per_channel ? ch : 0];
     for (t = 0; t < latency; t++)
       g_assert_cmpfloat (sample_at (tc, out, ch, t), ==, 0.0);
     /* both ends of the output, and the middle sampled */
     for (t = latency; t < total; t += t < 4 * latency
         || t + 2 * latency > total ? 1 : stride) {
-      double want = direct (hc, tc->taps, x[ch], tc->frames, t - latency);
+      double want = direct (hc, tc->taps, s.x[ch], tc->frames, t - latency);
       double got = sample_at (tc, out, ch, t);
 
       err_max = MAX (err_max, fabs (got - want));
@@ -216,11 +242,8 @@ test_reference (gconstpointer data)
     g_assert_cmpfloat (rel, <=, clr_device_has_fp64 (device) ?
         tc->max_error : F32_FLOAT_MAX);
   }
-  clr_conv_free (c);
   free_planes (out, tc->channels);
-  free_planes (in, tc->channels);
-  free_planes (x, tc->channels);
-  free_planes (h, n_filters);
+  setup_clear (&s);
 }
 
 static gboolean
@@ -245,26 +268,21 @@ test_chunking (gconstpointer data)
   {1, 7, 3000, 100}
   };
   static const size_t n_sizes[] = { 1, 1, 1, 1, 4 };
-  const unsigned n_filters = tc->per_channel ? tc->channels : 1;
-  double **h = make_filters (n_filters, tc->taps), **x;
-  void **in = make_input (tc, tc->frames, &x);
-  ClrConv *c = conv_for (tc, h);
-  const size_t total = tc->frames + clr_conv_get_drain_frames (c);
   char **whole, **cut;
-  size_t i;
+  size_t i, total;
+  Setup s;
 
-  whole = run_conv (c, tc, in, tc->frames, NULL, 0);
+  setup_init (&s, tc);
+  total = tc->frames + clr_conv_get_drain_frames (s.c);
+  whole = run_conv (s.c, tc, s.in, tc->frames, NULL, 0);
   for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
-    clr_conv_reset (c);
-    cut = run_conv (c, tc, in, tc->frames, sizes[i], n_sizes[i]);
+    clr_conv_reset (s.c);
+    cut = run_conv (s.c, tc, s.in, tc->frames, sizes[i], n_sizes[i]);
     g_assert_true (outputs_equal (tc, whole, cut, total));
     free_planes (cut, tc->channels);
   }
-  clr_conv_free (c);
   free_planes (whole, tc->channels);
-  free_planes (in, tc->channels);
-  free_planes (x, tc->channels);
-  free_planes (h, n_filters);
+  setup_clear (&s);
 }
 
 /* A filter of one non-zero tap k: an impulse at input frame j comes out at
@@ -314,36 +332,34 @@ test_latency (void)
 static void
 test_reset (void)
 {
-  const ConvCase tc = { "reset", 1000, 2, TRUE, 64, CLR_CONV_F32, 5000 };
-  double **h = make_filters (2, tc.taps), **x;
-  void **in = make_input (&tc, tc.frames, &x);
-  ClrConv *c = conv_for (&tc, h);
-  const size_t total = tc.frames + clr_conv_get_drain_frames (c);
+  static const ConvCase tc = { "reset", 1000, 2, TRUE, 64, CLR_CONV_F32,
+    5000, 0
+  };
   static const size_t odd[] = { 333 };
   char **first, **again;
   GError *err = NULL;
   float o[2][10];
   void *op[2] = { o[0], o[1] };
+  Setup s;
 
-  first = run_conv (c, &tc, in, tc.frames, NULL, 0);
+  setup_init (&s, &tc);
+  first = run_conv (s.c, &tc, s.in, tc.frames, NULL, 0);
   /* drained: input is refused */
-  g_assert_false (clr_conv_process (c, (const void *const *) in, 10, op,
+  g_assert_false (clr_conv_process (s.c, (const void *const *) s.in, 10, op,
           &err));
   g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
   g_clear_error (&err);
   /* a stream cut off half-way, then a reset */
-  clr_conv_reset (c);
-  g_assert_true (clr_conv_process (c, (const void *const *) in, 10, op,
+  clr_conv_reset (s.c);
+  g_assert_true (clr_conv_process (s.c, (const void *const *) s.in, 10, op,
           &err));
-  clr_conv_reset (c);
-  again = run_conv (c, &tc, in, tc.frames, odd, 1);
-  g_assert_true (outputs_equal (&tc, first, again, total));
-  clr_conv_free (c);
+  clr_conv_reset (s.c);
+  again = run_conv (s.c, &tc, s.in, tc.frames, odd, 1);
+  g_assert_true (outputs_equal (&tc, first, again,
+          tc.frames + clr_conv_get_drain_frames (s.c)));
   free_planes (again, 2);
   free_planes (first, 2);
-  free_planes (in, 2);
-  free_planes (x, 2);
-  free_planes (h, 2);
+  setup_clear (&s);
 }
 
 /* A configuration must fail with code `code`, and say so. */

@@ -434,6 +434,25 @@ clr_conv_reset (ClrConv * c)
   c->drained = FALSE;
 }
 
+typedef struct {
+  size_t size;
+  const void *value;
+} KernelArg;
+
+#define ARG_MEM(m) { sizeof (cl_mem), &(m) }
+#define ARG_UINT(u) { sizeof (cl_uint), &(u) }
+
+static cl_int
+set_kernel_args (cl_kernel kernel, const KernelArg * args, cl_uint n)
+{
+  cl_int status = CL_SUCCESS;
+  cl_uint i;
+
+  for (i = 0; i < n && status == CL_SUCCESS; i++)
+    status = clSetKernelArg (kernel, i, args[i].size, args[i].value);
+  return status;
+}
+
 /* Sets the kernels' arguments for a batch of n blocks. */
 static cl_int
 set_args (ClrConv * c, cl_uint n)
@@ -442,30 +461,25 @@ set_args (ClrConv * c, cl_uint n)
   const cl_uint slot0 = (cl_uint) (c->blocks % c->slots);
   const cl_uint filter_stride = c->n_filters > 1 ?
       c->parts * (c->block + 1) : 0;
-  cl_int s = CL_SUCCESS;
+  const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_stride),
+    ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
+    ARG_UINT (c->slots), ARG_MEM (c->twiddles)
+  };
+  const KernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
+    ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
+    ARG_UINT (filter_stride), ARG_MEM (c->prod)
+  };
+  const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->channels),
+    ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_stride)
+  };
+  cl_int status;
 
-  s |= clSetKernelArg (c->forward, 0, sizeof (cl_mem), &c->in);
-  s |= clSetKernelArg (c->forward, 1, sizeof (cl_uint), &in_stride);
-  s |= clSetKernelArg (c->forward, 2, sizeof (cl_uint), &c->channels);
-  s |= clSetKernelArg (c->forward, 3, sizeof (cl_mem), &c->ring);
-  s |= clSetKernelArg (c->forward, 4, sizeof (cl_uint), &slot0);
-  s |= clSetKernelArg (c->forward, 5, sizeof (cl_uint), &c->slots);
-  s |= clSetKernelArg (c->forward, 6, sizeof (cl_mem), &c->twiddles);
-
-  s |= clSetKernelArg (c->mac, 0, sizeof (cl_mem), &c->ring);
-  s |= clSetKernelArg (c->mac, 1, sizeof (cl_uint), &slot0);
-  s |= clSetKernelArg (c->mac, 2, sizeof (cl_uint), &c->slots);
-  s |= clSetKernelArg (c->mac, 3, sizeof (cl_uint), &c->parts);
-  s |= clSetKernelArg (c->mac, 4, sizeof (cl_mem), &c->spectra);
-  s |= clSetKernelArg (c->mac, 5, sizeof (cl_uint), &filter_stride);
-  s |= clSetKernelArg (c->mac, 6, sizeof (cl_mem), &c->prod);
-
-  s |= clSetKernelArg (c->inverse, 0, sizeof (cl_mem), &c->prod);
-  s |= clSetKernelArg (c->inverse, 1, sizeof (cl_uint), &c->channels);
-  s |= clSetKernelArg (c->inverse, 2, sizeof (cl_mem), &c->twiddles);
-  s |= clSetKernelArg (c->inverse, 3, sizeof (cl_mem), &c->out);
-  s |= clSetKernelArg (c->inverse, 4, sizeof (cl_uint), &out_stride);
-  return s;
+  status = set_kernel_args (c->forward, forward, G_N_ELEMENTS (forward));
+  if (status == CL_SUCCESS)
+    status = set_kernel_args (c->mac, mac, G_N_ELEMENTS (mac));
+  if (status == CL_SUCCESS)
+    status = set_kernel_args (c->inverse, inverse, G_N_ELEMENTS (inverse));
+  return status;
 }
 
 /* Drops the fifo's consumed front, so that `more` frames fit behind. */
@@ -493,13 +507,27 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
   const size_t out_region[3] = { n * B * ss, ch, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
-  size_t mac_global[3] = { 0, ch, n }, mac_local[3] = { 0, 1, 1 };
+  /* the mac kernel: bins (rounded up), channels, blocks */
+  const size_t mac_global[3] = { (B + CLR_CONV_MAC_ITEMS) /
+        CLR_CONV_MAC_ITEMS * CLR_CONV_MAC_ITEMS, ch, n
+  };
+  const size_t mac_local[3] = { CLR_CONV_MAC_ITEMS, 1, 1 };
+  const struct {
+    cl_kernel kernel;
+    cl_uint dims;
+    const size_t *global, *local;
+    const char *what;
+  } launches[] = {
+    {c->forward, 1, &fft_global, &c->fft_items,
+        "Launching the forward transforms"},
+    {c->mac, 3, mac_global, mac_local, "Launching the partition sums"},
+    {c->inverse, 1, &fft_global, &c->fft_items,
+        "Launching the inverse transforms"},
+  };
   const char *what;
   cl_int status;
+  size_t i;
 
-  mac_local[0] = CLR_CONV_MAC_ITEMS;
-  mac_global[0] = (B + 1 + CLR_CONV_MAC_ITEMS - 1) / CLR_CONV_MAC_ITEMS *
-      CLR_CONV_MAC_ITEMS;
   fifo_compact (c);
   fifo_origin[0] = c->fifo_len * ss;
 
@@ -512,19 +540,12 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   what = "Setting the convolution kernels' arguments";
   if ((status = set_args (c, (cl_uint) n)) != CL_SUCCESS)
     goto failed;
-  what = "Launching the forward transforms";
-  status = clEnqueueNDRangeKernel (c->queue, c->forward, 1, NULL,
-      &fft_global, &c->fft_items, 0, NULL, NULL);
-  if (status != CL_SUCCESS)
-    goto failed;
-  what = "Launching the partition sums";
-  status = clEnqueueNDRangeKernel (c->queue, c->mac, 3, NULL, mac_global,
-      mac_local, 0, NULL, NULL);
-  if (status != CL_SUCCESS)
-    goto failed;
-  what = "Launching the inverse transforms";
-  status = clEnqueueNDRangeKernel (c->queue, c->inverse, 1, NULL,
-      &fft_global, &c->fft_items, 0, NULL, NULL);
+  for (i = 0; i < G_N_ELEMENTS (launches) && status == CL_SUCCESS; i++) {
+    what = launches[i].what;
+    status = clEnqueueNDRangeKernel (c->queue, launches[i].kernel,
+        launches[i].dims, NULL, launches[i].global, launches[i].local, 0,
+        NULL, NULL);
+  }
   if (status != CL_SUCCESS)
     goto failed;
   what = "Reading the output back";
@@ -536,7 +557,7 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
 
   /* keep the last block as the next batch's history, and what is pending */
   c->pending -= n * B;
-  for (size_t i = 0; i < ch; i++) {
+  for (i = 0; i < ch; i++) {
     char *plane = c->stage + i * c->stage_cap * ss;
     memmove (plane, plane + n * B * ss, (B + c->pending) * ss);
   }
