@@ -326,7 +326,8 @@ clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
   c->slots = c->parts + c->max_batch - 1;
   f64 = cfg->format == CLR_CONV_F64;
   /* the partition sum is the long one: in double wherever there is
-   * double, with the filter spectra kept in double too */
+   * double (the filter spectra stay in the samples' precision: see
+   * kernels/conv.cl) */
   acc_double = clr_device_has_fp64 (dev);
   /* and so are the transforms: float transforms alone gave a max error of
    * ~1e-6 of the output RMS (docs/convolution.md) */
@@ -338,7 +339,7 @@ clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
 
   if (!check_local_memory (c, error) || !build_kernels (c, f64, acc_double,
           error) || !upload_twiddles (c, error)
-      || !upload_spectra (c, cfg, acc_double, error))
+      || !upload_spectra (c, cfg, f64, error))
     goto failed;
   if (!(c->ring = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
               (size_t) c->slots * ch * bins * c->csize,
