@@ -24,7 +24,10 @@
 #define CLR_CONV_BATCH_FRAMES 16384u
 /* work-items a transform: PoCL runs them as loops, GPUs as threads */
 #define CLR_CONV_FFT_ITEMS 256u
-#define CLR_CONV_MAC_ITEMS 16u
+/* the sum's work-items a group along the bins: a vector's width for PoCL,
+ * warps for GPUs */
+#define CLR_CONV_MAC_ITEMS_CPU 16u
+#define CLR_CONV_MAC_ITEMS_GPU 128u
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -42,6 +45,7 @@ struct _ClrConv {
   size_t csize;                 /* bytes a complex value in memory */
   gboolean fft_double;          /* transforms in double (also for F32) */
   size_t fft_items;             /* work-group size of the transforms */
+  size_t mac_items;             /* and of the sum, along the bins */
 
   cl_kernel forward, mac, inverse;
   cl_mem twiddles;              /* B + 1 complex */
@@ -268,14 +272,17 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
       return FALSE;
     }
   }
-  /* as many work-items as the device allows the transforms, at most one a
-   * butterfly */
+  /* as many work-items as the device allows each kernel, the transforms
+   * at most one a butterfly */
   c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 2);
-  for (i = 0; i < 3; i += 2) {
+  c->mac_items = clr_device_is_gpu (c->dev) ? CLR_CONV_MAC_ITEMS_GPU :
+      CLR_CONV_MAC_ITEMS_CPU;
+  for (i = 0; i < 3; i++) {
+    size_t *items = i == 1 ? &c->mac_items : &c->fft_items;
     if (clGetKernelWorkGroupInfo (*kernels[i], id, CL_KERNEL_WORK_GROUP_SIZE,
             sizeof (wg_max), &wg_max, NULL) == CL_SUCCESS && wg_max > 0)
-      while (c->fft_items > wg_max)
-        c->fft_items /= 2;
+      while (*items > wg_max)
+        *items /= 2;
   }
   return TRUE;
 }
@@ -509,10 +516,10 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   const size_t out_region[3] = { n * B * ss, ch, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
   /* the mac kernel: bins (rounded up), channels, blocks */
-  const size_t mac_global[3] = { (B + CLR_CONV_MAC_ITEMS) /
-        CLR_CONV_MAC_ITEMS * CLR_CONV_MAC_ITEMS, ch, n
+  const size_t mac_global[3] = { (B + c->mac_items) / c->mac_items *
+        c->mac_items, ch, n
   };
-  const size_t mac_local[3] = { CLR_CONV_MAC_ITEMS, 1, 1 };
+  const size_t mac_local[3] = { c->mac_items, 1, 1 };
   const struct {
     cl_kernel kernel;
     cl_uint dims;
