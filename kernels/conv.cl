@@ -17,6 +17,7 @@
  *
  * Build options:
  *   CLR_CONV_B, CLR_CONV_LOG2B  the block (partition) size B, a power of two
+ *   CLR_CONV_BIN_STRIDE         the spectra's stride: B + 1 rounded up to 4
  *   CLR_CONV_F64                samples and transforms in double
  *   CLR_CONV_ACC_DOUBLE         the partition sum in double (devices with
  *                               fp64); the filter spectra stay in the
@@ -38,14 +39,21 @@
 #endif
 
 #define B CLR_CONV_B
-#define BINS (CLR_CONV_B + 1)
+/* B + 1 bins a spectrum, stored CLR_CONV_BIN_STRIDE apart (a multiple of
+ * 4: the sum takes 4 bins a work-item); the padding stays 0 */
+#define BINS CLR_CONV_BIN_STRIDE
+#define VBINS (CLR_CONV_BIN_STRIDE / 4)
 
 #ifdef CLR_CONV_F64
 typedef double real_t;
 typedef double2 cplx_t;
+typedef double4 real4_t;
+typedef double8 cplx4_t;
 #else
 typedef float real_t;
 typedef float2 cplx_t;
+typedef float4 real4_t;
+typedef float8 cplx4_t;
 #endif
 
 /* fft_t: the transforms' complex values (local memory, twiddles) */
@@ -61,18 +69,19 @@ typedef double fft_real;
 #define CONVERT_FFT(z) convert_double2 (z)
 #endif
 
+/* acc4_t: the sum's real or imaginary parts of 4 bins */
 #ifdef CLR_CONV_ACC_DOUBLE
-typedef double2 acc_t;
-#define TO_ACC(z) convert_double2 (z)
+typedef double4 acc4_t;
+#define TO_ACC(v) convert_double4 (v)
 #ifdef CLR_CONV_F64
-#define FROM_ACC(z) (z)
+#define FROM_ACC(v) (v)
 #else
-#define FROM_ACC(z) convert_float2 (z)
+#define FROM_ACC(v) convert_float4 (v)
 #endif
 #else
-typedef cplx_t acc_t;
-#define TO_ACC(z) (z)
-#define FROM_ACC(z) (z)
+typedef real4_t acc4_t;
+#define TO_ACC(v) (v)
+#define FROM_ACC(v) (v)
 #endif
 
 #define CMUL(a, b) ((a).x * (b).x - (a).y * (b).y), \
@@ -160,32 +169,42 @@ clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
   }
 }
 
-/* One work-item a bin (dimension 0), channel (1) and block of the batch (2):
- * the sum over `parts` partitions, newest spectrum first. filter_stride is
- * 0 when all channels share one filter. */
+/* One work-item 4 bins (dimension 0), a channel (1) and a block of the
+ * batch (2): the sum over `parts` partitions, newest spectrum first.
+ * Written with 4-wide vectors, real and imaginary parts apart: PoCL does
+ * not vectorise a loop inside a work-item by itself (LLVM's remarks: "loop
+ * control flow is not understood by vectorizer"). filter_stride (in
+ * vectors) is 0 when all channels share one filter. */
 __kernel void
-clr_conv_mac (__global const cplx_t * ring, uint slot0, uint slots,
-    uint parts, __global const cplx_t * spectra, uint filter_stride,
-    __global cplx_t * prod)
+clr_conv_mac (__global const cplx4_t * ring, uint slot0, uint slots,
+    uint parts, __global const cplx4_t * spectra, uint filter_stride,
+    __global cplx4_t * prod)
 {
-  const uint k = get_global_id (0), c = get_global_id (1);
+  const uint v = get_global_id (0), c = get_global_id (1);
   const uint blk = get_global_id (2), channels = get_global_size (1);
-  __global const cplx_t *h;
+  __global const cplx4_t *h;
+  acc4_t re = (acc4_t) (0), im = (acc4_t) (0);
+  real4_t r, i;
   uint slot, p;
-  acc_t acc = (acc_t) (0, 0);
 
-  if (k > B)
+  if (v >= VBINS)
     return;
-  h = spectra + (size_t) c * filter_stride + k;
+  h = spectra + (size_t) c * filter_stride + v;
   slot = (slot0 + blk) % slots;
   for (p = 0; p < parts; p++) {
-    acc_t x = TO_ACC (ring[((size_t) slot * channels + c) * BINS + k]);
-    acc_t hp = TO_ACC (h[(size_t) p * BINS]);
+    cplx4_t x = ring[((size_t) slot * channels + c) * VBINS + v];
+    cplx4_t hp = h[(size_t) p * VBINS];
+    acc4_t xr = TO_ACC (x.even), xi = TO_ACC (x.odd);
+    acc4_t hr = TO_ACC (hp.even), hi = TO_ACC (hp.odd);
 
-    acc += (acc_t) (CMUL (x, hp));
+    re += xr * hr - xi * hi;
+    im += xr * hi + xi * hr;
     slot = slot ? slot - 1 : slots - 1;
   }
-  prod[((size_t) blk * channels + c) * BINS + k] = FROM_ACC (acc);
+  r = FROM_ACC (re);
+  i = FROM_ACC (im);
+  prod[((size_t) blk * channels + c) * VBINS + v] =
+      (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
 }
 
 /* Work-group g: block g / channels of channel g % channels. Writes the B

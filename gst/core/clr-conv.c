@@ -24,10 +24,10 @@
 #define CLR_CONV_BATCH_FRAMES 16384u
 /* work-items a transform: PoCL runs them as loops, GPUs as threads */
 #define CLR_CONV_FFT_ITEMS 256u
-/* the sum's work-items a group along the bins: a vector's width for PoCL,
- * warps for GPUs */
-#define CLR_CONV_MAC_ITEMS_CPU 16u
-#define CLR_CONV_MAC_ITEMS_GPU 128u
+/* the sum's work-items a group along the bins, 4 bins each: few for PoCL
+ * (each already a vector), warps for GPUs */
+#define CLR_CONV_MAC_ITEMS_CPU 4u
+#define CLR_CONV_MAC_ITEMS_GPU 64u
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -46,13 +46,14 @@ struct _ClrConv {
   gboolean fft_double;          /* transforms in double (also for F32) */
   size_t fft_items;             /* work-group size of the transforms */
   size_t mac_items;             /* and of the sum, along the bins */
+  size_t bin_stride;            /* B + 1 bins rounded up to 4 */
 
   cl_kernel forward, mac, inverse;
   cl_mem twiddles;              /* B + 1 complex */
-  cl_mem spectra;               /* [filter][partition][B + 1] */
-  cl_mem ring;                  /* [slot][channel][B + 1] */
+  cl_mem spectra;               /* [filter][partition][bin_stride] */
+  cl_mem ring;                  /* [slot][channel][bin_stride] */
   cl_mem in;                    /* [channel][(batch + 1) B] */
-  cl_mem prod;                  /* [block][channel][B + 1] */
+  cl_mem prod;                  /* [block][channel][bin_stride] */
   cl_mem out;                   /* [channel][batch B] */
 
   char *stage;                  /* channel planes of stage_cap frames */
@@ -183,11 +184,11 @@ static gboolean
 upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
     GError ** error)
 {
-  const size_t B = c->block, bins = B + 1;
+  const size_t B = c->block, bins = c->bin_stride;
   const size_t n = (size_t) c->n_filters * c->parts * bins;
   const size_t vsize = dbl ? 2 * sizeof (double) : 2 * sizeof (float);
   double *z = g_new (double, 4 * B);
-  char *host = g_try_malloc (n * vsize);
+  char *host = g_try_malloc0 (n * vsize);
   uint32_t f, p;
   size_t k;
 
@@ -205,7 +206,7 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
       for (k = 0; k < len; k++)
         z[2 * k] = cfg->taps[f][first + k];
       host_fft (z, 2 * B);
-      for (k = 0; k < bins; k++)
+      for (k = 0; k <= B; k++)
         put_complex (host, dbl, ((size_t) f * c->parts + p) * bins + k,
             z[2 * k] / B, z[2 * k + 1] / B);
     }
@@ -256,8 +257,9 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   char *options;
   int i;
 
-  options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d%s%s%s",
-      c->block, g_bit_nth_lsf (c->block, -1), f64 ? " -DCLR_CONV_F64" : "",
+  options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d "
+      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT "%s%s%s", c->block,
+      g_bit_nth_lsf (c->block, -1), c->bin_stride, f64 ? " -DCLR_CONV_F64" : "",
       acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
       c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
   program = clr_device_get_program (c->dev, clr_kernel_source_conv, options,
@@ -275,8 +277,6 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   /* as many work-items as the device allows each kernel, the transforms
    * at most one a butterfly */
   c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 2);
-  c->mac_items = clr_device_is_gpu (c->dev) ? CLR_CONV_MAC_ITEMS_GPU :
-      CLR_CONV_MAC_ITEMS_CPU;
   for (i = 0; i < 3; i++) {
     size_t *items = i == 1 ? &c->mac_items : &c->fft_items;
     if (clGetKernelWorkGroupInfo (*kernels[i], id, CL_KERNEL_WORK_GROUP_SIZE,
@@ -341,7 +341,10 @@ clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
   c->fft_double = clr_device_has_fp64 (dev);
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;
-  bins = B + 1;
+  c->mac_items = clr_device_is_gpu (dev) ? CLR_CONV_MAC_ITEMS_GPU :
+      CLR_CONV_MAC_ITEMS_CPU;
+  c->bin_stride = (B + 4) / 4 * 4;
+  bins = c->bin_stride;
   ch = c->channels;
 
   if (!check_local_memory (c, error) || !build_kernels (c, f64, acc_double,
@@ -428,7 +431,7 @@ clr_conv_reset (ClrConv * c)
 
   /* spectra of blocks before the stream: silence */
   clEnqueueFillBuffer (c->queue, c->ring, &zero, 1, 0,
-      (size_t) c->slots * c->channels * (c->block + 1) * c->csize, 0, NULL,
+      (size_t) c->slots * c->channels * c->bin_stride * c->csize, 0, NULL,
       NULL);
   clFinish (c->queue);
   for (ch = 0; ch < c->channels; ch++) {
@@ -467,8 +470,9 @@ set_args (ClrConv * c, cl_uint n)
 {
   const cl_uint in_stride = (n + 1) * c->block, out_stride = n * c->block;
   const cl_uint slot0 = (cl_uint) (c->blocks % c->slots);
+  /* in vectors of 4 bins */
   const cl_uint filter_stride = c->n_filters > 1 ?
-      c->parts * (c->block + 1) : 0;
+      c->parts * c->bin_stride / 4 : 0;
   const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_stride),
     ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_MEM (c->twiddles)
@@ -515,9 +519,9 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
   const size_t out_region[3] = { n * B * ss, ch, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
-  /* the mac kernel: bins (rounded up), channels, blocks */
-  const size_t mac_global[3] = { (B + c->mac_items) / c->mac_items *
-        c->mac_items, ch, n
+  /* the sum: vectors of 4 bins, channels, blocks */
+  const size_t mac_global[3] = { (c->bin_stride / 4 + c->mac_items - 1) /
+        c->mac_items * c->mac_items, ch, n
   };
   const size_t mac_local[3] = { c->mac_items, 1, 1 };
   const struct {
