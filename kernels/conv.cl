@@ -12,8 +12,9 @@
  * Real transforms of 2B points go through one complex transform of B points
  * (the even samples as real parts, the odd ones as imaginary parts) and a
  * twiddle pass that splits or joins the two halves. The complex transform is
- * an in-place radix-2 decimation-in-time FFT in local memory, one work-group
- * a transform: B complex values must fit in local memory (clr-conv.c checks).
+ * an in-place decimation-in-time FFT in local memory (radix-2 stages fused
+ * in pairs), one work-group a transform: B complex values must fit in local
+ * memory (clr-conv.c checks).
  *
  * Build options:
  *   CLR_CONV_B, CLR_CONV_LOG2B  the block (partition) size B, a power of two
@@ -111,26 +112,55 @@ bit_reverse (uint x)
 }
 
 /* B-point FFT of z, stored in bit-reversed order, in place; `inverse` uses
- * the conjugate twiddles (no scaling). Ends with a barrier. */
+ * the conjugate twiddles (no scaling). Radix-2 decimation in time with its
+ * stages fused in pairs (radix 4): half the barriers and half the passes
+ * over local memory; one plain radix-2 stage first when log2 B is odd.
+ * Ends with a barrier. */
 static void
 fft_local (__local fft_t * z, __global const fft_t * tw, int inverse)
 {
   const uint lid = get_local_id (0), ls = get_local_size (0);
-  uint h, t;
+  uint h = 1, t;
 
-  for (h = 1; h < B; h <<= 1) {
-    for (t = lid; t < B / 2; t += ls) {
+#if CLR_CONV_LOG2B % 2
+  for (t = lid; t < B / 2; t += ls) {
+    fft_t a = z[2 * t], b = z[2 * t + 1];
+
+    z[2 * t] = a + b;
+    z[2 * t + 1] = a - b;
+  }
+  barrier (CLK_LOCAL_MEM_FENCE);
+  h = 2;
+#endif
+  for (; h < B; h <<= 2) {
+    for (t = lid; t < B / 4; t += ls) {
       uint pos = t & (h - 1);
-      uint i = ((t - pos) << 1) + pos;
-      /* exp (-2 pi i pos / 2h) = tw[pos * B / h] */
-      fft_t w = tw[pos * (B / h)];
-      fft_t a = z[i], b;
+      uint i = ((t - pos) << 2) + pos;
+      /* the stage of span h: exp (-2 pi i pos / 2h) = tw[pos * B / h];
+       * the stage of span 2h: w2 = tw[pos * B / 2h] for the pair (i, i+2h)
+       * and w2 exp (-i pi / 2) = -i w2 for the pair (i+h, i+3h) */
+      fft_t w1 = tw[pos * (B / h)], w2 = tw[pos * (B / (2 * h))], w3;
+      fft_t a0, a1, a2, a3, b0, b1, b2, b3;
 
-      if (inverse)
-        w.y = -w.y;
-      b = cmul (z[i + h], w);
-      z[i] = a + b;
-      z[i + h] = a - b;
+      if (inverse) {
+        w1.y = -w1.y;
+        w2.y = -w2.y;
+        w3 = (fft_t) (-w2.y, w2.x);
+      } else {
+        w3 = (fft_t) (w2.y, -w2.x);
+      }
+      a0 = z[i];
+      a1 = cmul (z[i + h], w1);
+      a2 = z[i + 2 * h];
+      a3 = cmul (z[i + 3 * h], w1);
+      b0 = a0 + a1;
+      b1 = a0 - a1;
+      b2 = cmul (a2 + a3, w2);
+      b3 = cmul (a2 - a3, w3);
+      z[i] = b0 + b2;
+      z[i + 2 * h] = b0 - b2;
+      z[i + h] = b1 + b3;
+      z[i + 3 * h] = b1 - b3;
     }
     barrier (CLK_LOCAL_MEM_FENCE);
   }

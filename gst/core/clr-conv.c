@@ -275,8 +275,8 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
     }
   }
   /* as many work-items as the device allows each kernel, the transforms
-   * at most one a butterfly */
-  c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 2);
+   * at most one a radix-4 butterfly */
+  c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 4);
   for (i = 0; i < 3; i++) {
     size_t *items = i == 1 ? &c->mac_items : &c->fft_items;
     if (clGetKernelWorkGroupInfo (*kernels[i], id, CL_KERNEL_WORK_GROUP_SIZE,
