@@ -386,6 +386,8 @@ test_errors (void)
   bad = cfg;
   bad.n_taps = 0;
   expect_error (&bad, CLR_ERROR_INVALID);
+  bad.n_taps = CLR_CONV_TAPS_MAX + 1;
+  expect_error (&bad, CLR_ERROR_INVALID);
   bad = cfg;
   bad.taps = NULL;
   expect_error (&bad, CLR_ERROR_INVALID);

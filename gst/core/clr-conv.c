@@ -106,6 +106,12 @@ config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
         "The filter is empty: it needs at least one tap");
     return FALSE;
   }
+  if (cfg->n_taps > CLR_CONV_TAPS_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%" G_GSIZE_FORMAT " taps are too many: at most %u", cfg->n_taps,
+        CLR_CONV_TAPS_MAX);
+    return FALSE;
+  }
   for (f = 0; f < cfg->n_filters; f++) {
     if (!cfg->taps[f]) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
@@ -119,12 +125,6 @@ config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
             "finite number (%g)", k, f, cfg->taps[f][k]);
         return FALSE;
       }
-  }
-  if ((cfg->n_taps + cfg->block - 1) / cfg->block > G_MAXUINT32 / 2) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
-        "%" G_GSIZE_FORMAT " taps are too many for blocks of %u frames",
-        cfg->n_taps, cfg->block);
-    return FALSE;
   }
   return TRUE;
 }

@@ -15,6 +15,7 @@
  * bit): whole blocks are computed the same way whatever the batch.
  *
  * Samples are planar: one array per channel, float (F32) or double (F64).
+ * A ClrConv is used by one thread at a time; several share a device.
  */
 #ifndef __CLR_CONV_H__
 #define __CLR_CONV_H__
@@ -28,6 +29,8 @@ G_BEGIN_DECLS
 #define CLR_CONV_BLOCK_MIN 16u
 #define CLR_CONV_BLOCK_MAX 16384u
 #define CLR_CONV_CHANNELS_MAX 256u
+/* keeps every index the kernels compute in 32 bits within range */
+#define CLR_CONV_TAPS_MAX (1u << 30)
 
 typedef enum {
   CLR_CONV_F32,                 /* float samples, float transforms */
