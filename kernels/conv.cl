@@ -6,6 +6,8 @@
  *                     block and this one) -> its B + 1 spectrum bins, into
  *                     the frequency-domain delay line (a ring of spectra)
  *   clr_conv_mac      Y = sum over partitions p of X[block - p] * H[p]
+ *                     (clr_conv_mac_wide: the same, four blocks a work-item,
+ *                     for batches of four blocks or more)
  *   clr_conv_inverse  Y -> the last B samples of the 2B-point circular
  *                     convolution, which equal the linear one
  *
@@ -44,6 +46,8 @@
  * 4: the sum takes 4 bins a work-item); the padding stays 0 */
 #define BINS CLR_CONV_BIN_STRIDE
 #define VBINS (CLR_CONV_BIN_STRIDE / 4)
+/* blocks a work-item of clr_conv_mac_wide sums (clr-conv.c: the same) */
+#define MAC_WIDE 4
 
 #ifdef CLR_CONV_F64
 typedef double real_t;
@@ -199,43 +203,90 @@ clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
   }
 }
 
-/* One work-item 4 bins (dimension 0), a channel (1) and a block of the
- * batch (2): the sum over `parts` partitions, newest spectrum first.
- * Written with 4-wide vectors, real and imaginary parts apart: PoCL does
- * not vectorise a loop inside a work-item by itself (LLVM's remarks: "loop
- * control flow is not understood by vectorizer"). filter_stride (in
- * vectors) is 0 when all channels share one filter. */
-__kernel void
-clr_conv_mac (__global const cplx4_t * ring, uint slot0, uint slots,
-    uint parts, __global const cplx4_t * spectra, uint filter_stride,
-    __global cplx4_t * prod)
+/* The sum over `parts` partitions, newest spectrum first, for nblk blocks
+ * of the batch (of n): one work-item a vector of 4 bins (dimension 0), a
+ * channel (1) and a group of nblk blocks (2). The blocks of a group share
+ * each partition's load, and each spectrum is loaded once into a window
+ * that slides by a block a partition: nblk times less memory traffic, for
+ * a sum that is bound by memory. Written with 4-wide vectors, real and
+ * imaginary parts apart: PoCL does not vectorise a loop inside a work-item
+ * by itself (LLVM's remark: "loop control flow is not understood by
+ * vectorizer"). filter_stride (in vectors) is 0 when all channels share
+ * one filter. No fused multiply-adds here: the two kernels below must give
+ * a block the same bits, so that the output does not depend on how the
+ * input was cut into calls. */
+#pragma OPENCL FP_CONTRACT OFF
+static inline void
+mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
+    uint slots, uint parts, __global const cplx4_t * spectra,
+    uint filter_stride, __global cplx4_t * prod, uint n)
 {
   const uint v = get_global_id (0), c = get_global_id (1);
-  const uint blk = get_global_id (2), channels = get_global_size (1);
-  __global const cplx4_t *h;
-  acc4_t re = (acc4_t) (0), im = (acc4_t) (0);
+  const uint blk0 = get_global_id (2) * nblk, channels = get_global_size (1);
+  const size_t slot_stride = (size_t) channels * VBINS;
+  __global const cplx4_t *h, *xv;
+  acc4_t re[MAC_WIDE], im[MAC_WIDE], xr[MAC_WIDE], xi[MAC_WIDE];
+  cplx4_t x;
   real4_t r, i;
-  uint slot, p;
+  uint slot, p, b;
 
   if (v >= VBINS)
     return;
   h = spectra + (size_t) c * filter_stride + v;
-  slot = (slot0 + blk) % slots;
+  xv = ring + (size_t) c * VBINS + v;
+  /* xr, xi[b]: the spectrum of block blk0 + b - p */
+  slot = (slot0 + blk0) % slots;
+  for (b = 0; b < nblk; b++) {
+    x = xv[((slot + b) % slots) * slot_stride];
+    xr[b] = TO_ACC (x.even);
+    xi[b] = TO_ACC (x.odd);
+    re[b] = im[b] = (acc4_t) (0);
+  }
   for (p = 0; p < parts; p++) {
-    cplx4_t x = ring[((size_t) slot * channels + c) * VBINS + v];
     cplx4_t hp = h[(size_t) p * VBINS];
-    acc4_t xr = TO_ACC (x.even), xi = TO_ACC (x.odd);
     acc4_t hr = TO_ACC (hp.even), hi = TO_ACC (hp.odd);
 
-    re += xr * hr - xi * hi;
-    im += xr * hi + xi * hr;
+    for (b = 0; b < nblk; b++) {
+      re[b] += xr[b] * hr - xi[b] * hi;
+      im[b] += xr[b] * hi + xi[b] * hr;
+    }
+    for (b = nblk - 1; b > 0; b--) {
+      xr[b] = xr[b - 1];
+      xi[b] = xi[b - 1];
+    }
     slot = slot ? slot - 1 : slots - 1;
+    x = xv[slot * slot_stride];
+    xr[0] = TO_ACC (x.even);
+    xi[0] = TO_ACC (x.odd);
   }
-  r = FROM_ACC (re);
-  i = FROM_ACC (im);
-  prod[((size_t) blk * channels + c) * VBINS + v] =
-      (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
+  for (b = 0; b < nblk && blk0 + b < n; b++) {
+    r = FROM_ACC (re[b]);
+    i = FROM_ACC (im[b]);
+    prod[((size_t) (blk0 + b) * channels + c) * VBINS + v] =
+        (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
+  }
 }
+
+/* one block a work-item: batches of fewer than MAC_WIDE blocks (a
+ * real-time stream) */
+__kernel void
+clr_conv_mac (__global const cplx4_t * ring, uint slot0, uint slots,
+    uint parts, __global const cplx4_t * spectra, uint filter_stride,
+    __global cplx4_t * prod, uint n)
+{
+  mac_blocks (1, ring, slot0, slots, parts, spectra, filter_stride, prod, n);
+}
+
+/* MAC_WIDE blocks a work-item: larger batches */
+__kernel void
+clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
+    uint parts, __global const cplx4_t * spectra, uint filter_stride,
+    __global cplx4_t * prod, uint n)
+{
+  mac_blocks (MAC_WIDE, ring, slot0, slots, parts, spectra, filter_stride,
+      prod, n);
+}
+#pragma OPENCL FP_CONTRACT ON
 
 /* Work-group g: block g / channels of channel g % channels. Writes the B
  * output samples to out, planes of out_stride samples, at b B. */

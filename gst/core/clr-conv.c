@@ -48,7 +48,7 @@ struct _ClrConv {
   size_t mac_items;             /* and of the sum, along the bins */
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
 
-  cl_kernel forward, mac, inverse;
+  cl_kernel forward, mac, mac_wide, inverse;
   cl_mem twiddles;              /* B + 1 complex */
   cl_mem spectra;               /* [filter][partition][bin_stride] */
   cl_mem ring;                  /* [slot][channel][bin_stride] */
@@ -246,16 +246,16 @@ static gboolean
 build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
     GError ** error)
 {
-  const char *names[3] = { "clr_conv_forward", "clr_conv_mac",
-    "clr_conv_inverse"
+  const char *names[] = { "clr_conv_forward", "clr_conv_inverse",
+    "clr_conv_mac", "clr_conv_mac_wide"
   };
-  cl_kernel *kernels[3] = { &c->forward, &c->mac, &c->inverse };
+  cl_kernel *kernels[] = { &c->forward, &c->inverse, &c->mac, &c->mac_wide };
   cl_device_id id = clr_device_get_id (c->dev);
   size_t wg_max = 0;
   cl_program program;
   cl_int status;
   char *options;
-  int i;
+  guint i;
 
   options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d "
       "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT "%s%s%s", c->block,
@@ -267,7 +267,7 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   g_free (options);
   if (!program)
     return FALSE;
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
     *kernels[i] = clCreateKernel (program, names[i], &status);
     if (status != CL_SUCCESS) {
       clr_set_cl_error (error, status, names[i]);
@@ -277,8 +277,8 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   /* as many work-items as the device allows each kernel, the transforms
    * at most one a radix-4 butterfly */
   c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 4);
-  for (i = 0; i < 3; i++) {
-    size_t *items = i == 1 ? &c->mac_items : &c->fft_items;
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    size_t *items = i >= 2 ? &c->mac_items : &c->fft_items;
     if (clGetKernelWorkGroupInfo (*kernels[i], id, CL_KERNEL_WORK_GROUP_SIZE,
             sizeof (wg_max), &wg_max, NULL) == CL_SUCCESS && wg_max > 0)
       while (*items > wg_max)
@@ -394,7 +394,7 @@ clr_conv_free (ClrConv * c)
   cl_mem *mems[] = { &c->twiddles, &c->spectra, &c->ring, &c->in, &c->prod,
     &c->out
   };
-  cl_kernel kernels[] = { c->forward, c->mac, c->inverse };
+  cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
   size_t i;
 
   if (!c)
@@ -464,6 +464,17 @@ set_kernel_args (cl_kernel kernel, const KernelArg * args, cl_uint n)
   return status;
 }
 
+/* Blocks a work-item of clr_conv_mac_wide sums, sharing the loads of the
+ * filter spectra: for batches of that many blocks or more (MAC_WIDE in
+ * kernels/conv.cl). */
+#define CLR_CONV_MAC_WIDE 4
+
+static cl_kernel
+mac_kernel (ClrConv * c, size_t n)
+{
+  return n >= CLR_CONV_MAC_WIDE ? c->mac_wide : c->mac;
+}
+
 /* Sets the kernels' arguments for a batch of n blocks. */
 static cl_int
 set_args (ClrConv * c, cl_uint n)
@@ -479,7 +490,7 @@ set_args (ClrConv * c, cl_uint n)
   };
   const KernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
-    ARG_UINT (filter_stride), ARG_MEM (c->prod)
+    ARG_UINT (filter_stride), ARG_MEM (c->prod), ARG_UINT (n)
   };
   const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->channels),
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_stride)
@@ -488,7 +499,7 @@ set_args (ClrConv * c, cl_uint n)
 
   status = set_kernel_args (c->forward, forward, G_N_ELEMENTS (forward));
   if (status == CL_SUCCESS)
-    status = set_kernel_args (c->mac, mac, G_N_ELEMENTS (mac));
+    status = set_kernel_args (mac_kernel (c, n), mac, G_N_ELEMENTS (mac));
   if (status == CL_SUCCESS)
     status = set_kernel_args (c->inverse, inverse, G_N_ELEMENTS (inverse));
   return status;
@@ -521,7 +532,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
   /* the sum: vectors of 4 bins, channels, blocks */
   const size_t mac_global[3] = { (c->bin_stride / 4 + c->mac_items - 1) /
-        c->mac_items * c->mac_items, ch, n
+        c->mac_items * c->mac_items, ch, n >= CLR_CONV_MAC_WIDE ?
+        (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n
   };
   const size_t mac_local[3] = { c->mac_items, 1, 1 };
   const struct {
@@ -532,7 +544,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   } launches[] = {
     {c->forward, 1, &fft_global, &c->fft_items,
         "Launching the forward transforms"},
-    {c->mac, 3, mac_global, mac_local, "Launching the partition sums"},
+    {mac_kernel (c, n), 3, mac_global, mac_local,
+        "Launching the partition sums"},
     {c->inverse, 1, &fft_global, &c->fft_items,
         "Launching the inverse transforms"},
   };
