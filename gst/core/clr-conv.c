@@ -37,7 +37,7 @@ struct _ClrConv {
   uint32_t channels;
   uint32_t block;               /* B */
   uint32_t parts;               /* P = ceil (taps / B) */
-  uint32_t slots;               /* spectra in the delay line: P + max_batch - 1 */
+  uint32_t slots;               /* delay-line spectra: P + max_batch - 1 */
   uint32_t max_batch;           /* blocks a batch */
   uint32_t n_filters;
   size_t n_taps;
@@ -505,7 +505,7 @@ set_args (ClrConv * c, cl_uint n)
   return status;
 }
 
-/* Drops the fifo's consumed front, so that `more` frames fit behind. */
+/* Drops the fifo's consumed front, so that a batch's output fits behind. */
 static void
 fifo_compact (ClrConv * c)
 {
