@@ -7,6 +7,7 @@
 /* for clSVMAlloc and clSetKernelArgSVMPointer, called only after checking
  * at run time that the device has OpenCL 2.0 and fine-grained SVM */
 #define CL_TARGET_OPENCL_VERSION 200
+#include "clr-budget.h"
 #include "clr-engine.h"
 
 G_BEGIN_DECLS
@@ -42,7 +43,7 @@ struct _ClrEngine {
   ClrHostBuf in_stage;          /* input split into planes, for upload */
   ClrHostBuf out_stage;         /* output on its way back (GPUs only) */
   gboolean pinned;              /* stage through page-locked memory */
-  uint64_t mem_used, mem_limit; /* device bytes held, and the budget */
+  ClrBudget budget;             /* device bytes held, and the budget */
   gboolean transposed;          /* table stored tap-major: [k][p] */
   size_t local_size;            /* work-group size along output frames */
   unsigned cpi;                 /* channels per work-item */

@@ -61,7 +61,7 @@ clr_svm_alloc (ClrEngine * e, size_t bytes, const char *what, GError ** error)
     g_free (what_call);
     return NULL;
   }
-  e->mem_used += bytes;
+  e->budget.used += bytes;
   return ptr;
 }
 
@@ -71,7 +71,7 @@ clr_svm_free (ClrEngine * e, char **ptr, size_t bytes)
   if (!*ptr)
     return;
   clSVMFree (clr_device_get_context (e->dev), *ptr);
-  e->mem_used -= MIN (e->mem_used, bytes);
+  e->budget.used -= MIN (e->budget.used, bytes);
   *ptr = NULL;
 }
 

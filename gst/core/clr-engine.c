@@ -81,62 +81,24 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
   return TRUE;
 }
 
-/* Refuses an allocation past the budget or past what the device can
- * allocate at once, with a message that says what to change. */
+/* Device memory is counted against the budget (clr-budget.h). */
 gboolean
 clr_engine_check_alloc (ClrEngine * e, size_t bytes, const char *what, GError ** error)
 {
-  if (e->mem_limit && e->mem_used + bytes > e->mem_limit) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
-        "The %s needs %" G_GSIZE_FORMAT " bytes of device memory, over the "
-        "budget of %" G_GUINT64_FORMAT " bytes (CLRESAMPLE_DEVICE_MEMORY); "
-        "use fewer channels or taps", what, bytes, e->mem_limit);
-    return FALSE;
-  }
-  if (bytes > clr_device_get_max_alloc (e->dev)) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
-        "The %s needs %" G_GSIZE_FORMAT " bytes, more than '%s' can allocate "
-        "at once (%" G_GUINT64_FORMAT "); use fewer channels, fewer taps or "
-        "smaller buffers", what, bytes, clr_device_get_name (e->dev),
-        (guint64) clr_device_get_max_alloc (e->dev));
-    return FALSE;
-  }
-  return TRUE;
+  return clr_budget_check (&e->budget, bytes, what, error);
 }
 
 static cl_mem
 alloc_buffer (ClrEngine * e, cl_mem_flags flags, size_t bytes, void *host,
     const char *what, GError ** error)
 {
-  cl_int status;
-  cl_mem mem;
-
-  if (!clr_engine_check_alloc (e, bytes, what, error))
-    return NULL;
-  mem = clCreateBuffer (clr_device_get_context (e->dev), flags, bytes, host,
-      &status);
-  if (status != CL_SUCCESS) {
-    char *what_call = g_strdup_printf ("Allocating the %s (%" G_GSIZE_FORMAT
-        " bytes)", what, bytes);
-    clr_set_cl_error (error, status, what_call);
-    g_free (what_call);
-    return NULL;
-  }
-  e->mem_used += bytes;
-  return mem;
+  return clr_budget_alloc (&e->budget, flags, bytes, host, what, error);
 }
 
 static void
 free_buffer (ClrEngine * e, cl_mem * mem)
 {
-  size_t bytes = 0;
-
-  if (!*mem)
-    return;
-  clGetMemObjectInfo (*mem, CL_MEM_SIZE, sizeof (bytes), &bytes, NULL);
-  e->mem_used -= MIN (e->mem_used, bytes);
-  clReleaseMemObject (*mem);
-  *mem = NULL;
+  clr_budget_free (&e->budget, mem);
 }
 
 
@@ -342,7 +304,7 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->svm = !e->pinned && env_uint ("CLRESAMPLE_SVM", 1) != 0
       && clr_svm_supported (dev);
   /* a budget for shared GPUs, and for testing the out-of-memory path */
-  e->mem_limit = env_uint ("CLRESAMPLE_DEVICE_MEMORY", 0);
+  clr_budget_init (&e->budget, dev);
   if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "'%s' has no double precision (cl_khr_fp64) for F64 audio",

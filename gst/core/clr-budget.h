@@ -1,0 +1,33 @@
+/* clresample: device memory with a budget.
+ *
+ * Buffers are counted against CLRESAMPLE_DEVICE_MEMORY (bytes; unset or 0:
+ * no budget), a limit for shared GPUs and for testing the out-of-memory
+ * path, and against what the device can allocate at once, so that a
+ * refusal comes with a message saying what to change instead of an OpenCL
+ * status code.
+ */
+#ifndef __CLR_BUDGET_H__
+#define __CLR_BUDGET_H__
+
+#include "clr-device.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  ClrDevice *dev;               /* not owned */
+  guint64 limit;                /* 0: none */
+  guint64 used;
+} ClrBudget;
+
+void clr_budget_init (ClrBudget * b, ClrDevice * dev);
+/* FALSE, with error set, if `bytes` more would pass the budget or the
+ * device's largest allocation; `what` names the buffer in the message. */
+gboolean clr_budget_check (ClrBudget * b, size_t bytes, const char *what,
+    GError ** error);
+cl_mem clr_budget_alloc (ClrBudget * b, cl_mem_flags flags, size_t bytes,
+    void *host, const char *what, GError ** error);
+/* Releases *mem (if any) and sets it to NULL. */
+void clr_budget_free (ClrBudget * b, cl_mem * mem);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,668 @@
+/* clresample: streaming UPOLS convolution. See clr-conv.h and
+ * docs/convolution.md; the kernels are in kernels/conv.cl.
+ *
+ * Host-side bookkeeping, per channel:
+ *   stage   [B frames of history][pending input], what the next batch
+ *           uploads: block b of the batch transforms stage frames
+ *           [b B, b B + 2B)
+ *   fifo    output computed but not yet handed out; a stream starts with B
+ *           zeros in it (the latency), so that it always holds
+ *           B - pending frames between calls
+ * Whole blocks are processed in batches of up to max_batch blocks: one
+ * upload, three kernel launches and one read-back a batch, so a large
+ * buffer costs little more launch overhead than one block.
+ */
+#include <math.h>
+#include <string.h>
+#include "clr-conv.h"
+#include "clr-budget.h"
+#include "clr-kernel-sources.h"
+#include "clr-log.h"
+
+/* Frames a batch covers at most (or one block, if larger): bounds the
+ * staging memory whatever the caller's buffer size. */
+#define CLR_CONV_BATCH_FRAMES 16384u
+/* work-items a transform: PoCL runs them as loops, GPUs as threads */
+#define CLR_CONV_FFT_ITEMS 256u
+/* the sum's work-items a group along the bins, 4 bins each: few for PoCL
+ * (each already a vector), warps for GPUs */
+#define CLR_CONV_MAC_ITEMS_CPU 4u
+#define CLR_CONV_MAC_ITEMS_GPU 64u
+
+struct _ClrConv {
+  ClrDevice *dev;
+  cl_command_queue queue;
+  ClrBudget budget;
+
+  uint32_t channels;
+  uint32_t block;               /* B */
+  uint32_t parts;               /* P = ceil (taps / B) */
+  uint32_t slots;               /* delay-line spectra: P + max_batch - 1 */
+  uint32_t max_batch;           /* blocks a batch */
+  uint32_t n_filters;
+  size_t n_taps;
+  size_t ssize;                 /* bytes a sample */
+  size_t csize;                 /* bytes a complex value in memory */
+  gboolean fft_double;          /* transforms in double (also for F32) */
+  size_t fft_items;             /* work-group size of the transforms */
+  size_t mac_items;             /* and of the sum, along the bins */
+  size_t bin_stride;            /* B + 1 bins rounded up to 4 */
+
+  cl_kernel forward, mac, mac_wide, inverse;
+  cl_mem twiddles;              /* B + 1 complex */
+  cl_mem spectra;               /* [filter][partition][bin_stride] */
+  cl_mem ring;                  /* [slot][channel][bin_stride] */
+  cl_mem in;                    /* [channel][(batch + 1) B] */
+  cl_mem prod;                  /* [block][channel][bin_stride] */
+  cl_mem out;                   /* [channel][batch B] */
+
+  char *stage;                  /* channel planes of stage_cap frames */
+  size_t stage_cap;
+  size_t pending;               /* input frames after the history */
+  char *fifo;                   /* channel planes of fifo_cap frames */
+  size_t fifo_cap, fifo_start, fifo_len;
+
+  uint64_t blocks;              /* blocks processed since the reset */
+  gboolean drained;
+};
+
+static gboolean
+config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
+{
+  size_t f, k;
+
+  if (cfg->channels == 0 || cfg->channels > CLR_CONV_CHANNELS_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Channel count must be between 1 and %u (got %u)",
+        CLR_CONV_CHANNELS_MAX, cfg->channels);
+    return FALSE;
+  }
+  if (cfg->block < CLR_CONV_BLOCK_MIN || cfg->block > CLR_CONV_BLOCK_MAX
+      || (cfg->block & (cfg->block - 1))) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The block size must be a power of two from %u to %u frames "
+        "(got %u)", CLR_CONV_BLOCK_MIN, CLR_CONV_BLOCK_MAX, cfg->block);
+    return FALSE;
+  }
+  if (cfg->format != CLR_CONV_F32 && cfg->format != CLR_CONV_F64) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Unknown sample format %d: F32 or F64", cfg->format);
+    return FALSE;
+  }
+  if (cfg->format == CLR_CONV_F64 && !clr_device_has_fp64 (dev)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "'%s' has no double precision (cl_khr_fp64) for F64 convolution; "
+        "use F32", clr_device_get_name (dev));
+    return FALSE;
+  }
+  if (cfg->n_filters != 1 && cfg->n_filters != cfg->channels) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Give one filter for all channels or one per channel (%u), not %u",
+        cfg->channels, cfg->n_filters);
+    return FALSE;
+  }
+  if (!cfg->taps || cfg->n_taps == 0) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The filter is empty: it needs at least one tap");
+    return FALSE;
+  }
+  if (cfg->n_taps > CLR_CONV_TAPS_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%" G_GSIZE_FORMAT " taps are too many: at most %u", cfg->n_taps,
+        CLR_CONV_TAPS_MAX);
+    return FALSE;
+  }
+  for (f = 0; f < cfg->n_filters; f++) {
+    if (!cfg->taps[f]) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+          "Filter %" G_GSIZE_FORMAT " has no taps (NULL)", f);
+      return FALSE;
+    }
+    for (k = 0; k < cfg->n_taps; k++)
+      if (!isfinite (cfg->taps[f][k])) {
+        g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+            "Tap %" G_GSIZE_FORMAT " of filter %" G_GSIZE_FORMAT " is not a "
+            "finite number (%g)", k, f, cfg->taps[f][k]);
+        return FALSE;
+      }
+  }
+  return TRUE;
+}
+
+/* In-place radix-2 complex FFT of n points (a power of two) in double:
+ * re/im interleaved. For the filter spectra only, computed once. */
+static void
+host_fft (double *z, size_t n)
+{
+  size_t i, j, len, k;
+
+  for (i = 1, j = 0; i < n; i++) {
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1)
+      j ^= bit;
+    j |= bit;
+    if (i < j) {
+      double t0 = z[2 * i], t1 = z[2 * i + 1];
+      z[2 * i] = z[2 * j];
+      z[2 * i + 1] = z[2 * j + 1];
+      z[2 * j] = t0;
+      z[2 * j + 1] = t1;
+    }
+  }
+  for (len = 2; len <= n; len <<= 1)
+    for (k = 0; k < len / 2; k++) {
+      /* each twiddle from cos/sin directly: no error builds up */
+      double wr = cos (-2 * G_PI * k / len), wi = sin (-2 * G_PI * k / len);
+      for (i = k; i < n; i += len) {
+        double *a = z + 2 * i, *b = z + 2 * (i + len / 2);
+        double br = b[0] * wr - b[1] * wi, bi = b[0] * wi + b[1] * wr;
+        b[0] = a[0] - br;
+        b[1] = a[1] - bi;
+        a[0] += br;
+        a[1] += bi;
+      }
+    }
+}
+
+/* Stores complex value (re, im) as element i of a float2 or double2
+ * table. */
+static void
+put_complex (void *table, gboolean dbl, size_t i, double re, double im)
+{
+  if (dbl) {
+    ((double *) table)[2 * i] = re;
+    ((double *) table)[2 * i + 1] = im;
+  } else {
+    ((float *) table)[2 * i] = (float) re;
+    ((float *) table)[2 * i + 1] = (float) im;
+  }
+}
+
+/* The partitions' spectra, bins 0 .. B of each 2B-point transform, scaled
+ * by 1 / B (the inverse transform's scale, see kernels/conv.cl). */
+static gboolean
+upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
+    GError ** error)
+{
+  const size_t B = c->block, bins = c->bin_stride;
+  const size_t n = (size_t) c->n_filters * c->parts * bins;
+  const size_t vsize = dbl ? 2 * sizeof (double) : 2 * sizeof (float);
+  double *z = g_new (double, 4 * B);
+  char *host = g_try_malloc0 (n * vsize);
+  uint32_t f, p;
+  size_t k;
+
+  if (!host) {
+    g_free (z);
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for %" G_GSIZE_FORMAT " filter spectrum bins", n);
+    return FALSE;
+  }
+  for (f = 0; f < c->n_filters; f++)
+    for (p = 0; p < c->parts; p++) {
+      const size_t first = (size_t) p * B;
+      const size_t len = MIN (B, c->n_taps - first);
+      memset (z, 0, 4 * B * sizeof (double));
+      for (k = 0; k < len; k++)
+        z[2 * k] = cfg->taps[f][first + k];
+      host_fft (z, 2 * B);
+      for (k = 0; k <= B; k++)
+        put_complex (host, dbl, ((size_t) f * c->parts + p) * bins + k,
+            z[2 * k] / B, z[2 * k + 1] / B);
+    }
+  c->spectra = clr_budget_alloc (&c->budget,
+      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * vsize, host,
+      "filter spectra", error);
+  g_free (host);
+  g_free (z);
+  return c->spectra != NULL;
+}
+
+/* bytes a complex value in the transforms */
+static size_t
+fft_csize (ClrConv * c)
+{
+  return c->fft_double ? 2 * sizeof (double) : 2 * sizeof (float);
+}
+
+static gboolean
+upload_twiddles (ClrConv * c, GError ** error)
+{
+  const size_t B = c->block;
+  char *host = g_malloc ((B + 1) * fft_csize (c));
+  size_t k;
+
+  for (k = 0; k <= B; k++)
+    put_complex (host, c->fft_double, k, cos (-G_PI * k / B),
+        sin (-G_PI * k / B));
+  c->twiddles = clr_budget_alloc (&c->budget,
+      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (B + 1) * fft_csize (c), host,
+      "twiddle table", error);
+  g_free (host);
+  return c->twiddles != NULL;
+}
+
+static gboolean
+build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
+    GError ** error)
+{
+  const char *names[] = { "clr_conv_forward", "clr_conv_inverse",
+    "clr_conv_mac", "clr_conv_mac_wide"
+  };
+  cl_kernel *kernels[] = { &c->forward, &c->inverse, &c->mac, &c->mac_wide };
+  cl_device_id id = clr_device_get_id (c->dev);
+  size_t wg_max = 0;
+  cl_program program;
+  cl_int status;
+  char *options;
+  guint i;
+
+  options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d "
+      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT "%s%s%s", c->block,
+      g_bit_nth_lsf (c->block, -1), c->bin_stride, f64 ? " -DCLR_CONV_F64" : "",
+      acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
+      c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
+  program = clr_device_get_program (c->dev, clr_kernel_source_conv, options,
+      error);
+  g_free (options);
+  if (!program)
+    return FALSE;
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    *kernels[i] = clCreateKernel (program, names[i], &status);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, names[i]);
+      return FALSE;
+    }
+  }
+  /* as many work-items as the device allows each kernel, the transforms
+   * at most one a radix-4 butterfly */
+  c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 4);
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    size_t *items = i >= 2 ? &c->mac_items : &c->fft_items;
+    if (clGetKernelWorkGroupInfo (*kernels[i], id, CL_KERNEL_WORK_GROUP_SIZE,
+            sizeof (wg_max), &wg_max, NULL) == CL_SUCCESS && wg_max > 0)
+      while (*items > wg_max)
+        *items /= 2;
+  }
+  return TRUE;
+}
+
+/* B complex values of local memory a transform: the limit on B for now
+ * (no multi-pass transform in global memory yet). */
+static gboolean
+check_local_memory (ClrConv * c, GError ** error)
+{
+  cl_ulong local = 0;
+
+  clGetDeviceInfo (clr_device_get_id (c->dev), CL_DEVICE_LOCAL_MEM_SIZE,
+      sizeof (local), &local, NULL);
+  const size_t csize = fft_csize (c);
+
+  if ((cl_ulong) c->block * csize > local) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Blocks of %u frames need %" G_GSIZE_FORMAT " bytes of local memory "
+        "for the transforms; '%s' has %" G_GUINT64_FORMAT ": use blocks of "
+        "at most %" G_GUINT64_FORMAT " frames", c->block,
+        (size_t) c->block * csize, clr_device_get_name (c->dev),
+        (guint64) local, (guint64) (1ull << g_bit_nth_msf (local / csize,
+                -1)));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+ClrConv *
+clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
+{
+  ClrConv *c;
+  gboolean f64, acc_double;
+  size_t B, bins, ch;
+
+  if (!config_validate (dev, cfg, error))
+    return NULL;
+  c = g_new0 (ClrConv, 1);
+  c->dev = clr_device_ref (dev);
+  c->queue = clr_device_get_queue (dev);
+  clr_budget_init (&c->budget, dev);
+  c->channels = cfg->channels;
+  c->block = B = cfg->block;
+  c->n_taps = cfg->n_taps;
+  c->n_filters = cfg->n_filters;
+  c->parts = (uint32_t) ((cfg->n_taps + B - 1) / B);
+  c->max_batch = MAX (1, CLR_CONV_BATCH_FRAMES / B);
+  c->slots = c->parts + c->max_batch - 1;
+  f64 = cfg->format == CLR_CONV_F64;
+  /* the partition sum is the long one: in double wherever there is
+   * double (the filter spectra stay in the samples' precision: see
+   * kernels/conv.cl) */
+  acc_double = clr_device_has_fp64 (dev);
+  /* and so are the transforms: float transforms alone gave a max error of
+   * ~1e-6 of the output RMS (docs/convolution.md) */
+  c->fft_double = clr_device_has_fp64 (dev);
+  c->ssize = f64 ? sizeof (double) : sizeof (float);
+  c->csize = 2 * c->ssize;
+  c->mac_items = clr_device_is_gpu (dev) ? CLR_CONV_MAC_ITEMS_GPU :
+      CLR_CONV_MAC_ITEMS_CPU;
+  c->bin_stride = (B + 4) / 4 * 4;
+  bins = c->bin_stride;
+  ch = c->channels;
+
+  if (!check_local_memory (c, error) || !build_kernels (c, f64, acc_double,
+          error) || !upload_twiddles (c, error)
+      || !upload_spectra (c, cfg, f64, error))
+    goto failed;
+  if (!(c->ring = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
+              (size_t) c->slots * ch * bins * c->csize,
+              NULL, "frequency-domain delay line", error))
+      || !(c->in = clr_budget_alloc (&c->budget, CL_MEM_READ_ONLY,
+              ch * (c->max_batch + 1) * B * c->ssize, NULL, "input buffer",
+              error))
+      || !(c->prod = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
+              (size_t) c->max_batch * ch * bins * c->csize, NULL,
+              "product spectra", error))
+      || !(c->out = clr_budget_alloc (&c->budget, CL_MEM_WRITE_ONLY,
+              ch * c->max_batch * B * c->ssize, NULL, "output buffer",
+              error)))
+    goto failed;
+
+  c->stage_cap = (c->max_batch + 1) * B;
+  c->fifo_cap = (c->max_batch + 1) * B;
+  c->stage = g_try_malloc (ch * c->stage_cap * c->ssize);
+  c->fifo = g_try_malloc (ch * c->fifo_cap * c->ssize);
+  if (!c->stage || !c->fifo) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the convolution's staging buffers");
+    goto failed;
+  }
+  clr_conv_reset (c);
+  clr_log (CLR_LOG_INFO, "convolution: %u channels, %u filter(s) of %"
+ G_GSIZE_FORMAT " taps, %u partitions of %u frames, %s%s%s, %" 
+      G_GUINT64_FORMAT " bytes of device memory", c->channels, c->n_filters,
+      c->n_taps, c->parts, c->block, f64 ? "F64" : "F32",
+      acc_double ? ", partition sums in double" : "",
+      c->fft_double && !f64 ? ", transforms in double" : "", c->budget.used);
+  return c;
+
+failed:
+  clr_conv_free (c);
+  return NULL;
+}
+
+void
+clr_conv_free (ClrConv * c)
+{
+  cl_mem *mems[] = { &c->twiddles, &c->spectra, &c->ring, &c->in, &c->prod,
+    &c->out
+  };
+  cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
+  size_t i;
+
+  if (!c)
+    return;
+  clFinish (c->queue);
+  for (i = 0; i < G_N_ELEMENTS (mems); i++)
+    clr_budget_free (&c->budget, mems[i]);
+  for (i = 0; i < G_N_ELEMENTS (kernels); i++)
+    if (kernels[i])
+      clReleaseKernel (kernels[i]);
+  g_free (c->stage);
+  g_free (c->fifo);
+  clr_device_unref (c->dev);
+  g_free (c);
+}
+
+uint32_t
+clr_conv_get_latency (ClrConv * c)
+{
+  return c->block;
+}
+
+size_t
+clr_conv_get_drain_frames (ClrConv * c)
+{
+  return c->block + c->n_taps - 1;
+}
+
+void
+clr_conv_reset (ClrConv * c)
+{
+  const cl_uchar zero = 0;
+  size_t ch;
+
+  /* spectra of blocks before the stream: silence */
+  clEnqueueFillBuffer (c->queue, c->ring, &zero, 1, 0,
+      (size_t) c->slots * c->channels * c->bin_stride * c->csize, 0, NULL,
+      NULL);
+  clFinish (c->queue);
+  for (ch = 0; ch < c->channels; ch++) {
+    memset (c->stage + ch * c->stage_cap * c->ssize, 0, c->block * c->ssize);
+    memset (c->fifo + ch * c->fifo_cap * c->ssize, 0, c->block * c->ssize);
+  }
+  c->pending = 0;
+  c->fifo_start = 0;
+  c->fifo_len = c->block;
+  c->blocks = 0;
+  c->drained = FALSE;
+}
+
+typedef struct {
+  size_t size;
+  const void *value;
+} KernelArg;
+
+#define ARG_MEM(m) { sizeof (cl_mem), &(m) }
+#define ARG_UINT(u) { sizeof (cl_uint), &(u) }
+
+static cl_int
+set_kernel_args (cl_kernel kernel, const KernelArg * args, cl_uint n)
+{
+  cl_int status = CL_SUCCESS;
+  cl_uint i;
+
+  for (i = 0; i < n && status == CL_SUCCESS; i++)
+    status = clSetKernelArg (kernel, i, args[i].size, args[i].value);
+  return status;
+}
+
+/* Blocks a work-item of clr_conv_mac_wide sums, sharing the loads of the
+ * filter spectra: for batches of that many blocks or more (MAC_WIDE in
+ * kernels/conv.cl). */
+#define CLR_CONV_MAC_WIDE 4
+
+static cl_kernel
+mac_kernel (ClrConv * c, size_t n)
+{
+  return n >= CLR_CONV_MAC_WIDE ? c->mac_wide : c->mac;
+}
+
+/* Sets the kernels' arguments for a batch of n blocks. */
+static cl_int
+set_args (ClrConv * c, cl_uint n)
+{
+  const cl_uint in_stride = (n + 1) * c->block, out_stride = n * c->block;
+  const cl_uint slot0 = (cl_uint) (c->blocks % c->slots);
+  /* in vectors of 4 bins */
+  const cl_uint filter_stride = c->n_filters > 1 ?
+      c->parts * c->bin_stride / 4 : 0;
+  const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_stride),
+    ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
+    ARG_UINT (c->slots), ARG_MEM (c->twiddles)
+  };
+  const KernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
+    ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
+    ARG_UINT (filter_stride), ARG_MEM (c->prod), ARG_UINT (n)
+  };
+  const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->channels),
+    ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_stride)
+  };
+  cl_int status;
+
+  status = set_kernel_args (c->forward, forward, G_N_ELEMENTS (forward));
+  if (status == CL_SUCCESS)
+    status = set_kernel_args (mac_kernel (c, n), mac, G_N_ELEMENTS (mac));
+  if (status == CL_SUCCESS)
+    status = set_kernel_args (c->inverse, inverse, G_N_ELEMENTS (inverse));
+  return status;
+}
+
+/* Drops the fifo's consumed front, so that a batch's output fits behind. */
+static void
+fifo_compact (ClrConv * c)
+{
+  size_t ch;
+
+  if (c->fifo_start == 0)
+    return;
+  for (ch = 0; ch < c->channels; ch++) {
+    char *plane = c->fifo + ch * c->fifo_cap * c->ssize;
+    memmove (plane, plane + c->fifo_start * c->ssize, c->fifo_len * c->ssize);
+  }
+  c->fifo_start = 0;
+}
+
+/* The first n whole blocks of the stage through the device: their B output
+ * frames each onto the fifo. */
+static gboolean
+run_blocks (ClrConv * c, size_t n, GError ** error)
+{
+  const size_t B = c->block, ss = c->ssize, ch = c->channels;
+  const size_t zero[3] = { 0, 0, 0 };
+  const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
+  const size_t out_region[3] = { n * B * ss, ch, 1 };
+  size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
+  /* the sum: vectors of 4 bins, channels, blocks */
+  const size_t mac_global[3] = { (c->bin_stride / 4 + c->mac_items - 1) /
+        c->mac_items * c->mac_items, ch, n >= CLR_CONV_MAC_WIDE ?
+        (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n
+  };
+  const size_t mac_local[3] = { c->mac_items, 1, 1 };
+  const struct {
+    cl_kernel kernel;
+    cl_uint dims;
+    const size_t *global, *local;
+    const char *what;
+  } launches[] = {
+    {c->forward, 1, &fft_global, &c->fft_items,
+        "Launching the forward transforms"},
+    {mac_kernel (c, n), 3, mac_global, mac_local,
+        "Launching the partition sums"},
+    {c->inverse, 1, &fft_global, &c->fft_items,
+        "Launching the inverse transforms"},
+  };
+  const char *what;
+  cl_int status;
+  size_t i;
+
+  fifo_compact (c);
+  fifo_origin[0] = c->fifo_len * ss;
+
+  what = "Uploading the input";
+  status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero, zero,
+      in_region, in_region[0], 0, c->stage_cap * ss, 0, c->stage, 0, NULL,
+      NULL);
+  if (status != CL_SUCCESS)
+    goto failed;
+  what = "Setting the convolution kernels' arguments";
+  if ((status = set_args (c, (cl_uint) n)) != CL_SUCCESS)
+    goto failed;
+  for (i = 0; i < G_N_ELEMENTS (launches) && status == CL_SUCCESS; i++) {
+    what = launches[i].what;
+    status = clEnqueueNDRangeKernel (c->queue, launches[i].kernel,
+        launches[i].dims, NULL, launches[i].global, launches[i].local, 0,
+        NULL, NULL);
+  }
+  if (status != CL_SUCCESS)
+    goto failed;
+  what = "Reading the output back";
+  status = clEnqueueReadBufferRect (c->queue, c->out, CL_TRUE, zero,
+      fifo_origin, out_region, out_region[0], 0, c->fifo_cap * ss, 0,
+      c->fifo, 0, NULL, NULL);
+  if (status != CL_SUCCESS)
+    goto failed;
+
+  /* keep the last block as the next batch's history, and what is pending */
+  c->pending -= n * B;
+  for (i = 0; i < ch; i++) {
+    char *plane = c->stage + i * c->stage_cap * ss;
+    memmove (plane, plane + n * B * ss, (B + c->pending) * ss);
+  }
+  c->fifo_len += n * B;
+  c->blocks += n;
+  return TRUE;
+
+failed:
+  clr_set_cl_error (error, status, what);
+  return FALSE;
+}
+
+/* Copies n frames from in (NULL: zeros), starting at frame `from`, behind
+ * the pending input. */
+static void
+stage_append (ClrConv * c, const void *const *in, size_t from, size_t n)
+{
+  const size_t ss = c->ssize;
+  size_t ch;
+
+  for (ch = 0; ch < c->channels; ch++) {
+    char *dst = c->stage + (ch * c->stage_cap + c->block + c->pending) * ss;
+    if (in)
+      memcpy (dst, (const char *) in[ch] + from * ss, n * ss);
+    else
+      memset (dst, 0, n * ss);
+  }
+  c->pending += n;
+}
+
+/* Hands out up to `want` frames of the fifo into out at frame `at`;
+ * returns how many. */
+static size_t
+fifo_take (ClrConv * c, void *const *out, size_t at, size_t want)
+{
+  const size_t ss = c->ssize, n = MIN (want, c->fifo_len);
+  size_t ch;
+
+  for (ch = 0; ch < c->channels; ch++)
+    memcpy ((char *) out[ch] + at * ss,
+        c->fifo + (ch * c->fifo_cap + c->fifo_start) * ss, n * ss);
+  c->fifo_start += n;
+  c->fifo_len -= n;
+  return n;
+}
+
+gboolean
+clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
+    void *const *out, GError ** error)
+{
+  const size_t B = c->block, batch_frames = c->max_batch * B;
+  size_t done_in = 0, done_out = 0;
+
+  if (c->drained) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The convolution was drained; reset it before new input");
+    return FALSE;
+  }
+  while (done_in < frames) {
+    size_t take = MIN (frames - done_in, batch_frames - c->pending);
+
+    stage_append (c, in, done_in, take);
+    done_in += take;
+    /* a batch when the stage is full or the input used up, so that the
+     * output of every complete block goes out in this call */
+    if (c->pending >= B && (c->pending == batch_frames || done_in == frames)
+        && !run_blocks (c, c->pending / B, error))
+      return FALSE;
+    done_out += fifo_take (c, out, done_out, done_in - done_out);
+  }
+  g_assert (done_out == frames);
+  return TRUE;
+}
+
+gboolean
+clr_conv_drain (ClrConv * c, void *const *out, GError ** error)
+{
+  gboolean ok;
+
+  ok = clr_conv_process (c, NULL, clr_conv_get_drain_frames (c), out, error);
+  c->drained = TRUE;
+  return ok;
+}

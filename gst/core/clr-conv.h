@@ -1,0 +1,82 @@
+/* clresample: streaming long-FIR convolution on an OpenCL device,
+ * GStreamer-free.
+ *
+ * Uniformly partitioned overlap-save (UPOLS): the filter is cut into P
+ * partitions of B taps whose 2B-point spectra are computed once, in double,
+ * at creation; every B input frames make one block, whose spectrum enters a
+ * frequency-domain delay line, and the block's output is the inverse
+ * transform of the sum over p of (spectrum of block - p) x (partition p).
+ *
+ * Output frame t of a stream is y[t - L], y = x * h the full linear
+ * convolution (y[n] = sum over k of h[k] x[n - k]), L = B the latency: each
+ * call gives as many output frames as it takes input frames, the first L of
+ * a stream are silence, and clr_conv_drain() gives the remaining L + taps - 1
+ * frames. Output does not depend on how the input is cut into calls (bit for
+ * bit): whole blocks are computed the same way whatever the batch.
+ *
+ * Samples are planar: one array per channel, float (F32) or double (F64).
+ * A ClrConv is used by one thread at a time; several share a device.
+ */
+#ifndef __CLR_CONV_H__
+#define __CLR_CONV_H__
+
+#include <stdint.h>
+#include <stddef.h>
+#include "clr-device.h"
+
+G_BEGIN_DECLS
+
+#define CLR_CONV_BLOCK_MIN 16u
+#define CLR_CONV_BLOCK_MAX 16384u
+#define CLR_CONV_CHANNELS_MAX 256u
+/* keeps every index the kernels compute in 32 bits within range */
+#define CLR_CONV_TAPS_MAX (1u << 30)
+
+typedef enum {
+  CLR_CONV_F32,                 /* float samples, float transforms */
+  CLR_CONV_F64,                 /* double throughout; needs cl_khr_fp64 */
+} ClrConvFormat;
+
+typedef struct {
+  uint32_t channels;
+  uint32_t block;               /* B: frames a partition, a power of two */
+  ClrConvFormat format;
+  /* n_filters filters of n_taps taps each: n_filters is 1 (one filter for
+   * every channel) or `channels` (filter c for channel c) */
+  const double *const *taps;
+  size_t n_taps;
+  uint32_t n_filters;
+} ClrConvConfig;
+
+typedef struct _ClrConv ClrConv;
+
+/* Fails with a CLR_ERROR when the configuration is invalid (empty filter,
+ * non-finite taps, a block that is no power of two, ...), F64 is asked of a
+ * device without doubles, B complex values do not fit the device's local
+ * memory, or the buffers pass the device-memory budget
+ * (CLRESAMPLE_DEVICE_MEMORY, bytes) or what the device can allocate. */
+ClrConv *clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg,
+    GError ** error);
+void clr_conv_free (ClrConv * c);
+
+/* L = B: output frame t is y[t - L]. */
+uint32_t clr_conv_get_latency (ClrConv * c);
+
+/* Frames clr_conv_drain() writes: L + taps - 1. */
+size_t clr_conv_get_drain_frames (ClrConv * c);
+
+/* Takes `frames` frames from in (one plane a channel; in == NULL: silence)
+ * and writes `frames` frames to out. After an error the stream is lost:
+ * reset before further input. */
+gboolean clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
+    void *const *out, GError ** error);
+
+/* Ends the stream: writes the clr_conv_get_drain_frames() frames that
+ * complete y. Reset before further input. */
+gboolean clr_conv_drain (ClrConv * c, void *const *out, GError ** error);
+
+/* Forgets the stream: the next input starts a new one. */
+void clr_conv_reset (ClrConv * c);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,488 @@
+/* clresample: tests of the long-FIR convolution engine (clr-conv.h) against
+ * a float64 direct convolution computed here. */
+#include <math.h>
+#include <string.h>
+#include <glib.h>
+#include "clr-conv.h"
+
+static ClrDevice *device;
+
+/* Max error over the output RMS: F32 with transforms and partition sums in
+ * double (measured 1.7-3.3e-7, docs/convolution.md); F32 on a device
+ * without fp64, all in float (measured up to 1.7e-6); F64. */
+#define F32_MAX 1e-6
+#define F32_FLOAT_MAX 3e-6
+#define F64_MAX 1e-12
+
+typedef struct {
+  const char *name;
+  size_t taps;
+  unsigned channels;
+  gboolean per_channel;         /* one filter a channel, else one for all */
+  unsigned block;
+  ClrConvFormat format;
+  size_t frames;
+  double max_error;             /* max |error| / RMS of the output */
+} ConvCase;
+
+/* Uniform in [-1, 1) from a 64-bit LCG: the same numbers everywhere. */
+static double
+next_uniform (guint64 * state)
+{
+  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+  return (double) (*state >> 11) / (double) (1ull << 52) - 1.0;
+}
+
+/* Noise decaying by 60 dB over the filter, like a room response; filter f
+ * differs from the others by its seed. */
+static double **
+make_filters (unsigned n_filters, size_t taps)
+{
+  double **h = g_new (double *, n_filters);
+  unsigned f;
+  size_t k;
+
+  for (f = 0; f < n_filters; f++) {
+    guint64 state = 1000 + f;
+    h[f] = g_new (double, taps);
+    for (k = 0; k < taps; k++)
+      h[f][k] = next_uniform (&state) * exp (-6.9 * k / taps);
+  }
+  return h;
+}
+
+static void
+free_planes (void *planes, unsigned n)
+{
+  void **p = planes;
+  unsigned i;
+
+  for (i = 0; i < n; i++)
+    g_free (p[i]);
+  g_free (p);
+}
+
+/* Noise planes in the engine's format, and the same values as doubles. */
+static void **
+make_input (const ConvCase * tc, size_t frames, double ***as_double)
+{
+  void **in = g_new (void *, tc->channels);
+  double **d = g_new (double *, tc->channels);
+  unsigned ch;
+  size_t n;
+
+  for (ch = 0; ch < tc->channels; ch++) {
+    guint64 state = 77 + ch;
+    d[ch] = g_new (double, frames);
+    in[ch] = g_malloc (frames * (tc->format == CLR_CONV_F64 ? 8 : 4));
+    for (n = 0; n < frames; n++) {
+      double v = 0.5 * next_uniform (&state);
+      if (tc->format == CLR_CONV_F64) {
+        ((double *) in[ch])[n] = v;
+      } else {
+        ((float *) in[ch])[n] = (float) v;
+        v = (float) v;
+      }
+      d[ch][n] = v;
+    }
+  }
+  *as_double = d;
+  return in;
+}
+
+static ClrConv *
+conv_for (const ConvCase * tc, double **h)
+{
+  ClrConvConfig cfg = { 0, };
+  GError *err = NULL;
+  ClrConv *c;
+
+  cfg.channels = tc->channels;
+  cfg.block = tc->block;
+  cfg.format = tc->format;
+  cfg.taps = (const double *const *) h;
+  cfg.n_taps = tc->taps;
+  cfg.n_filters = tc->per_channel ? tc->channels : 1;
+  c = clr_conv_new (device, &cfg, &err);
+  g_assert_no_error (err);
+  g_assert_nonnull (c);
+  return c;
+}
+
+/* A case set up: its filters, its input (as given to the engine and as
+ * doubles) and an engine. */
+typedef struct {
+  const ConvCase *tc;
+  unsigned n_filters;
+  double **h, **x;
+  void **in;
+  ClrConv *c;
+} Setup;
+
+static void
+setup_init (Setup * s, const ConvCase * tc)
+{
+  s->tc = tc;
+  s->n_filters = tc->per_channel ? tc->channels : 1;
+  s->h = make_filters (s->n_filters, tc->taps);
+  s->in = make_input (tc, tc->frames, &s->x);
+  s->c = conv_for (tc, s->h);
+}
+
+static void
+setup_clear (Setup * s)
+{
+  clr_conv_free (s->c);
+  free_planes (s->in, s->tc->channels);
+  free_planes (s->x, s->tc->channels);
+  free_planes (s->h, s->n_filters);
+}
+
+/* Runs `frames` input frames through c in calls of chunks[i] frames
+ * (cycled; NULL: one call), then drains. Returns the output planes, of
+ * frames + clr_conv_get_drain_frames() frames, in the engine's format. */
+static char **
+run_conv (ClrConv * c, const ConvCase * tc, void **in, size_t frames,
+    const size_t * chunks, size_t n_chunks)
+{
+  const size_t ss = tc->format == CLR_CONV_F64 ? 8 : 4;
+  const size_t total = frames + clr_conv_get_drain_frames (c);
+  char **out = g_new (char *, tc->channels);
+  const void *ip[CLR_CONV_CHANNELS_MAX];
+  void *op[CLR_CONV_CHANNELS_MAX];
+  GError *err = NULL;
+  size_t done = 0, i = 0, len;
+  unsigned ch;
+
+  for (ch = 0; ch < tc->channels; ch++)
+    out[ch] = g_malloc (total * ss);
+  while (done < frames) {
+    len = chunks ? MIN (chunks[i++ % n_chunks], frames - done) : frames;
+    for (ch = 0; ch < tc->channels; ch++) {
+      ip[ch] = (const char *) in[ch] + done * ss;
+      op[ch] = out[ch] + done * ss;
+    }
+    g_assert_true (clr_conv_process (c, ip, len, op, &err));
+    g_assert_no_error (err);
+    done += len;
+  }
+  for (ch = 0; ch < tc->channels; ch++)
+    op[ch] = out[ch] + frames * ss;
+  g_assert_true (clr_conv_drain (c, op, &err));
+  g_assert_no_error (err);
+  return out;
+}
+
+static double
+sample_at (const ConvCase * tc, char *const *out, unsigned ch, size_t t)
+{
+  return tc->format == CLR_CONV_F64 ? ((double *) out[ch])[t] :
+      ((float *) out[ch])[t];
+}
+
+/* y[n] = sum over k of h[k] x[n - k], in double */
+static double
+direct (const double *h, size_t taps, const double *x, size_t frames,
+    size_t n)
+{
+  size_t k, k0 = n >= frames ? n - frames + 1 : 0, k1 = MIN (taps, n + 1);
+  double acc = 0.0;
+
+  for (k = k0; k < k1; k++)
+    acc += h[k] * x[n - k];
+  return acc;
+}
+
+/* Every output frame against the direct convolution, or every `stride`-th
+ * when that would take long; the first L frames must be exact zeros. */
+static void
+test_reference (gconstpointer data)
+{
+  const ConvCase *tc = data;
+  double err_max = 0.0, sum_sq = 0.0, err_sq = 0.0;
+  char **out;
+  size_t total, latency, t, stride, n_checked = 0;
+  unsigned ch;
+  Setup s;
+
+  if (tc->format == CLR_CONV_F64 && !clr_device_has_fp64 (device)) {
+    g_test_skip ("no fp64 on this device");
+    return;
+  }
+  setup_init (&s, tc);
+  latency = clr_conv_get_latency (s.c);
+  g_assert_cmpuint (latency, ==, tc->block);
+  g_assert_cmpuint (clr_conv_get_drain_frames (s.c), ==,
+      latency + tc->taps - 1);
+  total = tc->frames + clr_conv_get_drain_frames (s.c);
+  out = run_conv (s.c, tc, s.in, tc->frames, NULL, 0);
+  /* ~ 3e8 multiply-adds at most */
+  stride = MAX (1, (guint64) total * tc->taps * tc->channels / 300000000);
+  for (ch = 0; ch < tc->channels; ch++) {
+    const double *hc = s.h[tc->per_channel ? ch : 0];
+    for (t = 0; t < latency; t++)
+      g_assert_cmpfloat (sample_at (tc, out, ch, t), ==, 0.0);
+    /* both ends of the output, and the middle sampled */
+    for (t = latency; t < total; t += t < 4 * latency
+        || t + 2 * latency > total ? 1 : stride) {
+      double want = direct (hc, tc->taps, s.x[ch], tc->frames, t - latency);
+      double got = sample_at (tc, out, ch, t);
+
+      err_max = MAX (err_max, fabs (got - want));
+      err_sq += (got - want) * (got - want);
+      sum_sq += want * want;
+      n_checked++;
+    }
+  }
+  {
+    double rms = sqrt (sum_sq / n_checked), rel = err_max / rms;
+    g_test_message ("%s: %" G_GSIZE_FORMAT " frames checked, max error %.3g "
+        "= %.3g x RMS (%.1f dB), RMS error %.3g x RMS", tc->name, n_checked,
+        err_max, rel, 20 * log10 (rel), sqrt (err_sq / sum_sq));
+    g_assert_cmpfloat (rel, <=, clr_device_has_fp64 (device) ?
+        tc->max_error : F32_FLOAT_MAX);
+  }
+  free_planes (out, tc->channels);
+  setup_clear (&s);
+}
+
+static gboolean
+outputs_equal (const ConvCase * tc, char **a, char **b, size_t total)
+{
+  const size_t ss = tc->format == CLR_CONV_F64 ? 8 : 4;
+  unsigned ch;
+
+  for (ch = 0; ch < tc->channels; ch++)
+    if (memcmp (a[ch], b[ch], total * ss))
+      return FALSE;
+  return TRUE;
+}
+
+/* The input cut into calls of 1, 7, 100 or 3000 frames, or a mix, gives
+ * the same output, bit for bit, as one call. */
+static void
+test_chunking (gconstpointer data)
+{
+  const ConvCase *tc = data;
+  static const size_t sizes[][4] = { {1}, {7}, {100}, {3000},
+  {1, 7, 3000, 100}
+  };
+  static const size_t n_sizes[] = { 1, 1, 1, 1, 4 };
+  char **whole, **cut;
+  size_t i, total;
+  Setup s;
+
+  setup_init (&s, tc);
+  total = tc->frames + clr_conv_get_drain_frames (s.c);
+  whole = run_conv (s.c, tc, s.in, tc->frames, NULL, 0);
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    clr_conv_reset (s.c);
+    cut = run_conv (s.c, tc, s.in, tc->frames, sizes[i], n_sizes[i]);
+    g_assert_true (outputs_equal (tc, whole, cut, total));
+    free_planes (cut, tc->channels);
+  }
+  free_planes (whole, tc->channels);
+  setup_clear (&s);
+}
+
+/* A filter of one non-zero tap k: an impulse at input frame j comes out at
+ * frame L + j + k, and nowhere else. */
+static void
+test_latency (void)
+{
+  const ConvCase tc = { "latency", 300, 1, FALSE, 128, CLR_CONV_F32, 1000 };
+  const size_t taps_at[] = { 0, 1, 127, 128, 299 };
+  const size_t impulses_at[] = { 0, 5, 700 };
+  double *h = g_new0 (double, tc.taps);
+  const double *hp[1] = { h };
+  float *in = g_new0 (float, tc.frames);
+  void *ip[1] = { in };
+  size_t i, j, t;
+
+  for (i = 0; i < G_N_ELEMENTS (taps_at); i++) {
+    ClrConv *c;
+    char **out;
+
+    memset (h, 0, tc.taps * sizeof (double));
+    h[taps_at[i]] = 1.0;
+    c = conv_for (&tc, (double **) hp);
+    g_assert_cmpuint (clr_conv_get_latency (c), ==, 128);
+    for (j = 0; j < G_N_ELEMENTS (impulses_at); j++) {
+      memset (in, 0, tc.frames * sizeof (float));
+      in[impulses_at[j]] = 1.0f;
+      clr_conv_reset (c);
+      out = run_conv (c, &tc, ip, tc.frames, NULL, 0);
+      for (t = 0; t < tc.frames + clr_conv_get_drain_frames (c); t++) {
+        float v = ((float *) out[0])[t];
+        if (t == 128 + impulses_at[j] + taps_at[i])
+          g_assert_cmpfloat (fabs (v - 1.0), <, 1e-6);
+        else
+          g_assert_cmpfloat (fabs (v), <, 1e-6);
+      }
+      free_planes (out, 1);
+    }
+    clr_conv_free (c);
+  }
+  g_free (in);
+  g_free (h);
+}
+
+/* A reset stream gives the same output as a fresh engine; a drained one
+ * refuses input until reset. */
+static void
+test_reset (void)
+{
+  static const ConvCase tc = { "reset", 1000, 2, TRUE, 64, CLR_CONV_F32,
+    5000, 0
+  };
+  static const size_t odd[] = { 333 };
+  char **first, **again;
+  GError *err = NULL;
+  float o[2][10];
+  void *op[2] = { o[0], o[1] };
+  Setup s;
+
+  setup_init (&s, &tc);
+  first = run_conv (s.c, &tc, s.in, tc.frames, NULL, 0);
+  /* drained: input is refused */
+  g_assert_false (clr_conv_process (s.c, (const void *const *) s.in, 10, op,
+          &err));
+  g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
+  g_clear_error (&err);
+  /* a stream cut off half-way, then a reset */
+  clr_conv_reset (s.c);
+  g_assert_true (clr_conv_process (s.c, (const void *const *) s.in, 10, op,
+          &err));
+  clr_conv_reset (s.c);
+  again = run_conv (s.c, &tc, s.in, tc.frames, odd, 1);
+  g_assert_true (outputs_equal (&tc, first, again,
+          tc.frames + clr_conv_get_drain_frames (s.c)));
+  free_planes (again, 2);
+  free_planes (first, 2);
+  setup_clear (&s);
+}
+
+/* A configuration must fail with code `code`, and say so. */
+static void
+expect_error (const ClrConvConfig * cfg, int code)
+{
+  GError *err = NULL;
+
+  g_assert_null (clr_conv_new (device, cfg, &err));
+  g_assert_error (err, CLR_ERROR, code);
+  g_assert_cmpuint (strlen (err->message), >, 10);
+  g_test_message ("refused: %s", err->message);
+  g_error_free (err);
+}
+
+static void
+test_errors (void)
+{
+  double taps[64] = { 1.0, 0.5 };
+  const double *hp[2] = { taps, taps }, *none[2] = { NULL, NULL };
+  double **big = make_filters (1, 65536);
+  ClrConvConfig cfg = { 2, 64, CLR_CONV_F32, hp, 64, 1 }, bad;
+
+  bad = cfg;
+  bad.n_taps = 0;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad.n_taps = CLR_CONV_TAPS_MAX + 1;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  bad.taps = NULL;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  bad.taps = none;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  taps[17] = NAN;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  taps[17] = INFINITY;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  taps[17] = 0.0;
+  bad.block = 100;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad.block = 8;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad.block = 1u << 20;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  bad.n_filters = 3;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad.n_filters = 0;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  bad.channels = 0;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  bad.format = (ClrConvFormat) 7;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  if (!clr_device_has_fp64 (device)) {
+    bad = cfg;
+    bad.format = CLR_CONV_F64;
+    expect_error (&bad, CLR_ERROR_INVALID);
+  }
+  /* 65536 taps: 64 partitions of 1024 complex bins, far over 100 kB */
+  bad = cfg;
+  bad.taps = (const double *const *) big;
+  bad.n_taps = 65536;
+  g_setenv ("CLRESAMPLE_DEVICE_MEMORY", "100000", TRUE);
+  expect_error (&bad, CLR_ERROR_RESOURCES);
+  g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
+  free_planes (big, 1);
+}
+
+
+static const ConvCase reference_cases[] = {
+  {"1tap-1ch-f32", 1, 1, FALSE, 64, CLR_CONV_F32, 3000, F32_MAX},
+  {"2taps-2ch-each-f32", 2, 2, TRUE, 64, CLR_CONV_F32, 3000, F32_MAX},
+  {"127taps-6ch-f32", 127, 6, FALSE, 64, CLR_CONV_F32, 5000, F32_MAX},
+  {"127taps-6ch-each-f64", 127, 6, TRUE, 128, CLR_CONV_F64, 5000, F64_MAX},
+  {"8192taps-2ch-each-f32", 8192, 2, TRUE, 256, CLR_CONV_F32, 20000,
+      F32_MAX},
+  {"8192taps-1ch-f64", 8192, 1, FALSE, 512, CLR_CONV_F64, 20000, F64_MAX},
+  {"65536taps-2ch-each-f32", 65536, 2, TRUE, 1024, CLR_CONV_F32, 70000,
+      F32_MAX},
+  {"65536taps-6ch-f64", 65536, 6, FALSE, 1024, CLR_CONV_F64, 40000,
+      F64_MAX},
+};
+
+static const ConvCase chunking_cases[] = {
+  {"f32", 1000, 2, TRUE, 64, CLR_CONV_F32, 10000, 0},
+  {"f64", 300, 1, FALSE, 128, CLR_CONV_F64, 10000, 0},
+};
+
+int
+main (int argc, char **argv)
+{
+  GError *err = NULL;
+  size_t i;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  device = clr_device_acquire ("auto", &err);
+  if (!device)
+    g_error ("no OpenCL device for the tests: %s", err->message);
+
+  for (i = 0; i < G_N_ELEMENTS (reference_cases); i++) {
+    char *name = g_strdup_printf ("/conv/reference/%s",
+        reference_cases[i].name);
+    g_test_add_data_func (name, &reference_cases[i], test_reference);
+    g_free (name);
+  }
+  for (i = 0; i < G_N_ELEMENTS (chunking_cases); i++) {
+    char *name = g_strdup_printf ("/conv/chunking/%s",
+        chunking_cases[i].name);
+    if (chunking_cases[i].format == CLR_CONV_F32
+        || clr_device_has_fp64 (device))
+      g_test_add_data_func (name, &chunking_cases[i], test_chunking);
+    g_free (name);
+  }
+  g_test_add_func ("/conv/latency", test_latency);
+  g_test_add_func ("/conv/reset", test_reset);
+  g_test_add_func ("/conv/errors", test_errors);
+  ret = g_test_run ();
+  clr_device_unref (device);
+  clr_device_clear_cache ();
+  return ret;
+}
