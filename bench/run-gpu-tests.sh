@@ -38,6 +38,8 @@ run core-iv CLRESAMPLE_IV=1 CLRESAMPLE_IV_DW=8 $t/test-core
 run element $t/test-element
 run robust $t/test-robust
 run batching $t/test-batching
+run conv $t/test-conv
+run conv-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-conv
 run quality-check $t/quality/clr-quality --check
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
