@@ -5,7 +5,7 @@
  * the best of three runs; "cpu us" is the CPU time a block (PoCL's threads
  * included), steadier than wall time on a shared machine.
  *
- * usage: clr-conv-bench [SECONDS [DEVICE [FORMAT]]]   (10, auto, f32)
+ * usage: clr-conv-bench [--seconds S] [--device SPEC] [--f64]
  */
 #include <math.h>
 #include <stdio.h>
@@ -116,16 +116,35 @@ main (int argc, char **argv)
 {
   static const size_t taps_list[] = { 8192, 65536, 262144 };
   static const uint32_t blocks[] = { 256, 1024 };
-  const double seconds = argc > 1 ? g_ascii_strtod (argv[1], NULL) : 10.0;
-  const char *spec = argc > 2 ? argv[2] : "auto";
-  const gboolean f64 = argc > 3 && !g_ascii_strcasecmp (argv[3], "f64");
-  const size_t frames = (size_t) (seconds * RATE), ss = f64 ? 8 : 4;
+  double seconds = 10.0;
+  gchar *spec = NULL;
+  gboolean f64 = FALSE;
+  GOptionEntry entries[] = {
+    {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &seconds,
+        "Seconds of stereo noise at 48 kHz per run (default 10)", "S"},
+    {"device", 'd', 0, G_OPTION_ARG_STRING, &spec,
+        "OpenCL device: auto, gpu, cpu, N, P:D or a name substring", "SPEC"},
+    {"f64", 0, 0, G_OPTION_ARG_NONE, &f64,
+        "F64 samples and double-precision FFTs (default F32)", NULL},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- the convolution engine "
+      "at 8192-262144 taps");
+  size_t frames, ss;
   GError *err = NULL;
   ClrDevice *dev;
   double *x[CHANNELS], *h[CHANNELS];
   void *in[CHANNELS], *out[CHANNELS];
   size_t i, j, ch, n;
 
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &err) || seconds <= 0) {
+    fprintf (stderr, "%s\n", err ? err->message : "--seconds must be > 0");
+    return 2;
+  }
+  g_option_context_free (ctx);
+  frames = (size_t) (seconds * RATE);
+  ss = f64 ? 8 : 4;
   dev = clr_device_acquire (spec, &err);
   if (!dev) {
     fprintf (stderr, "%s\n", err->message);
@@ -199,5 +218,6 @@ main (int argc, char **argv)
     g_free (out[ch]);
   }
   clr_device_unref (dev);
+  g_free (spec);
   return 0;
 }
