@@ -25,7 +25,7 @@ grow (GstClrInputBatch * batch, gsize frames)
   gsize frame_bytes = batch->channels * batch->sample_size;
   guint8 *data = g_malloc (cap * frame_bytes);
 
-  if (batch->planar) {
+  if (batch->frames && batch->planar) {
     for (c = 0; c < batch->channels; c++)
       memcpy (data + c * cap * batch->sample_size,
           batch->data + c * batch->cap * batch->sample_size,
