@@ -8,6 +8,15 @@
 #include "clr-signal.h"
 
 static ClrDevice *device;
+/* the environment's overrides (the test variants of meson.build), which
+ * some tests change for the engines they make */
+static ClrTuning tuning;
+
+static ClrEngine *
+engine_new (const ClrEngineConfig * cfg, GError ** error)
+{
+  return clr_engine_new_tuned (device, cfg, &tuning, error);
+}
 
 static void
 test_ratio_reduce (void)
@@ -183,7 +192,7 @@ test_engine_reference (gconstpointer data)
     CLR_QUALITY_DEFAULT, 0
   };
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  ClrEngine *e = engine_new (&cfg, &err);
   size_t n_in = 3000, n_out, n_ref, i;
   float *in, *out;
   double *ref, worst = 0.0;
@@ -216,7 +225,7 @@ test_engine_chunking (void)
 {
   ClrEngineConfig cfg = { 44100, 48000, 2, CLR_QUALITY_DEFAULT, 0 };
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  ClrEngine *e = engine_new (&cfg, &err);
   size_t n_in = 20000, n_a, n_b, i, *pieces;
   float *in, *a, *b;
   double worst = 0.0;
@@ -250,7 +259,7 @@ test_engine_silence (void)
 {
   ClrEngineConfig cfg = { 48000, 44100, 1, CLR_QUALITY_DEFAULT, 0 };
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  ClrEngine *e = engine_new (&cfg, &err);
   float in[4096], out[8192];
   const void *ip[1] = { in };
   void *op[1] = { out };
@@ -280,7 +289,7 @@ run_format (ClrEngineConfig * cfg, const void *in, size_t n_in,
     size_t piece, size_t * n_out)
 {
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, cfg, &err);
+  ClrEngine *e = engine_new (cfg, &err);
   size_t ss = clr_format_size (cfg->format), ch = cfg->channels;
   size_t total, pos = 0, got = 0, n, c, i;
   char *out, *pin = NULL, *pout = NULL;
@@ -349,7 +358,7 @@ test_engine_f64 (void)
     /* refused, never run in float behind the user's back */
     ClrEngineConfig cfg = { 44100, 48000, 2, 4, 0, CLR_FORMAT_F64, FALSE };
     GError *err = NULL;
-    g_assert_null (clr_engine_new (device, &cfg, &err));
+    g_assert_null (engine_new (&cfg, &err));
     g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
     g_error_free (err);
     return;
@@ -466,23 +475,14 @@ test_engine_planar (void)
 /* A successor engine continues the stream exactly: after the switch its
  * output equals that of an engine that ran the new settings from the
  * start (quality up, output rate changed), given enough kept history. */
-/* Sets CLRESAMPLE_IV to `value` (NULL: unset), for the next engine. */
-static void
-set_iv (const char *value)
-{
-  if (value)
-    g_setenv ("CLRESAMPLE_IV", value, TRUE);
-  else
-    g_unsetenv ("CLRESAMPLE_IV");
-}
-
-/* Engine a (config c1, CLRESAMPLE_IV=iv1) runs the first 5000 frames,
+/* Engine a (config c1, CLRESAMPLE_IV as iv1) runs the first 5000 frames,
  * engine b (c2, iv2) continues the stream: from b's first output on, the
  * samples equal those of a c2 engine that ran from the start. */
 static void
-check_continued (const ClrEngineConfig * c1, const char *iv1,
-    const ClrEngineConfig * c2, const char *iv2)
+check_continued (const ClrEngineConfig * c1, ClrKnob iv1,
+    const ClrEngineConfig * c2, ClrKnob iv2)
 {
+  const ClrKnob keep = tuning.iv;
   const size_t ch = c1->channels, n_in = 12000, half = 5000;
   GError *err = NULL;
   ClrEngine *a, *b;
@@ -491,10 +491,10 @@ check_continued (const ClrEngineConfig * c1, const char *iv1,
   uint64_t k0;
 
   clr_signal_noise (in, n_in * ch, 0.5, 17);
-  set_iv (iv2);
+  tuning.iv = iv2;
   ref = run_format ((ClrEngineConfig *) c2, in, n_in, 4096, &n_ref);
-  set_iv (iv1);
-  a = clr_engine_new (device, c1, &err);
+  tuning.iv = iv1;
+  a = engine_new (c1, &err);
   g_assert_no_error (err);
   out = g_new0 (float, (n_ref + 16) * ch);
   {
@@ -502,8 +502,9 @@ check_continued (const ClrEngineConfig * c1, const char *iv1,
     void *op[1] = { out };
     g_assert_true (clr_engine_process (a, ip, half, op, &n1, &err));
   }
-  set_iv (iv2);
-  b = clr_engine_new (device, c2, &err);
+  tuning.iv = iv2;
+  b = engine_new (c2, &err);
+  tuning.iv = keep;
   g_assert_no_error (err);
   g_assert_true (clr_engine_continue_from (b, a, &err));
   g_assert_no_error (err);
@@ -536,13 +537,11 @@ check_continuation (unsigned out1, int q1, unsigned out2, int q2)
   ClrFilter best;
   ClrEngineConfig c1 = { 44100, out1, 2, q1, 0, CLR_FORMAT_F32, FALSE, 0 };
   ClrEngineConfig c2 = { 44100, out2, 2, q2, 0, CLR_FORMAT_F32, FALSE, 0 };
-  gchar *iv = g_strdup (g_getenv ("CLRESAMPLE_IV"));
 
   clr_ratio_init (&r, 44100, out1);
   clr_filter_design (&best, &r, CLR_QUALITY_MAX, 0);
   c1.history = best.taps;
-  check_continued (&c1, iv, &c2, iv);
-  g_free (iv);
+  check_continued (&c1, tuning.iv, &c2, tuning.iv);
 }
 
 static void
@@ -629,12 +628,10 @@ static void
 test_engine_layout_continuation (void)
 {
   ClrEngineConfig cfg = { 44100, 48000, 8, 4, 0, CLR_FORMAT_F32, FALSE, 0 };
-  gchar *keep = g_strdup (g_getenv ("CLRESAMPLE_IV"));
+  const ClrKnob on = { TRUE, 1 }, off = { TRUE, 0 };
 
-  check_continued (&cfg, "1", &cfg, "0");
-  check_continued (&cfg, "0", &cfg, "1");
-  set_iv (keep);
-  g_free (keep);
+  check_continued (&cfg, on, &cfg, off);
+  check_continued (&cfg, off, &cfg, on);
 }
 
 /* Buffers larger than a chunk are cut inside the engine: same samples. */
@@ -668,23 +665,19 @@ test_engine_chunks (void)
   g_free (b);
 }
 
-/* An engine on the shared-memory host path (svm) or on the copying one:
- * CLRESAMPLE_SVM is read when the engine is made. On a device without
- * fine-grained SVM both are the copying path. */
+/* An engine on the shared-memory host path (svm) or on the copying one
+ * (CLRESAMPLE_SVM). On a device without fine-grained SVM both are the
+ * copying path. */
 static ClrEngine *
 engine_on_path (const ClrEngineConfig * cfg, gboolean svm)
 {
-  char *saved = g_strdup (g_getenv ("CLRESAMPLE_SVM"));
+  ClrTuning t = tuning;
   GError *err = NULL;
   ClrEngine *e;
 
-  g_setenv ("CLRESAMPLE_SVM", svm ? "1" : "0", TRUE);
-  e = clr_engine_new (device, cfg, &err);
-  if (saved)
-    g_setenv ("CLRESAMPLE_SVM", saved, TRUE);
-  else
-    g_unsetenv ("CLRESAMPLE_SVM");
-  g_free (saved);
+  t.svm.set = TRUE;
+  t.svm.value = svm;
+  e = clr_engine_new_tuned (device, cfg, &t, &err);
   g_assert_no_error (err);
   return e;
 }
@@ -810,6 +803,7 @@ static void
 test_invalid_configs (void)
 {
   ClrEngineConfig cfg = { 1, 2147483647u, 2, 4, 0 };
+  ClrTuning small = tuning;
   GError *err = NULL;
 
   g_assert_false (clr_engine_config_validate (&cfg, &err));
@@ -818,14 +812,13 @@ test_invalid_configs (void)
   cfg.in_rate = 44100;
   cfg.out_rate = 48000;
   cfg.channels = 0;
-  g_assert_null (clr_engine_new (device, &cfg, &err));
+  g_assert_null (engine_new (&cfg, &err));
   g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
   g_clear_error (&err);
   /* the device-memory budget refuses cleanly */
   cfg.channels = 2;
-  g_setenv ("CLRESAMPLE_DEVICE_MEMORY", "100000", TRUE);
-  g_assert_null (clr_engine_new (device, &cfg, &err));
-  g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
+  small.device_memory = 100000;
+  g_assert_null (clr_engine_new_tuned (device, &cfg, &small, &err));
   g_assert_error (err, CLR_ERROR, CLR_ERROR_RESOURCES);
   g_assert_nonnull (strstr (err->message, "budget"));
   g_clear_error (&err);
@@ -866,6 +859,7 @@ main (int argc, char **argv)
   int ret;
 
   g_test_init (&argc, &argv, NULL);
+  tuning = *clr_tuning_get ();
   device = clr_device_acquire ("auto", &err);
   if (!device)
     g_error ("no OpenCL device for the tests: %s", err->message);
