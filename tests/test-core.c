@@ -4,6 +4,7 @@
 #include <string.h>
 #include <glib.h>
 #include "clr-engine.h"
+#include "clr-kernel-plan.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
 
@@ -828,6 +829,183 @@ test_invalid_configs (void)
   g_clear_error (&err);
 }
 
+typedef struct {
+  const char *env;              /* the overrides, as variables */
+  gboolean gpu, fp64;
+  ClrFormat format;
+  uint32_t channels;
+  uint64_t I, D;
+  uint32_t taps;
+  const char *kernel;           /* what must run */
+  unsigned cpi, fpi;
+} PlanCase;
+
+/* The kernel selection's table (clr-kernel-plan.c), row by row, and each
+ * override forcing what clr-tuning.h says it does. */
+static void
+test_kernel_plan (void)
+{
+  static const PlanCase cases[] = {
+    /* the defaults; CPU, then GPU */
+    {"", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+    {"", FALSE, TRUE, CLR_FORMAT_S16, 1, 160, 147, 64,
+        "clr_resample_table", 1, 1},
+    {"", FALSE, FALSE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table", 1, 1},
+    {"", FALSE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
+        "clr_resample_interp", 1, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
+        "clr_resample_interp", 1, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 64, 160, 147, 376,
+        "clr_resample_table_iv", 1, 7},
+    {"", TRUE, TRUE, CLR_FORMAT_F64, 16, 147, 160, 376,
+        "clr_resample_table_iv", 1, 7},
+    /* _iv's frames fall back to one where they lie far apart */
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 64, 1, 12, 96,
+        "clr_resample_table_iv", 1, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tc2", 2, 2},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 1, 640, 147, 376,
+        "clr_resample_table_tc2", 1, 2},
+    {"", TRUE, TRUE, CLR_FORMAT_S16, 18, 160, 147, 376,
+        "clr_resample_table_tc2", 8, 2},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 8, 147, 160, 408,
+        "clr_resample_table_tcf", 8, 8},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 8, 1, 12, 96,
+        "clr_resample_table_tc", 8, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 4, 147, 160, 408,
+        "clr_resample_table_tc", 4, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 3, 147, 160, 408,
+        "clr_resample_table_tc", 2, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 1, 147, 160, 408,
+        "clr_resample_table_t", 1, 1},
+    {"", TRUE, FALSE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_t", 1, 1},
+    {"", TRUE, FALSE, CLR_FORMAT_S16, 64, 160, 147, 376,
+        "clr_resample_table_t", 1, 1},
+    /* the overrides */
+    {"CLRESAMPLE_KERNELS=gpu", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_tc2", 2, 2},
+    {"CLRESAMPLE_KERNELS=cpu", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+    {"CLRESAMPLE_CPI=1", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table", 1, 1},
+    {"CLRESAMPLE_CPI=9", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+    {"CLRESAMPLE_CPI=1", TRUE, TRUE, CLR_FORMAT_F32, 2, 147, 160, 408,
+        "clr_resample_table_t", 1, 1},
+    {"CLRESAMPLE_CPI=3", TRUE, TRUE, CLR_FORMAT_F32, 2, 147, 160, 408,
+        "clr_resample_table_tc", 3, 1},
+    {"CLRESAMPLE_IV=1", TRUE, TRUE, CLR_FORMAT_F32, 4, 160, 147, 376,
+        "clr_resample_table_iv", 1, 7},
+    {"CLRESAMPLE_IV=1", TRUE, TRUE, CLR_FORMAT_F32, 6, 160, 147, 376,
+        "clr_resample_table_tc2", 4, 2},
+    {"CLRESAMPLE_IV=1", TRUE, FALSE, CLR_FORMAT_F32, 8, 160, 147, 376,
+        "clr_resample_table_t", 1, 1},
+    {"CLRESAMPLE_IV=0", TRUE, TRUE, CLR_FORMAT_F32, 64, 160, 147, 376,
+        "clr_resample_table_tc2", 8, 2},
+    {"CLRESAMPLE_FPI=4", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tcf", 2, 4},
+    {"CLRESAMPLE_FPI=2", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tcf", 2, 2},
+    {"CLRESAMPLE_FPI=1", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tc", 2, 1},
+    {"CLRESAMPLE_FPI=20", TRUE, TRUE, CLR_FORMAT_F32, 8, 1, 12, 96,
+        "clr_resample_table_tcf", 8, 8},
+    {"CLRESAMPLE_FPI=3", TRUE, TRUE, CLR_FORMAT_F32, 64, 1, 12, 96,
+        "clr_resample_table_iv", 1, 3},
+    {"CLRESAMPLE_FPI=4", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const PlanCase *c = &cases[i];
+    const ClrKernelFacts f = { c->gpu, c->fp64, TRUE, c->format, c->channels,
+      c->I, c->D, c->taps
+    };
+    gchar **envp = g_strsplit (c->env, " ", -1);
+    ClrTuning t;
+    ClrKernelPlan p;
+
+    clr_tuning_read (&t, envp);
+    clr_kernel_plan_choose (&f, &t, &p);
+    g_test_message ("%s %s fp64 %d, %u ch, %" G_GUINT64_FORMAT "/%"
+        G_GUINT64_FORMAT ": %s, cpi %u, fpi %u", c->env, c->gpu ? "GPU" :
+        "CPU", c->fp64, c->channels, c->I, c->D, p.kernel, p.cpi, p.fpi);
+    g_assert_cmpstr (p.kernel, ==, c->kernel);
+    g_assert_cmpuint (p.cpi, ==, c->cpi);
+    g_assert_cmpuint (p.fpi, ==, c->fpi);
+    /* the table's layout goes with the kernel family */
+    g_assert_true (p.transposed == (g_str_has_prefix (p.kernel,
+                "clr_resample_table_t")));
+    g_assert_true (p.iv == !strcmp (p.kernel, "clr_resample_table_iv"));
+    g_assert_true (p.pairs == !strcmp (p.kernel, "clr_resample_table_tc2"));
+    g_strfreev (envp);
+  }
+}
+
+/* The overrides of the host paths and the _iv details. */
+static void
+test_kernel_plan_overrides (void)
+{
+  const ClrKernelFacts cpu = { FALSE, TRUE, TRUE, CLR_FORMAT_F32, 2, 160,
+    147, 64
+  };
+  const ClrKernelFacts gpu = { TRUE, TRUE, FALSE, CLR_FORMAT_S16, 64, 160,
+    147, 376
+  };
+  ClrTuning none = { 0, }, t;
+  ClrKernelPlan p;
+
+  /* CPU devices share memory with the host, in doubles for the CPU
+   * kernels; GPUs stage through page-locked memory, 256-frame groups */
+  clr_kernel_plan_choose (&cpu, &none, &p);
+  g_assert_true (p.svm && !p.pinned && p.coef_double);
+  g_assert_cmpuint (p.wsize, ==, sizeof (double));
+  g_assert_cmpuint (p.local_size, ==, 0);
+  clr_kernel_plan_choose (&gpu, &none, &p);
+  g_assert_true (!p.svm && p.pinned && !p.coef_double && p.shifted);
+  g_assert_cmpuint (p.wsize, ==, 2);
+  g_assert_cmpuint (p.local_size, ==, 256);
+  g_assert_cmpuint (p.iv_dw, ==, 0);
+  /* _iv's window: K + lead taps rounded up to 4, the lead one frame
+   * spread of 7 frames plus 3 */
+  g_assert_cmpuint (p.pad, ==, 6);
+  g_assert_cmpuint (p.lead, ==, 9);
+  g_assert_cmpuint (p.span, ==, 388);
+  g_assert_cmpuint (p.spare, ==, 12);
+  g_assert_cmpuint (p.back, ==, 3);
+
+  t = none;
+  t.pinned = (ClrKnob) { TRUE, 1 };
+  clr_kernel_plan_choose (&cpu, &t, &p);
+  g_assert_true (p.pinned && !p.svm);
+  g_assert_cmpuint (p.wsize, ==, sizeof (float));
+  t.pinned = (ClrKnob) { TRUE, 0 };
+  clr_kernel_plan_choose (&gpu, &t, &p);
+  g_assert_false (p.pinned);
+  t = none;
+  t.svm = (ClrKnob) { TRUE, 0 };
+  clr_kernel_plan_choose (&cpu, &t, &p);
+  g_assert_true (!p.svm && !p.pinned);
+  t = none;
+  t.kernels = (ClrKnob) { TRUE, 1 };
+  clr_kernel_plan_choose (&cpu, &t, &p);
+  g_assert_true (p.svm && !p.pinned && !p.coef_double);
+  g_assert_cmpuint (p.wsize, ==, sizeof (float));
+  g_assert_cmpuint (p.local_size, ==, 256);
+  t = none;
+  t.iv_shifted = (ClrKnob) { TRUE, 0 };
+  t.iv_dw = (ClrKnob) { TRUE, 100 };
+  t.local_size = (ClrKnob) { TRUE, 64 };
+  clr_kernel_plan_choose (&gpu, &t, &p);
+  g_assert_false (p.shifted);
+  g_assert_cmpuint (p.iv_dw, ==, 64);
+  g_assert_cmpuint (p.local_size, ==, 64);
+}
+
 static void
 test_device_sharing (void)
 {
@@ -892,6 +1070,8 @@ main (int argc, char **argv)
       test_engine_layout_continuation);
   g_test_add_func ("/engine/paths", test_engine_paths);
   g_test_add_func ("/engine/invalid", test_invalid_configs);
+  g_test_add_func ("/kernel-plan/table", test_kernel_plan);
+  g_test_add_func ("/kernel-plan/overrides", test_kernel_plan_overrides);
   g_test_add_func ("/device/sharing", test_device_sharing);
   ret = g_test_run ();
   clr_device_unref (device);
