@@ -364,15 +364,22 @@ test_reset (void)
 
 /* A configuration must fail with code `code`, and say so. */
 static void
-expect_error (const ClrConvConfig * cfg, int code)
+expect_error_tuned (const ClrConvConfig * cfg, const ClrTuning * tuning,
+    int code)
 {
   GError *err = NULL;
 
-  g_assert_null (clr_conv_new (device, cfg, &err));
+  g_assert_null (clr_conv_new_tuned (device, cfg, tuning, &err));
   g_assert_error (err, CLR_ERROR, code);
   g_assert_cmpuint (strlen (err->message), >, 10);
   g_test_message ("refused: %s", err->message);
   g_error_free (err);
+}
+
+static void
+expect_error (const ClrConvConfig * cfg, int code)
+{
+  expect_error_tuned (cfg, clr_tuning_get (), code);
 }
 
 static void
@@ -382,6 +389,7 @@ test_errors (void)
   const double *hp[2] = { taps, taps }, *none[2] = { NULL, NULL };
   double **big = make_filters (1, 65536);
   ClrConvConfig cfg = { 2, 64, CLR_CONV_F32, hp, 64, 1 }, bad;
+  ClrTuning tuning;
 
   bad = cfg;
   bad.n_taps = 0;
@@ -426,9 +434,9 @@ test_errors (void)
   bad = cfg;
   bad.taps = (const double *const *) big;
   bad.n_taps = 65536;
-  g_setenv ("CLRESAMPLE_DEVICE_MEMORY", "100000", TRUE);
-  expect_error (&bad, CLR_ERROR_RESOURCES);
-  g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
+  tuning = *clr_tuning_get ();
+  tuning.device_memory = 100000;
+  expect_error_tuned (&bad, &tuning, CLR_ERROR_RESOURCES);
   free_planes (big, 1);
 }
 

@@ -4,10 +4,20 @@
 #include <string.h>
 #include <glib.h>
 #include "clr-engine.h"
+#include "clr-kernel-plan.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
 
 static ClrDevice *device;
+/* the environment's overrides (the test variants of meson.build), which
+ * some tests change for the engines they make */
+static ClrTuning tuning;
+
+static ClrEngine *
+engine_new (const ClrEngineConfig * cfg, GError ** error)
+{
+  return clr_engine_new_tuned (device, cfg, &tuning, error);
+}
 
 static void
 test_ratio_reduce (void)
@@ -183,7 +193,7 @@ test_engine_reference (gconstpointer data)
     CLR_QUALITY_DEFAULT, 0
   };
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  ClrEngine *e = engine_new (&cfg, &err);
   size_t n_in = 3000, n_out, n_ref, i;
   float *in, *out;
   double *ref, worst = 0.0;
@@ -216,7 +226,7 @@ test_engine_chunking (void)
 {
   ClrEngineConfig cfg = { 44100, 48000, 2, CLR_QUALITY_DEFAULT, 0 };
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  ClrEngine *e = engine_new (&cfg, &err);
   size_t n_in = 20000, n_a, n_b, i, *pieces;
   float *in, *a, *b;
   double worst = 0.0;
@@ -250,7 +260,7 @@ test_engine_silence (void)
 {
   ClrEngineConfig cfg = { 48000, 44100, 1, CLR_QUALITY_DEFAULT, 0 };
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, &cfg, &err);
+  ClrEngine *e = engine_new (&cfg, &err);
   float in[4096], out[8192];
   const void *ip[1] = { in };
   void *op[1] = { out };
@@ -280,7 +290,7 @@ run_format (ClrEngineConfig * cfg, const void *in, size_t n_in,
     size_t piece, size_t * n_out)
 {
   GError *err = NULL;
-  ClrEngine *e = clr_engine_new (device, cfg, &err);
+  ClrEngine *e = engine_new (cfg, &err);
   size_t ss = clr_format_size (cfg->format), ch = cfg->channels;
   size_t total, pos = 0, got = 0, n, c, i;
   char *out, *pin = NULL, *pout = NULL;
@@ -349,7 +359,7 @@ test_engine_f64 (void)
     /* refused, never run in float behind the user's back */
     ClrEngineConfig cfg = { 44100, 48000, 2, 4, 0, CLR_FORMAT_F64, FALSE };
     GError *err = NULL;
-    g_assert_null (clr_engine_new (device, &cfg, &err));
+    g_assert_null (engine_new (&cfg, &err));
     g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
     g_error_free (err);
     return;
@@ -466,23 +476,14 @@ test_engine_planar (void)
 /* A successor engine continues the stream exactly: after the switch its
  * output equals that of an engine that ran the new settings from the
  * start (quality up, output rate changed), given enough kept history. */
-/* Sets CLRESAMPLE_IV to `value` (NULL: unset), for the next engine. */
-static void
-set_iv (const char *value)
-{
-  if (value)
-    g_setenv ("CLRESAMPLE_IV", value, TRUE);
-  else
-    g_unsetenv ("CLRESAMPLE_IV");
-}
-
-/* Engine a (config c1, CLRESAMPLE_IV=iv1) runs the first 5000 frames,
+/* Engine a (config c1, CLRESAMPLE_IV as iv1) runs the first 5000 frames,
  * engine b (c2, iv2) continues the stream: from b's first output on, the
  * samples equal those of a c2 engine that ran from the start. */
 static void
-check_continued (const ClrEngineConfig * c1, const char *iv1,
-    const ClrEngineConfig * c2, const char *iv2)
+check_continued (const ClrEngineConfig * c1, ClrKnob iv1,
+    const ClrEngineConfig * c2, ClrKnob iv2)
 {
+  const ClrKnob keep = tuning.iv;
   const size_t ch = c1->channels, n_in = 12000, half = 5000;
   GError *err = NULL;
   ClrEngine *a, *b;
@@ -491,10 +492,10 @@ check_continued (const ClrEngineConfig * c1, const char *iv1,
   uint64_t k0;
 
   clr_signal_noise (in, n_in * ch, 0.5, 17);
-  set_iv (iv2);
+  tuning.iv = iv2;
   ref = run_format ((ClrEngineConfig *) c2, in, n_in, 4096, &n_ref);
-  set_iv (iv1);
-  a = clr_engine_new (device, c1, &err);
+  tuning.iv = iv1;
+  a = engine_new (c1, &err);
   g_assert_no_error (err);
   out = g_new0 (float, (n_ref + 16) * ch);
   {
@@ -502,8 +503,9 @@ check_continued (const ClrEngineConfig * c1, const char *iv1,
     void *op[1] = { out };
     g_assert_true (clr_engine_process (a, ip, half, op, &n1, &err));
   }
-  set_iv (iv2);
-  b = clr_engine_new (device, c2, &err);
+  tuning.iv = iv2;
+  b = engine_new (c2, &err);
+  tuning.iv = keep;
   g_assert_no_error (err);
   g_assert_true (clr_engine_continue_from (b, a, &err));
   g_assert_no_error (err);
@@ -536,13 +538,11 @@ check_continuation (unsigned out1, int q1, unsigned out2, int q2)
   ClrFilter best;
   ClrEngineConfig c1 = { 44100, out1, 2, q1, 0, CLR_FORMAT_F32, FALSE, 0 };
   ClrEngineConfig c2 = { 44100, out2, 2, q2, 0, CLR_FORMAT_F32, FALSE, 0 };
-  gchar *iv = g_strdup (g_getenv ("CLRESAMPLE_IV"));
 
   clr_ratio_init (&r, 44100, out1);
   clr_filter_design (&best, &r, CLR_QUALITY_MAX, 0);
   c1.history = best.taps;
-  check_continued (&c1, iv, &c2, iv);
-  g_free (iv);
+  check_continued (&c1, tuning.iv, &c2, tuning.iv);
 }
 
 static void
@@ -629,12 +629,10 @@ static void
 test_engine_layout_continuation (void)
 {
   ClrEngineConfig cfg = { 44100, 48000, 8, 4, 0, CLR_FORMAT_F32, FALSE, 0 };
-  gchar *keep = g_strdup (g_getenv ("CLRESAMPLE_IV"));
+  const ClrKnob on = { TRUE, 1 }, off = { TRUE, 0 };
 
-  check_continued (&cfg, "1", &cfg, "0");
-  check_continued (&cfg, "0", &cfg, "1");
-  set_iv (keep);
-  g_free (keep);
+  check_continued (&cfg, on, &cfg, off);
+  check_continued (&cfg, off, &cfg, on);
 }
 
 /* Buffers larger than a chunk are cut inside the engine: same samples. */
@@ -668,23 +666,19 @@ test_engine_chunks (void)
   g_free (b);
 }
 
-/* An engine on the shared-memory host path (svm) or on the copying one:
- * CLRESAMPLE_SVM is read when the engine is made. On a device without
- * fine-grained SVM both are the copying path. */
+/* An engine on the shared-memory host path (svm) or on the copying one
+ * (CLRESAMPLE_SVM). On a device without fine-grained SVM both are the
+ * copying path. */
 static ClrEngine *
 engine_on_path (const ClrEngineConfig * cfg, gboolean svm)
 {
-  char *saved = g_strdup (g_getenv ("CLRESAMPLE_SVM"));
+  ClrTuning t = tuning;
   GError *err = NULL;
   ClrEngine *e;
 
-  g_setenv ("CLRESAMPLE_SVM", svm ? "1" : "0", TRUE);
-  e = clr_engine_new (device, cfg, &err);
-  if (saved)
-    g_setenv ("CLRESAMPLE_SVM", saved, TRUE);
-  else
-    g_unsetenv ("CLRESAMPLE_SVM");
-  g_free (saved);
+  t.svm.set = TRUE;
+  t.svm.value = svm;
+  e = clr_engine_new_tuned (device, cfg, &t, &err);
   g_assert_no_error (err);
   return e;
 }
@@ -810,6 +804,7 @@ static void
 test_invalid_configs (void)
 {
   ClrEngineConfig cfg = { 1, 2147483647u, 2, 4, 0 };
+  ClrTuning small = tuning;
   GError *err = NULL;
 
   g_assert_false (clr_engine_config_validate (&cfg, &err));
@@ -818,14 +813,13 @@ test_invalid_configs (void)
   cfg.in_rate = 44100;
   cfg.out_rate = 48000;
   cfg.channels = 0;
-  g_assert_null (clr_engine_new (device, &cfg, &err));
+  g_assert_null (engine_new (&cfg, &err));
   g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
   g_clear_error (&err);
   /* the device-memory budget refuses cleanly */
   cfg.channels = 2;
-  g_setenv ("CLRESAMPLE_DEVICE_MEMORY", "100000", TRUE);
-  g_assert_null (clr_engine_new (device, &cfg, &err));
-  g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
+  small.device_memory = 100000;
+  g_assert_null (clr_engine_new_tuned (device, &cfg, &small, &err));
   g_assert_error (err, CLR_ERROR, CLR_ERROR_RESOURCES);
   g_assert_nonnull (strstr (err->message, "budget"));
   g_clear_error (&err);
@@ -833,6 +827,183 @@ test_invalid_configs (void)
   g_assert_error (err, CLR_ERROR, CLR_ERROR_NO_DEVICE);
   g_assert_nonnull (strstr (err->message, "available"));
   g_clear_error (&err);
+}
+
+typedef struct {
+  const char *env;              /* the overrides, as variables */
+  gboolean gpu, fp64;
+  ClrFormat format;
+  uint32_t channels;
+  uint64_t I, D;
+  uint32_t taps;
+  const char *kernel;           /* what must run */
+  unsigned cpi, fpi;
+} PlanCase;
+
+/* The kernel selection's table (clr-kernel-plan.c), row by row, and each
+ * override forcing what clr-tuning.h says it does. */
+static void
+test_kernel_plan (void)
+{
+  static const PlanCase cases[] = {
+    /* the defaults; CPU, then GPU */
+    {"", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+    {"", FALSE, TRUE, CLR_FORMAT_S16, 1, 160, 147, 64,
+        "clr_resample_table", 1, 1},
+    {"", FALSE, FALSE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table", 1, 1},
+    {"", FALSE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
+        "clr_resample_interp", 1, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
+        "clr_resample_interp", 1, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 64, 160, 147, 376,
+        "clr_resample_table_iv", 1, 7},
+    {"", TRUE, TRUE, CLR_FORMAT_F64, 16, 147, 160, 376,
+        "clr_resample_table_iv", 1, 7},
+    /* _iv's frames fall back to one where they lie far apart */
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 64, 1, 12, 96,
+        "clr_resample_table_iv", 1, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tc2", 2, 2},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 1, 640, 147, 376,
+        "clr_resample_table_tc2", 1, 2},
+    {"", TRUE, TRUE, CLR_FORMAT_S16, 18, 160, 147, 376,
+        "clr_resample_table_tc2", 8, 2},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 8, 147, 160, 408,
+        "clr_resample_table_tcf", 8, 8},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 8, 1, 12, 96,
+        "clr_resample_table_tc", 8, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 4, 147, 160, 408,
+        "clr_resample_table_tc", 4, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 3, 147, 160, 408,
+        "clr_resample_table_tc", 2, 1},
+    {"", TRUE, TRUE, CLR_FORMAT_F32, 1, 147, 160, 408,
+        "clr_resample_table_t", 1, 1},
+    {"", TRUE, FALSE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_t", 1, 1},
+    {"", TRUE, FALSE, CLR_FORMAT_S16, 64, 160, 147, 376,
+        "clr_resample_table_t", 1, 1},
+    /* the overrides */
+    {"CLRESAMPLE_KERNELS=gpu", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_tc2", 2, 2},
+    {"CLRESAMPLE_KERNELS=cpu", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+    {"CLRESAMPLE_CPI=1", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table", 1, 1},
+    {"CLRESAMPLE_CPI=9", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+    {"CLRESAMPLE_CPI=1", TRUE, TRUE, CLR_FORMAT_F32, 2, 147, 160, 408,
+        "clr_resample_table_t", 1, 1},
+    {"CLRESAMPLE_CPI=3", TRUE, TRUE, CLR_FORMAT_F32, 2, 147, 160, 408,
+        "clr_resample_table_tc", 3, 1},
+    {"CLRESAMPLE_IV=1", TRUE, TRUE, CLR_FORMAT_F32, 4, 160, 147, 376,
+        "clr_resample_table_iv", 1, 7},
+    {"CLRESAMPLE_IV=1", TRUE, TRUE, CLR_FORMAT_F32, 6, 160, 147, 376,
+        "clr_resample_table_tc2", 4, 2},
+    {"CLRESAMPLE_IV=1", TRUE, FALSE, CLR_FORMAT_F32, 8, 160, 147, 376,
+        "clr_resample_table_t", 1, 1},
+    {"CLRESAMPLE_IV=0", TRUE, TRUE, CLR_FORMAT_F32, 64, 160, 147, 376,
+        "clr_resample_table_tc2", 8, 2},
+    {"CLRESAMPLE_FPI=4", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tcf", 2, 4},
+    {"CLRESAMPLE_FPI=2", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tcf", 2, 2},
+    {"CLRESAMPLE_FPI=1", TRUE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 376,
+        "clr_resample_table_tc", 2, 1},
+    {"CLRESAMPLE_FPI=20", TRUE, TRUE, CLR_FORMAT_F32, 8, 1, 12, 96,
+        "clr_resample_table_tcf", 8, 8},
+    {"CLRESAMPLE_FPI=3", TRUE, TRUE, CLR_FORMAT_F32, 64, 1, 12, 96,
+        "clr_resample_table_iv", 1, 3},
+    {"CLRESAMPLE_FPI=4", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
+        "clr_resample_table_c2", 2, 1},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const PlanCase *c = &cases[i];
+    const ClrKernelFacts f = { c->gpu, c->fp64, TRUE, c->format, c->channels,
+      c->I, c->D, c->taps
+    };
+    gchar **envp = g_strsplit (c->env, " ", -1);
+    ClrTuning t;
+    ClrKernelPlan p;
+
+    clr_tuning_read (&t, envp);
+    clr_kernel_plan_choose (&f, &t, &p);
+    g_test_message ("%s %s fp64 %d, %u ch, %" G_GUINT64_FORMAT "/%"
+        G_GUINT64_FORMAT ": %s, cpi %u, fpi %u", c->env, c->gpu ? "GPU" :
+        "CPU", c->fp64, c->channels, c->I, c->D, p.kernel, p.cpi, p.fpi);
+    g_assert_cmpstr (p.kernel, ==, c->kernel);
+    g_assert_cmpuint (p.cpi, ==, c->cpi);
+    g_assert_cmpuint (p.fpi, ==, c->fpi);
+    /* the table's layout goes with the kernel family */
+    g_assert_true (p.transposed == (g_str_has_prefix (p.kernel,
+                "clr_resample_table_t")));
+    g_assert_true (p.iv == !strcmp (p.kernel, "clr_resample_table_iv"));
+    g_assert_true (p.pairs == !strcmp (p.kernel, "clr_resample_table_tc2"));
+    g_strfreev (envp);
+  }
+}
+
+/* The overrides of the host paths and the _iv details. */
+static void
+test_kernel_plan_overrides (void)
+{
+  const ClrKernelFacts cpu = { FALSE, TRUE, TRUE, CLR_FORMAT_F32, 2, 160,
+    147, 64
+  };
+  const ClrKernelFacts gpu = { TRUE, TRUE, FALSE, CLR_FORMAT_S16, 64, 160,
+    147, 376
+  };
+  ClrTuning none = { 0, }, t;
+  ClrKernelPlan p;
+
+  /* CPU devices share memory with the host, in doubles for the CPU
+   * kernels; GPUs stage through page-locked memory, 256-frame groups */
+  clr_kernel_plan_choose (&cpu, &none, &p);
+  g_assert_true (p.svm && !p.pinned && p.coef_double);
+  g_assert_cmpuint (p.wsize, ==, sizeof (double));
+  g_assert_cmpuint (p.local_size, ==, 0);
+  clr_kernel_plan_choose (&gpu, &none, &p);
+  g_assert_true (!p.svm && p.pinned && !p.coef_double && p.shifted);
+  g_assert_cmpuint (p.wsize, ==, 2);
+  g_assert_cmpuint (p.local_size, ==, 256);
+  g_assert_cmpuint (p.iv_dw, ==, 0);
+  /* _iv's window: K + lead taps rounded up to 4, the lead one frame
+   * spread of 7 frames plus 3 */
+  g_assert_cmpuint (p.pad, ==, 6);
+  g_assert_cmpuint (p.lead, ==, 9);
+  g_assert_cmpuint (p.span, ==, 388);
+  g_assert_cmpuint (p.spare, ==, 12);
+  g_assert_cmpuint (p.back, ==, 3);
+
+  t = none;
+  t.pinned = (ClrKnob) { TRUE, 1 };
+  clr_kernel_plan_choose (&cpu, &t, &p);
+  g_assert_true (p.pinned && !p.svm);
+  g_assert_cmpuint (p.wsize, ==, sizeof (float));
+  t.pinned = (ClrKnob) { TRUE, 0 };
+  clr_kernel_plan_choose (&gpu, &t, &p);
+  g_assert_false (p.pinned);
+  t = none;
+  t.svm = (ClrKnob) { TRUE, 0 };
+  clr_kernel_plan_choose (&cpu, &t, &p);
+  g_assert_true (!p.svm && !p.pinned);
+  t = none;
+  t.kernels = (ClrKnob) { TRUE, 1 };
+  clr_kernel_plan_choose (&cpu, &t, &p);
+  g_assert_true (p.svm && !p.pinned && !p.coef_double);
+  g_assert_cmpuint (p.wsize, ==, sizeof (float));
+  g_assert_cmpuint (p.local_size, ==, 256);
+  t = none;
+  t.iv_shifted = (ClrKnob) { TRUE, 0 };
+  t.iv_dw = (ClrKnob) { TRUE, 100 };
+  t.local_size = (ClrKnob) { TRUE, 64 };
+  clr_kernel_plan_choose (&gpu, &t, &p);
+  g_assert_false (p.shifted);
+  g_assert_cmpuint (p.iv_dw, ==, 64);
+  g_assert_cmpuint (p.local_size, ==, 64);
 }
 
 static void
@@ -866,6 +1037,7 @@ main (int argc, char **argv)
   int ret;
 
   g_test_init (&argc, &argv, NULL);
+  tuning = *clr_tuning_get ();
   device = clr_device_acquire ("auto", &err);
   if (!device)
     g_error ("no OpenCL device for the tests: %s", err->message);
@@ -898,6 +1070,8 @@ main (int argc, char **argv)
       test_engine_layout_continuation);
   g_test_add_func ("/engine/paths", test_engine_paths);
   g_test_add_func ("/engine/invalid", test_invalid_configs);
+  g_test_add_func ("/kernel-plan/table", test_kernel_plan);
+  g_test_add_func ("/kernel-plan/overrides", test_kernel_plan_overrides);
   g_test_add_func ("/device/sharing", test_device_sharing);
   ret = g_test_run ();
   clr_device_unref (device);

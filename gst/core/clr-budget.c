@@ -2,12 +2,10 @@
 #include "clr-budget.h"
 
 void
-clr_budget_init (ClrBudget * b, ClrDevice * dev)
+clr_budget_init (ClrBudget * b, ClrDevice * dev, guint64 limit)
 {
-  const char *limit = g_getenv ("CLRESAMPLE_DEVICE_MEMORY");
-
   b->dev = dev;
-  b->limit = limit ? g_ascii_strtoull (limit, NULL, 10) : 0;
+  b->limit = limit;
   b->used = 0;
 }
 

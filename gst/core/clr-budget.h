@@ -1,8 +1,9 @@
 /* clresample: device memory with a budget.
  *
- * Buffers are counted against CLRESAMPLE_DEVICE_MEMORY (bytes; unset or 0:
- * no budget), a limit for shared GPUs and for testing the out-of-memory
- * path, and against what the device can allocate at once, so that a
+ * Buffers are counted against a limit (bytes, 0: none; the engines pass
+ * CLRESAMPLE_DEVICE_MEMORY, read by clr-tuning.c), for shared GPUs and for
+ * testing the out-of-memory path, and against what the device can allocate
+ * at once, so that a
  * refusal comes with a message saying what to change instead of an OpenCL
  * status code.
  */
@@ -19,7 +20,7 @@ typedef struct {
   guint64 used;
 } ClrBudget;
 
-void clr_budget_init (ClrBudget * b, ClrDevice * dev);
+void clr_budget_init (ClrBudget * b, ClrDevice * dev, guint64 limit);
 /* FALSE, with error set, if `bytes` more would pass the budget or the
  * device's largest allocation; `what` names the buffer in the message. */
 gboolean clr_budget_check (ClrBudget * b, size_t bytes, const char *what,

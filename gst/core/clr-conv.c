@@ -314,6 +314,13 @@ check_local_memory (ClrConv * c, GError ** error)
 ClrConv *
 clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
 {
+  return clr_conv_new_tuned (dev, cfg, clr_tuning_get (), error);
+}
+
+ClrConv *
+clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
+    const ClrTuning * tuning, GError ** error)
+{
   ClrConv *c;
   gboolean f64, acc_double;
   size_t B, bins, ch;
@@ -323,7 +330,7 @@ clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
   c = g_new0 (ClrConv, 1);
   c->dev = clr_device_ref (dev);
   c->queue = clr_device_get_queue (dev);
-  clr_budget_init (&c->budget, dev);
+  clr_budget_init (&c->budget, dev, tuning->device_memory);
   c->channels = cfg->channels;
   c->block = B = cfg->block;
   c->n_taps = cfg->n_taps;

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "clr-device.h"
+#include "clr-tuning.h"
 
 G_BEGIN_DECLS
 
@@ -57,6 +58,10 @@ typedef struct _ClrConv ClrConv;
  * (CLRESAMPLE_DEVICE_MEMORY, bytes) or what the device can allocate. */
 ClrConv *clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg,
     GError ** error);
+/* The same under the given settings instead of the environment's
+ * (clr_tuning_get()): for tests that try several within one process. */
+ClrConv *clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
+    const ClrTuning * tuning, GError ** error);
 void clr_conv_free (ClrConv * c);
 
 /* L = B: output frame t is y[t - L]. */

@@ -4,6 +4,7 @@
 #include "clr-device.h"
 #include "clr-hostmem.h"
 #include "clr-log.h"
+#include "clr-tuning.h"
 
 #define CLR_INSTALL_HINT \
   "Install an OpenCL driver: on Debian or Ubuntu 'apt-get install " \
@@ -295,7 +296,7 @@ device_open (const ClrDeviceCandidate * c, GError ** error)
    * tests use it to run the float-only kernels and the F64 refusal on
    * devices that do have fp64 */
   dev->fp64 = device_has_extension (c->device, "cl_khr_fp64")
-      && !g_getenv ("CLRESAMPLE_NO_FP64");
+      && !clr_tuning_get ()->no_fp64;
   dev->gpu = !(c->type & CL_DEVICE_TYPE_CPU);
   clGetDeviceInfo (c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
       sizeof (dev->max_alloc), &dev->max_alloc, NULL);
@@ -506,13 +507,7 @@ clr_device_get_program (ClrDevice * dev, const char *source,
   cl_int status;
   guint i;
   gint64 t0;
-  /* CLRESAMPLE_BUILD_OPTIONS: extra OpenCL build options, for tuning and
-   * for trying a driver's compiler; they key the cache like the rest */
-  const char *extra = g_getenv ("CLRESAMPLE_BUILD_OPTIONS");
-  char *full_options = g_strdup_printf ("%s%s%s", options ? options : "",
-      extra ? " " : "", extra ? extra : "");
 
-  options = full_options;
   g_mutex_lock (&dev->lock);
   for (i = 0; i < dev->programs->len; i++) {
     ClrProgramEntry *e = g_ptr_array_index (dev->programs, i);
@@ -529,7 +524,7 @@ clr_device_get_program (ClrDevice * dev, const char *source,
     goto out;
   }
   t0 = g_get_monotonic_time ();
-  status = clBuildProgram (program, 1, &dev->id, full_options, NULL, NULL);
+  status = clBuildProgram (program, 1, &dev->id, options, NULL, NULL);
   if (status != CL_SUCCESS) {
     char *log = build_log (dev, program);
     clr_log (CLR_LOG_DEBUG, "OpenCL build log for '%s' (options '%s'):\n%s",
@@ -555,6 +550,5 @@ clr_device_get_program (ClrDevice * dev, const char *source,
 
 out:
   g_mutex_unlock (&dev->lock);
-  g_free (full_options);
   return program;
 }

@@ -9,6 +9,7 @@
 #define CL_TARGET_OPENCL_VERSION 200
 #include "clr-budget.h"
 #include "clr-engine.h"
+#include "clr-kernel-plan.h"
 
 G_BEGIN_DECLS
 
@@ -42,24 +43,8 @@ struct _ClrEngine {
   size_t chunk_in;              /* most input frames one launch takes */
   ClrHostBuf in_stage;          /* input split into planes, for upload */
   ClrHostBuf out_stage;         /* output on its way back (GPUs only) */
-  gboolean pinned;              /* stage through page-locked memory */
   ClrBudget budget;             /* device bytes held, and the budget */
-  gboolean transposed;          /* table stored tap-major: [k][p] */
-  size_t local_size;            /* work-group size along output frames */
-  unsigned cpi;                 /* channels per work-item */
-  unsigned fpi;                 /* output frames per work-item */
-  gboolean pairs;               /* ... two, by clr_resample_table_tc2 */
-  gboolean iv;                  /* interleaved window, clr_resample_table_iv */
-  gboolean shifted;             /* ... with four shifted copies of the table */
-  uint32_t iv_dw;               /* ... centre taps summed in double */
-  gboolean coef_double;         /* coefficients stored as double */
-  size_t wsize;                 /* bytes per sample in the window */
-  uint32_t pad;                 /* frames i+1.. start at most pad after i */
-  uint32_t lead;                /* zero rows before each phase's taps */
-  uint32_t span;                /* taps the several-frame kernel runs over */
-  size_t spare;                 /* zero frames kept after the input */
-  size_t back;                  /* frames kept before the first tap */
-  gboolean svm;                 /* window and output in fine-grained SVM */
+  ClrKernelPlan plan;           /* the kernel and how it runs */
   char *svm_win;                /* the window: planes of win_cap frames */
   size_t svm_base;              /* where frame win_start sits in each plane */
   char *svm_out;                /* the output, laid out as e->out would be */

@@ -128,7 +128,7 @@ from_double (void *dst, const double *src, size_t n, ClrFormat format)
 char *
 clr_svm_plane (ClrEngine * e, size_t c)
 {
-  return e->svm_win + (c * e->win_cap + e->svm_base) * e->wsize;
+  return e->svm_win + (c * e->win_cap + e->svm_base) * e->plan.wsize;
 }
 
 /* The window must hold `frames` frames from win_start: it grows as
@@ -137,7 +137,7 @@ clr_svm_plane (ClrEngine * e, size_t c)
 gboolean
 clr_svm_ensure_window (ClrEngine * e, size_t frames, GError ** error)
 {
-  const size_t ss = e->wsize, ch = e->cfg.channels;
+  const size_t ss = e->plan.wsize, ch = e->cfg.channels;
   size_t cap, c;
   char *nw;
 
@@ -187,7 +187,7 @@ clr_svm_zero (ClrEngine * e)
 {
   if (!e->svm_win)
     return FALSE;
-  memset (e->svm_win, 0, e->win_cap * e->cfg.channels * e->wsize);
+  memset (e->svm_win, 0, e->win_cap * e->cfg.channels * e->plan.wsize);
   e->svm_base = 0;
   return TRUE;
 }
@@ -199,12 +199,12 @@ clr_svm_write_zeros (ClrEngine * e, size_t from, size_t n)
   size_t c;
 
   for (c = 0; c < e->cfg.channels; c++)
-    memset (clr_svm_plane (e, c) + (e->win_len + from) * e->wsize, 0,
-        n * e->wsize);
+    memset (clr_svm_plane (e, c) + (e->win_len + from) * e->plan.wsize, 0,
+        n * e->plan.wsize);
 }
 
 /* Input frames after the window's win_len, split into planes on the way,
- * then e->spare frames of zeros (see write_input()). */
+ * then e->plan.spare frames of zeros (see write_input()). */
 void
 clr_svm_write_input (ClrEngine * e, const void *const *in, size_t n_in)
 {
@@ -213,10 +213,10 @@ clr_svm_write_input (ClrEngine * e, const void *const *in, size_t n_in)
   size_t c;
 
   for (c = 0; c < ch; c++)
-    dst[c] = clr_svm_plane (e, c) + e->win_len * e->wsize;
-  if (e->spare > 0)
-    clr_svm_write_zeros (e, n_in, e->spare);
-  if (e->wsize != ss) {
+    dst[c] = clr_svm_plane (e, c) + e->win_len * e->plan.wsize;
+  if (e->plan.spare > 0)
+    clr_svm_write_zeros (e, n_in, e->plan.spare);
+  if (e->plan.wsize != ss) {
     const gboolean planes = e->cfg.planar || ch == 1;
     for (c = 0; c < ch; c++)
       to_double ((double *) dst[c], planes ? in[c] : (const char *) in[0] +
@@ -276,7 +276,7 @@ clr_svm_get_history (ClrEngine * e, char *host, size_t len)
   size_t c, ss = e->ssize;
 
   for (c = 0; c < e->cfg.channels; c++) {
-    if (e->wsize != ss)
+    if (e->plan.wsize != ss)
       from_double (host + c * len * ss, (const double *) clr_svm_plane (e, c),
           len, e->cfg.format);
     else
@@ -290,9 +290,9 @@ clr_svm_put_history (ClrEngine * e, const char *host, size_t pad, size_t len)
   size_t c, ss = e->ssize;
 
   for (c = 0; c < e->cfg.channels; c++) {
-    if (e->wsize != ss)
-      to_double ((double *) clr_svm_plane (e, c) + pad, host + c * len * ss, len,
-          1, e->cfg.format);
+    if (e->plan.wsize != ss)
+      to_double ((double *) clr_svm_plane (e, c) + pad, host + c * len * ss,
+          len, 1, e->cfg.format);
     else
       memcpy (clr_svm_plane (e, c) + pad * ss, host + c * len * ss, len * ss);
   }

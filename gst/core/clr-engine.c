@@ -27,16 +27,6 @@
 
 static void host_buf_free (ClrEngine * e, ClrHostBuf * hb);
 
-/* An integer from the environment (the CLRESAMPLE_* tuning and testing
- * knobs), or `fallback` when it is not set. */
-static guint64
-env_uint (const char *name, guint64 fallback)
-{
-  const char *v = g_getenv (name);
-
-  return v ? g_ascii_strtoull (v, NULL, 10) : fallback;
-}
-
 size_t
 clr_format_size (ClrFormat format)
 {
@@ -105,17 +95,18 @@ free_buffer (ClrEngine * e, cl_mem * mem)
 static gboolean
 upload_bank (ClrEngine * e, GError ** error)
 {
-  gboolean dbl = e->coef_double;
+  const ClrKernelPlan *p = &e->plan;
+  gboolean dbl = p->coef_double;
   /* the several-frame kernels' tables: `lead` zeros before each phase's
    * taps, span + lead values in all */
-  const size_t len = e->shifted ? (e->span + e->lead + 6) / 4 * 4 :
-      e->span ? e->span + e->lead : e->bank.taps;
+  const size_t len = p->shifted ? (p->span + p->lead + 6) / 4 * 4 :
+      p->span ? p->span + p->lead : e->bank.taps;
   /* _iv's four copies, copy s shifted by s values (see the kernel) */
-  const uint32_t copies = e->shifted ? 4 : 1;
+  const uint32_t copies = p->shifted ? 4 : 1;
   const size_t table = (size_t) copies * e->bank.rows * len;
   /* _iv also keeps each float coefficient's rounding residual, a table
    * further on, for the taps it sums in double */
-  size_t n = e->iv_dw ? 2 * table : table;
+  size_t n = p->iv_dw ? 2 * table : table;
   size_t csize = dbl ? sizeof (double) : sizeof (float);
   char *host = g_try_malloc0 (n * csize);
   double *row = g_new (double, e->bank.taps);
@@ -131,13 +122,13 @@ upload_bank (ClrEngine * e, GError ** error)
     clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
     for (c = 0; c < copies; c++)
       for (k = 0; k < e->bank.taps; k++) {
-        size_t i = e->transposed ? (size_t) (k + e->lead) * e->bank.rows + r :
-            ((size_t) c * e->bank.rows + r) * len + e->lead + c + k;
+        size_t i = p->transposed ? (size_t) (k + p->lead) * e->bank.rows + r :
+            ((size_t) c * e->bank.rows + r) * len + p->lead + c + k;
         if (dbl) {
           ((double *) host)[i] = row[k];
         } else {
           ((float *) host)[i] = (float) row[k];
-          if (e->iv_dw)
+          if (p->iv_dw)
             ((float *) host)[table + i] = (float) (row[k] - (float) row[k]);
         }
       }
@@ -158,7 +149,7 @@ zero_buffer (ClrEngine * e, cl_mem mem, GError ** error)
   const cl_uchar zero = 0;
   cl_int status;
 
-  if (e->svm)
+  if (e->plan.svm)
     return clr_svm_zero (e);
   status = clEnqueueFillBuffer (e->queue, mem, &zero, 1, 0,
       e->win_cap * e->cfg.channels * e->ssize, 0, NULL, NULL);
@@ -180,7 +171,7 @@ copy_frames (ClrEngine * e, cl_mem src, size_t src_cap, size_t from,
   size_t dst_origin[3] = { 0, 0, 0 };
   size_t region[3] = { frames * ss, ch, 1 };
 
-  if (e->iv)
+  if (e->plan.iv)
     return clEnqueueCopyBuffer (e->queue, src, dst, from * ch * ss, 0,
         frames * ch * ss, 0, NULL, NULL);
   return clEnqueueCopyBufferRect (e->queue, src, dst, src_origin,
@@ -198,7 +189,7 @@ ensure_window (ClrEngine * e, size_t frames, GError ** error)
   cl_int status;
   int i;
 
-  if (e->svm)
+  if (e->plan.svm)
     return clr_svm_ensure_window (e, frames, error);
   if (frames <= e->win_cap)
     return TRUE;
@@ -238,7 +229,7 @@ ensure_out (ClrEngine * e, size_t frames, GError ** error)
   size_t fs = (size_t) e->cfg.channels * e->ssize;
   size_t cap;
 
-  if (e->svm)
+  if (e->plan.svm)
     return clr_svm_ensure_out (e, frames, error);
   if (frames <= e->out_cap)
     return TRUE;
@@ -251,14 +242,6 @@ ensure_out (ClrEngine * e, size_t frames, GError ** error)
     return FALSE;
   e->out_cap = cap;
   return TRUE;
-}
-
-/* How far apart, at most, the first taps of n neighbouring output frames
- * lie: ceil ((n - 1) D / I) input frames. */
-static uint32_t
-frames_apart (ClrEngine * e, unsigned n)
-{
-  return (uint32_t) (((n - 1) * e->ratio.D + e->ratio.I - 1) / e->ratio.I);
 }
 
 static const char *
@@ -281,12 +264,18 @@ format_option (ClrFormat f)
 ClrEngine *
 clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
 {
+  return clr_engine_new_tuned (dev, cfg, clr_tuning_get (), error);
+}
+
+ClrEngine *
+clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
+    const ClrTuning * tuning, GError ** error)
+{
   ClrEngine *e;
+  ClrKernelFacts facts = { 0, };
   cl_program program;
   cl_int status;
   char *options;
-  const char *kernel_name;
-  gboolean gpu_kernels, gpu_family;
 
   if (!clr_engine_config_validate (cfg, error))
     return NULL;
@@ -296,15 +285,8 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   e->cfg = *cfg;
   e->queue = clr_device_get_queue (dev);
   e->ssize = clr_format_size (cfg->format);
-  /* CLRESAMPLE_PINNED=0|1 overrides, for measuring and for testing this
-   * path on CPU devices */
-  e->pinned = env_uint ("CLRESAMPLE_PINNED", clr_device_is_gpu (dev)) != 0;
-  /* one launch a buffer on CPU devices with fine-grained SVM;
-   * CLRESAMPLE_SVM=0 keeps the copying path, for measuring and testing */
-  e->svm = !e->pinned && env_uint ("CLRESAMPLE_SVM", 1) != 0
-      && clr_svm_supported (dev);
   /* a budget for shared GPUs, and for testing the out-of-memory path */
-  clr_budget_init (&e->budget, dev);
+  clr_budget_init (&e->budget, dev, tuning->device_memory);
   if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "'%s' has no double precision (cl_khr_fp64) for F64 audio",
@@ -313,15 +295,19 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
   }
   clr_ratio_init (&e->ratio, cfg->in_rate, cfg->out_rate);
   clr_filter_design (&e->filter, &e->ratio, cfg->quality, cfg->taps);
-  gpu_family = g_getenv ("CLRESAMPLE_KERNELS") ?
-      !g_strcmp0 (g_getenv ("CLRESAMPLE_KERNELS"), "gpu") :
-      clr_device_is_gpu (dev);
-  /* The CPU kernels form every product in double: double coefficients
-   * spare them one float->double conversion a tap, which bounds them
-   * (W1 on PoCL), and keep the designed filter exactly. */
-  e->coef_double = cfg->format == CLR_FORMAT_F64 || (!gpu_family
-      && clr_device_has_fp64 (dev));
-  clr_bank_layout (&e->bank, &e->filter, &e->ratio, e->coef_double ?
+
+  /* the kernel and everything about how it runs (clr-kernel-plan.c) */
+  facts.is_gpu = clr_device_is_gpu (dev);
+  facts.has_fp64 = clr_device_has_fp64 (dev);
+  facts.svm_capable = clr_svm_supported (dev);
+  facts.format = cfg->format;
+  facts.channels = cfg->channels;
+  facts.I = e->ratio.I;
+  facts.D = e->ratio.D;
+  facts.taps = e->filter.taps;
+  clr_kernel_plan_choose (&facts, tuning, &e->plan);
+
+  clr_bank_layout (&e->bank, &e->filter, &e->ratio, e->plan.coef_double ?
       sizeof (double) : sizeof (float));
   {
     uint64_t frame = (uint64_t) cfg->channels * e->ssize;
@@ -334,107 +320,30 @@ clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
       "%s bank of %u rows", cfg->in_rate, cfg->out_rate, e->ratio.I,
       e->ratio.D, cfg->channels, e->filter.quality, e->filter.taps,
       e->bank.interpolated ? "interpolated" : "polyphase", e->bank.rows);
-
-  /* On GPUs neighbouring work-items (neighbouring output frames) have
-   * different phases: a tap-major table puts their coefficients for one tap
-   * side by side, so a warp's loads stay within one row of I values. */
-  gpu_kernels = !e->bank.interpolated && gpu_family;
-  /* Many channels (a multiple of 4) read an interleaved window, four
-   * channels a work-item, so that a warp's sample loads are one run of
-   * memory (clr_resample_table_iv): on an H100 at 64 channels, q10, 25.7
-   * against 13.2 G samples/s for _tc2 (docs/bench/gpu-kernel-sweep.txt).
-   * CLRESAMPLE_IV=0|1
-   * overrides, for comparing and testing. */
-  e->iv = gpu_kernels && clr_device_has_fp64 (dev) && cfg->channels % 4 == 0
-      && env_uint ("CLRESAMPLE_IV", cfg->channels >= 16) != 0;
-  e->transposed = gpu_kernels && !e->iv;
-  e->shifted = e->iv && env_uint ("CLRESAMPLE_IV_SHIFTED", 1) != 0;
-  /* centre taps in double, for the worst-case error (see the kernel) */
-  e->iv_dw = e->iv ? (uint32_t) MIN (env_uint ("CLRESAMPLE_IV_DW", 0), 64) :
-      0;
-  /* the shared-memory path keeps planar windows only */
-  e->svm = e->svm && !e->iv;
-  /* The host fills a shared window itself: for the CPU kernels it stores
-   * doubles, sparing the kernel its other float->double conversion a tap
-   * (the arithmetic and the result are the same) */
-  e->wsize = e->ssize;
-  if (e->svm && !gpu_kernels && clr_device_has_fp64 (dev))
-    e->wsize = sizeof (double);
-  if (e->svm)
+  if (e->plan.svm)
     clr_log (CLR_LOG_INFO, "window and output in shared virtual memory: one "
-        "kernel launch a buffer%s", e->wsize != e->ssize ?
+        "kernel launch a buffer%s", e->plan.wsize != e->ssize ?
         ", samples as doubles" : "");
-  /* the several-channel GPU kernel needs doubles; CLRESAMPLE_CPI=1 forces
-   * the one-channel kernel (for comparing them) */
-  e->cpi = 1;
-  /* CPU kernels: two channels a work-item share the coefficient loads */
-  if (!gpu_kernels && !e->bank.interpolated && clr_device_has_fp64 (dev)
-      && cfg->channels >= 2)
-    e->cpi = CLAMP (env_uint ("CLRESAMPLE_CPI", 2), 1, 2);
-  if (e->transposed && clr_device_has_fp64 (dev)) {
-    e->cpi = CLAMP (env_uint ("CLRESAMPLE_CPI", cfg->channels >= 8 ? 8 :
-            cfg->channels >= 4 ? 4 : cfg->channels >= 2 ? 2 : 1), 1, 8);
-  }
-  /* Several output frames a work-item share their sample loads. Measured
-   * on an H100 (64 channels, q10; docs/performance.md): upsampling runs
-   * best with two frames (clr_resample_table_tc2, 13.2 G samples/s at
-   * 44.1->48k against 13.4 for the best _tcf); decimating with eight
-   * (_tcf, 11.0 against 8.2 for one) where there are channels enough to
-   * fill the GPU without (eight frames a work-item leave a mono block of
-   * 1024 frames 32 work-items: W4 ran at half its speed). _tcf's zero rows
-   * cost pad/K more work, too much where frames lie far apart (strong
-   * decimation with short filters). CLRESAMPLE_FPI=n forces _tcf with n
-   * frames (1: _tc), for comparing. */
-  e->fpi = 1;
-  if (e->iv || (e->transposed && clr_device_has_fp64 (dev))) {
-    /* _iv: 7 frames, the best of 1..8 at 44.1->48k, 44.1->192k and
-     * 48->44.1k (H100, docs/bench/gpu-kernel-sweep.txt) */
-    e->fpi = CLAMP (env_uint ("CLRESAMPLE_FPI", e->iv ? 7 :
-            e->ratio.D < e->ratio.I ? 2 : cfg->channels >= 8 ? 8 : 1), 1, 8);
-    if (frames_apart (e, e->fpi) > e->filter.taps / 4
-        && !g_getenv ("CLRESAMPLE_FPI"))
-      e->fpi = 1;
-  }
-  e->pairs = !e->iv && e->fpi == 2 && e->ratio.D < e->ratio.I
-      && !g_getenv ("CLRESAMPLE_FPI");
-  if (e->pairs) {
-    /* _tc2 reads one frame past the last output's taps */
-    e->spare = 1;
-  } else if (e->fpi > 1 || e->iv) {
-    e->pad = frames_apart (e, e->fpi);
-    /* block alignment (see the kernel) reaches up to 3 frames back */
-    e->back = 3;
-    e->lead = e->pad + 3;
-    e->span = (e->filter.taps + e->lead + 3) / 4 * 4;
-    e->spare = e->span - e->filter.taps;
-  }
+
+  /* CLRESAMPLE_BUILD_OPTIONS go last, and key the device's program cache
+   * like the rest */
   options = g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u "
-      "-DCLR_IV_DW=%u", format_option (cfg->format),
-      clr_device_has_fp64 (dev) ? " -DCLR_HAVE_FP64" : "",
-      e->coef_double ? " -DCLR_COEF_DOUBLE" : "",
-      e->wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "",
-      e->shifted ? " -DCLR_IV_SHIFTED" : "", e->cpi, e->fpi, e->iv_dw);
+      "-DCLR_IV_DW=%u%s%s", format_option (cfg->format),
+      facts.has_fp64 ? " -DCLR_HAVE_FP64" : "",
+      e->plan.coef_double ? " -DCLR_COEF_DOUBLE" : "",
+      e->plan.wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "",
+      e->plan.shifted ? " -DCLR_IV_SHIFTED" : "", e->plan.cpi, e->plan.fpi,
+      e->plan.iv_dw, tuning->build_options ? " " : "",
+      tuning->build_options ? tuning->build_options : "");
   program = clr_device_get_program (dev, clr_kernel_source_resample, options,
       error);
   g_free (options);
   if (!program)
     goto failed;
-  /* 256 frames a work-group for the GPU kernels: on an H100, with 8
-   * channels a work-item, 2.3x (44.1->48k) to 16x (44.1->192k) the
-   * one-channel kernel in the driver's own groups; elsewhere the driver
-   * chooses */
-  e->local_size = env_uint ("CLRESAMPLE_LOCAL_SIZE", gpu_kernels ? 256 : 0);
-  kernel_name = e->bank.interpolated ? "clr_resample_interp" :
-      e->iv ? "clr_resample_table_iv" :
-      e->pairs ? "clr_resample_table_tc2" :
-      e->fpi > 1 ? "clr_resample_table_tcf" :
-      e->transposed && e->cpi > 1 ? "clr_resample_table_tc" :
-      e->transposed ? "clr_resample_table_t" :
-      e->cpi == 2 ? "clr_resample_table_c2" : "clr_resample_table";
   clr_log (CLR_LOG_INFO, "%s on '%s': %u channels and %u output frames a "
-      "work-item", kernel_name, clr_device_get_name (dev), e->iv ? 4 : e->cpi,
-      e->fpi);
-  e->kernel = clCreateKernel (program, kernel_name, &status);
+      "work-item", e->plan.kernel, clr_device_get_name (dev),
+      e->plan.iv ? 4 : e->plan.cpi, e->plan.fpi);
+  e->kernel = clCreateKernel (program, e->plan.kernel, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateKernel");
     goto failed;
@@ -466,7 +375,7 @@ clr_engine_free (ClrEngine * e)
   free_buffer (e, &e->out);
   if (e->svm_done)
     clReleaseEvent (e->svm_done);
-  clr_svm_free (e, &e->svm_win, e->win_cap * e->cfg.channels * e->wsize);
+  clr_svm_free (e, &e->svm_win, e->win_cap * e->cfg.channels * e->plan.wsize);
   clr_svm_free (e, &e->svm_out, e->out_cap * e->cfg.channels * e->ssize);
   free_buffer (e, &e->coef);
   if (e->kernel)
@@ -486,7 +395,7 @@ clr_engine_get_filter (ClrEngine * e)
 gboolean
 clr_engine_get_pinned (ClrEngine * e)
 {
-  return e->pinned;
+  return e->plan.pinned;
 }
 
 const ClrRatio *
@@ -534,8 +443,8 @@ clr_engine_reset (ClrEngine * e)
    * and the filter delay never shows in the timestamps. */
   e->in_total = 0;
   e->out_total = 0;
-  e->win_start = -(int64_t) (half - 1 + e->back);
-  e->win_len = half - 1 + e->back;
+  e->win_start = -(int64_t) (half - 1 + e->plan.back);
+  e->win_len = half - 1 + e->plan.back;
   e->silent_tail = e->win_len;
   e->drained = FALSE;
   e->zeroed = zero_buffer (e, e->win[e->active], NULL);
@@ -574,7 +483,7 @@ write_planes (ClrEngine * e, cl_mem cur, size_t from, const void *src,
   size_t region[3] = { n * ss, e->cfg.channels, 1 };
 
   /* an interleaved window takes interleaved frames, pitch aside */
-  if (e->iv)
+  if (e->plan.iv)
     return clEnqueueWriteBuffer (e->queue, cur, CL_FALSE, (e->win_len +
             from) * e->cfg.channels * ss, n * e->cfg.channels * ss, src, 0,
         NULL, NULL);
@@ -601,7 +510,7 @@ host_buf_get (ClrEngine * e, ClrHostBuf * hb, size_t bytes)
     return hb->ptr;
   host_buf_free (e, hb);
   bytes = MAX (bytes, 65536);
-  if (e->pinned) {
+  if (e->plan.pinned) {
     if (!(hb->ptr = clr_host_alloc (e->dev, bytes, NULL)))
       return NULL;
     hb->pinned = TRUE;
@@ -631,7 +540,7 @@ write_zeros (ClrEngine * e, cl_mem cur, size_t from, size_t n,
   char *st;
   cl_int status;
 
-  if (e->svm) {
+  if (e->plan.svm) {
     clr_svm_write_zeros (e, from, n);
     return TRUE;
   }
@@ -691,25 +600,25 @@ interleave (char *dst, const void *const *planes, size_t n, size_t ch,
 }
 
 /* Writes n_in frames of input after the window's contents, followed by
- * e->spare frames of zeros (see clr_resample_table_tcf). */
+ * e->plan.spare frames of zeros (see clr_resample_table_tcf). */
 static gboolean
 write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
     GError ** error)
 {
   const size_t ss = e->ssize, ch = e->cfg.channels;
   /* staged planes are n_in + spare frames apart, the zeros at their ends */
-  const size_t n = n_in + e->spare;
+  const size_t n = n_in + e->plan.spare;
   size_t c;
   cl_int status = CL_SUCCESS;
   char *st = NULL;
   /* one channel interleaved is one plane too */
   const gboolean planes = e->cfg.planar || ch == 1;
 
-  if (e->svm) {
+  if (e->plan.svm) {
     clr_svm_write_input (e, in, n_in);
     return TRUE;
   }
-  if (e->iv) {
+  if (e->plan.iv) {
     /* the window is interleaved: frames as they come, planes woven */
     if (!(st = staging (e, n * ch * ss)))
       goto no_memory;
@@ -717,9 +626,9 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
       interleave (st, in, n_in, ch, ss);
     else
       memcpy (st, in[0], n_in * ch * ss);
-    memset (st + n_in * ch * ss, 0, e->spare * ch * ss);
+    memset (st + n_in * ch * ss, 0, e->plan.spare * ch * ss);
     status = write_planes (e, cur, 0, st, n, 0);
-  } else if (planes && e->pinned) {
+  } else if (planes && e->plan.pinned) {
     if (!(st = staging (e, n * ch * ss)))
       goto no_memory;
     for (c = 0; c < ch; c++)
@@ -730,8 +639,8 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
       status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
           (c * e->win_cap + e->win_len) * ss, n_in * ss, in[c], 0, NULL,
           NULL);
-    if (status == CL_SUCCESS && e->spare > 0)
-      return write_zeros (e, cur, n_in, e->spare, error);
+    if (status == CL_SUCCESS && e->plan.spare > 0)
+      return write_zeros (e, cur, n_in, e->plan.spare, error);
   } else {
     char *planes_at[CLR_CHANNELS_MAX];
 
@@ -741,9 +650,9 @@ write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
       planes_at[c] = st + c * n * ss;
     clr_engine_deinterleave (planes_at, in[0], n_in, ch, ss);
   }
-  if (status == CL_SUCCESS && !e->iv && (!planes || e->pinned)) {
-    for (c = 0; c < ch && e->spare > 0; c++)
-      memset (st + (c * n + n_in) * ss, 0, e->spare * ss);
+  if (status == CL_SUCCESS && !e->plan.iv && (!planes || e->plan.pinned)) {
+    for (c = 0; c < ch && e->plan.spare > 0; c++)
+      memset (st + (c * n + n_in) * ss, 0, e->plan.spare * ss);
     status = write_planes (e, cur, 0, st, n, n * ss);
   }
   if (status != CL_SUCCESS) {
@@ -766,7 +675,8 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   uint64_t p0;
   cl_ulong first_tap, phase0, I = e->ratio.I, D = e->ratio.D;
   cl_uint channels = e->cfg.channels;
-  cl_uint taps = e->span ? e->span : e->filter.taps, lead = e->lead;
+  cl_uint taps = e->plan.span ? e->plan.span : e->filter.taps;
+  cl_uint lead = e->plan.lead;
   cl_uint align;
   cl_uint count = (cl_uint) n_out;
   cl_ulong grid = e->bank.grid;
@@ -775,10 +685,10 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
       e->out_cap : 1;
   /* work-groups along the output frames: the driver's choice unless
    * CLRESAMPLE_LOCAL_SIZE asks (a tuning knob; the kernel checks bounds) */
-  size_t wg = e->local_size ? e->local_size : 1;
-  size_t items = (n_out + e->fpi - 1) / e->fpi;
+  size_t wg = e->plan.local_size ? e->plan.local_size : 1;
+  size_t items = (n_out + e->plan.fpi - 1) / e->plan.fpi;
   size_t global[2] = { (items + wg - 1) / wg * wg,
-    (channels + e->cpi - 1) / e->cpi };
+    (channels + e->plan.cpi - 1) / e->plan.cpi };
   size_t local[2] = { wg, 1 };
   cl_int status;
   int a = 0;
@@ -788,7 +698,7 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   phase0 = p0;
   /* the stream index of the first tap, mod 4 */
   align = (cl_uint) (((n0 - half + 1) % 4 + 4) % 4);
-  if (e->svm) {
+  if (e->plan.svm) {
     status = clSetKernelArgSVMPointer (e->kernel, a++, clr_svm_plane (e, 0));
     status |= clSetKernelArgSVMPointer (e->kernel, a++, e->svm_out);
   } else {
@@ -808,7 +718,7 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
   status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &oc);
   if (e->bank.interpolated)
     status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &grid);
-  if (e->span) {
+  if (e->plan.span) {
     status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &lead);
     status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &align);
   }
@@ -816,7 +726,7 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
     clr_set_cl_error (error, status, "clSetKernelArg");
     return FALSE;
   }
-  if (e->iv) {
+  if (e->plan.iv) {
     /* channel groups along dimension 0, then frames: wg work-items */
     size_t groups = channels / 4, lx = MIN (groups, wg);
     local[0] = lx;
@@ -825,8 +735,8 @@ launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
     global[1] = (items + local[1] - 1) / local[1] * local[1];
   }
   status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
-      e->local_size ? local : NULL, 0, NULL,
-      e->svm ? clr_svm_event (e) : NULL);
+      e->plan.local_size ? local : NULL, 0, NULL,
+      e->plan.svm ? clr_svm_event (e) : NULL);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Launching the resampling kernel");
     return FALSE;
@@ -887,7 +797,7 @@ out_is_pinned (ClrEngine * e, void *const *out, size_t n_out)
 {
   size_t plane = n_out * e->ssize, c;
 
-  if (!e->pinned)
+  if (!e->plan.pinned)
     return FALSE;
   for (c = 1; e->cfg.planar && c < e->cfg.channels; c++)
     if ((char *) out[c] != (char *) out[0] + c * plane)
@@ -904,16 +814,16 @@ read_output (ClrEngine * e, void *const *out, size_t n_out, GError ** error)
   cl_int status = CL_SUCCESS;
   char *st = NULL;
 
-  if (e->svm)
+  if (e->plan.svm)
     return clr_svm_read_output (e, out, n_out, error);
-  if (!e->cfg.planar && (direct || !e->pinned)) {
+  if (!e->cfg.planar && (direct || !e->plan.pinned)) {
     status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE, 0,
         n_out * ch * ss, out[0], 0, NULL, NULL);
   } else if (direct) {
     status = clEnqueueReadBufferRect (e->queue, e->out, CL_FALSE, origin,
         origin, region, e->out_cap * ss, 0, n_out * ss, 0, out[0], 0, NULL,
         NULL);
-  } else if (e->pinned) {
+  } else if (e->plan.pinned) {
     /* one transfer into page-locked memory, then plain copies */
     if (!(st = host_buf_get (e, &e->out_stage, e->out_cap * ch * ss))) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
@@ -960,7 +870,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   cl_int status;
 
   *out_frames = 0;
-  if (!ensure_window (e, e->win_len + n_in + e->spare, error))
+  if (!ensure_window (e, e->win_len + n_in + e->plan.spare, error))
     return FALSE;
   cur = e->win[e->active];
 
@@ -975,7 +885,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
       return FALSE;
     e->zeroed = TRUE;
   } else if (n_in > 0) {
-    if (!write_zeros (e, cur, 0, n_in + e->spare, error))
+    if (!write_zeros (e, cur, 0, n_in + e->plan.spare, error))
       return FALSE;
   }
 
@@ -992,14 +902,14 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1,
    * and `back` more. */
   clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
-  j1 = n1 - half + 1 - (int64_t) e->back;
+  j1 = n1 - half + 1 - (int64_t) e->plan.back;
   g_assert (j1 >= e->win_start && j1 <= in_end);
   /* keep the history a successor may need, as far as the window has it */
   if (in_end - j1 < (int64_t) e->cfg.history)
     j1 = MAX (e->win_start, in_end - (int64_t) e->cfg.history);
   skip = (size_t) (j1 - e->win_start);
   keep = (size_t) (in_end - j1);
-  if (e->svm) {
+  if (e->plan.svm) {
     /* the history stays put: the window now starts `skip` frames on */
     e->svm_base += skip;
   } else if (!silent && skip > 0 && keep > 0) {
@@ -1017,7 +927,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   if (n_out > 0 && !silent) {
     if (!read_output (e, out, n_out, error))
       return FALSE;
-  } else if (in && n_in > 0 && !e->svm) {
+  } else if (in && n_in > 0 && !e->plan.svm) {
     /* the non-blocking write still reads the caller's memory */
     status = sync_queue (e);
     if (status != CL_SUCCESS) {
@@ -1095,7 +1005,7 @@ clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
         "%" G_GSIZE_FORMAT " input frames complete no output", in_frames);
     return FALSE;
   }
-  if (!ensure_window (e, e->win_len + in_frames + e->spare, error)
+  if (!ensure_window (e, e->win_len + in_frames + e->plan.spare, error)
       || !ensure_out (e, n_out, error))
     goto out;
   cur = e->win[e->active];
@@ -1137,14 +1047,14 @@ window_read (ClrEngine * e, size_t len, char *host)
   size_t c;
   char *tmp;
 
-  if (e->svm) {
+  if (e->plan.svm) {
     clr_svm_get_history (e, host, len);
     return CL_SUCCESS;
   }
-  for (c = 0; !e->iv && c < ch && status == CL_SUCCESS; c++)
+  for (c = 0; !e->plan.iv && c < ch && status == CL_SUCCESS; c++)
     status = clEnqueueReadBuffer (e->queue, e->win[e->active], CL_TRUE,
         c * e->win_cap * ss, len * ss, host + c * len * ss, 0, NULL, NULL);
-  if (!e->iv)
+  if (!e->plan.iv)
     return status;
   if (!(tmp = g_try_malloc (len * ch * ss)))
     return CL_OUT_OF_HOST_MEMORY;
@@ -1168,15 +1078,15 @@ window_write (ClrEngine * e, size_t at, size_t len, const char *host)
   size_t c;
   char *tmp;
 
-  if (e->svm) {
+  if (e->plan.svm) {
     clr_svm_put_history (e, host, at, len);
     return CL_SUCCESS;
   }
-  for (c = 0; !e->iv && c < ch && status == CL_SUCCESS; c++)
+  for (c = 0; !e->plan.iv && c < ch && status == CL_SUCCESS; c++)
     status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
         (c * e->win_cap + at) * ss, len * ss, host + c * len * ss, 0, NULL,
         NULL);
-  if (!e->iv)
+  if (!e->plan.iv)
     return status;
   if (!(tmp = g_try_malloc (len * ch * ss)))
     return CL_OUT_OF_HOST_MEMORY;
@@ -1214,7 +1124,7 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   k0 = (old->out_total * e->cfg.out_rate + old->cfg.out_rate - 1) /
       old->cfg.out_rate;
   clr_ratio_position (&e->ratio, k0, &n0, &p0);
-  j0 = n0 - half + 1 - (int64_t) e->back;
+  j0 = n0 - half + 1 - (int64_t) e->plan.back;
   start = MIN (j0, old->win_start);
   pad = (size_t) (old->win_start - start);
   len = old->win_len;

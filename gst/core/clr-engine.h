@@ -16,6 +16,7 @@
 #include "clr-device.h"
 #include "clr-filter.h"
 #include "clr-rate.h"
+#include "clr-tuning.h"
 
 G_BEGIN_DECLS
 
@@ -59,6 +60,10 @@ gboolean clr_engine_config_validate (const ClrEngineConfig * cfg,
 
 ClrEngine *clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg,
     GError ** error);
+/* The same under the given overrides instead of the environment's
+ * (clr_tuning_get()): for tests that try several within one process. */
+ClrEngine *clr_engine_new_tuned (ClrDevice * dev,
+    const ClrEngineConfig * cfg, const ClrTuning * tuning, GError ** error);
 void clr_engine_free (ClrEngine * e);
 
 const ClrFilter *clr_engine_get_filter (ClrEngine * e);

@@ -100,15 +100,20 @@ clr_filter_eval (const ClrFilter * f, double t)
   return 2.0 * f->fc * s * w;
 }
 
+int
+clr_bank_table_fits (uint64_t I, uint32_t taps, size_t coef_size)
+{
+  return I * taps * coef_size <= CLR_BANK_CAP_BYTES;
+}
+
 void
 clr_bank_layout (ClrBankLayout * b, const ClrFilter * f, const ClrRatio * r,
     size_t coef_size)
 {
-  uint64_t table = (uint64_t) r->I * f->taps * coef_size;
   uint32_t grid = CLR_BANK_GRID_MAX;
 
   b->taps = f->taps;
-  if (table <= CLR_BANK_CAP_BYTES) {
+  if (clr_bank_table_fits (r->I, f->taps, coef_size)) {
     b->interpolated = 0;
     b->rows = (uint32_t) r->I;
     b->grid = 0;

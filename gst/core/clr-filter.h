@@ -59,6 +59,10 @@ typedef struct {
   uint32_t grid;                /* grid points per input sample when interpolated */
 } ClrBankLayout;
 
+/* 1 if one row per phase, I rows of `taps` coefficients of coef_size
+ * bytes, fits under CLR_BANK_CAP_BYTES; 0 when the bank must be a grid. */
+int clr_bank_table_fits (uint64_t I, uint32_t taps, size_t coef_size);
+
 /* Chooses the bank layout for coefficients of coef_size bytes. */
 void clr_bank_layout (ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r, size_t coef_size);

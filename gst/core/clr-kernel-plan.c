@@ -1,0 +1,128 @@
+/* clresample: kernel selection. See clr-kernel-plan.h.
+ *
+ * Which kernel runs, first matching row first. The family is the device's
+ * kind unless CLRESAMPLE_KERNELS names the other; "up" is D < I. The format
+ * changes only the arithmetic inside a kernel (F64 needs fp64 and then runs
+ * in double throughout; see kernels/resample.cl).
+ *
+ *    family fp64 channels     ratio  kernel                  a work-item
+ *  1 any    any  any          (a)    clr_resample_interp     1 ch, 1 frame
+ *  2 CPU    yes  2 or more    any    clr_resample_table_c2   2 ch
+ *  3 CPU    any  any          any    clr_resample_table      1 ch
+ *  4 GPU    no   any          any    clr_resample_table_t    1 ch
+ *  5 GPU    yes  16 or more,  any    clr_resample_table_iv   4 ch, 7 frames (b)
+ *                a multiple of 4
+ *  6 GPU    yes  any          up     clr_resample_table_tc2  8, 4, 2 or 1 ch
+ *                                                            (c), 2 frames
+ *  7 GPU    yes  8 or more    down   clr_resample_table_tcf  8 ch, 8 frames (b)
+ *  8 GPU    yes  2 to 7       down   clr_resample_table_tc   4 or 2 ch
+ *  9 GPU    yes  1            down   clr_resample_table_t    1 ch
+ *
+ * (a) a table of one row per phase past CLR_BANK_CAP_BYTES (coprime rates
+ *     such as 44100 -> 44101): a grid of rows, interpolated per phase.
+ * (b) one frame instead where n frames lie far apart, ceil ((n - 1) D / I)
+ *     > K/4 (strong decimation with short filters): the zero rows of the
+ *     several-frame kernels would cost too much; row 7 then runs _tc.
+ * (c) the most of 8, 4, 2, 1 that the channels reach.
+ *
+ * Why, measured (GPU figures: an H100, 64 channels, q10;
+ * docs/bench/gpu-kernel-sweep.txt and docs/performance.md):
+ *  2 one coefficient load serves both channels.
+ *  2, 3 every product and sum in double, with double coefficients: they
+ *     spare a float->double conversion a tap, which bounds these kernels
+ *     (W1 on PoCL), and keep the designed filter exactly. Without fp64: a
+ *     Neumaier-compensated float sum.
+ *  4 the several-channel GPU kernels sum blocks in double.
+ *  4-9 a tap-major table: neighbouring work-items (output frames) have
+ *     different phases, and their coefficients for one tap then lie side
+ *     by side, in one row of I values. 256 frames a work-group: with 8
+ *     channels a work-item, 2.3x (44.1 -> 48k) to 16x (44.1 -> 192k) the
+ *     one-channel kernel in the driver's own groups.
+ *  5 an interleaved window, four channels a work-item: a warp's sample
+ *     loads are one run of memory. 25.7 G samples/s against 13.2 for _tc2;
+ *     7 frames the best of 1..8 at 44.1 -> 48k, 44.1 -> 192k and
+ *     48 -> 44.1k.
+ *  6 13.2 G samples/s at 44.1 -> 48k against 13.4 for the best _tcf.
+ *  7 11.0 against 8.2 for one frame; with fewer channels eight frames a
+ *     work-item leave the GPU idle (a mono block of 1024 frames is 32
+ *     work-items: W4 ran at half its speed).
+ *
+ * On CPU devices with fine-grained SVM the window and output live in shared
+ * memory, one launch a buffer (planar windows only: not with _iv), and for
+ * the CPU kernels the host stores the window as doubles, sparing the kernel
+ * its other conversion a tap. GPUs stage through page-locked memory.
+ */
+#include <string.h>
+#include "clr-kernel-plan.h"
+
+/* How far apart, at most, the first taps of n neighbouring output frames
+ * lie: ceil ((n - 1) D / I) input frames. */
+static uint32_t
+frames_apart (const ClrKernelFacts * f, unsigned n)
+{
+  return (uint32_t) (((n - 1) * f->D + f->I - 1) / f->I);
+}
+
+void
+clr_kernel_plan_choose (const ClrKernelFacts * f, const ClrTuning * o,
+    ClrKernelPlan * p)
+{
+  const gboolean fp64 = f->has_fp64, up = f->D < f->I;
+  const uint32_t ch = f->channels;
+  gboolean gpu_family, gpu_kernels;
+
+  memset (p, 0, sizeof (*p));
+  p->pinned = clr_knob_or (o->pinned, f->is_gpu) != 0;
+  p->svm = !p->pinned && clr_knob_or (o->svm, 1) != 0 && f->svm_capable;
+
+  gpu_family = clr_knob_or (o->kernels, f->is_gpu) != 0;
+  p->coef_double = f->format == CLR_FORMAT_F64 || (!gpu_family && fp64);
+  p->interpolated = !clr_bank_table_fits (f->I, f->taps, p->coef_double ?
+      sizeof (double) : sizeof (float));
+  gpu_kernels = gpu_family && !p->interpolated;
+
+  p->iv = gpu_kernels && fp64 && ch % 4 == 0
+      && clr_knob_or (o->iv, ch >= 16) != 0;
+  p->transposed = gpu_kernels && !p->iv;
+  p->shifted = p->iv && clr_knob_or (o->iv_shifted, 1) != 0;
+  p->iv_dw = p->iv ? (uint32_t) MIN (clr_knob_or (o->iv_dw, 0), 64) : 0;
+  p->svm = p->svm && !p->iv;
+  p->wsize = p->svm && !gpu_kernels && fp64 ? sizeof (double) :
+      clr_format_size (f->format);
+
+  p->cpi = 1;
+  if (!gpu_kernels && !p->interpolated && fp64 && ch >= 2)
+    p->cpi = CLAMP (clr_knob_or (o->cpi, 2), 1, 2);
+  if (p->transposed && fp64)
+    p->cpi = CLAMP (clr_knob_or (o->cpi, ch >= 8 ? 8 : ch >= 4 ? 4 :
+            ch >= 2 ? 2 : 1), 1, 8);
+  p->fpi = 1;
+  if (p->iv || (p->transposed && fp64)) {
+    p->fpi = CLAMP (clr_knob_or (o->fpi, p->iv ? 7 : up ? 2 : ch >= 8 ? 8 :
+            1), 1, 8);
+    if (frames_apart (f, p->fpi) > f->taps / 4 && !o->fpi.set)
+      p->fpi = 1;
+  }
+  p->pairs = !p->iv && p->fpi == 2 && up && !o->fpi.set;
+  p->local_size = clr_knob_or (o->local_size, gpu_kernels ? 256 : 0);
+
+  p->kernel = p->interpolated ? "clr_resample_interp" :
+      p->iv ? "clr_resample_table_iv" :
+      p->pairs ? "clr_resample_table_tc2" :
+      p->fpi > 1 ? "clr_resample_table_tcf" :
+      p->transposed && p->cpi > 1 ? "clr_resample_table_tc" :
+      p->transposed ? "clr_resample_table_t" :
+      p->cpi == 2 ? "clr_resample_table_c2" : "clr_resample_table";
+
+  if (p->pairs) {
+    /* _tc2 reads one frame past the last output's taps */
+    p->spare = 1;
+  } else if (p->fpi > 1 || p->iv) {
+    p->pad = frames_apart (f, p->fpi);
+    /* block alignment (see the kernel) reaches up to 3 frames back */
+    p->back = 3;
+    p->lead = p->pad + 3;
+    p->span = (f->taps + p->lead + 3) / 4 * 4;
+    p->spare = p->span - f->taps;
+  }
+}

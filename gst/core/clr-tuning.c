@@ -1,0 +1,57 @@
+/* clresample: the CLRESAMPLE_* environment variables. See clr-tuning.h. */
+#include "clr-tuning.h"
+
+static ClrKnob
+knob (gchar ** envp, const char *name)
+{
+  const char *v = g_environ_getenv (envp, name);
+  ClrKnob k = { v != NULL, v ? g_ascii_strtoull (v, NULL, 10) : 0 };
+
+  return k;
+}
+
+void
+clr_tuning_read (ClrTuning * t, gchar ** envp)
+{
+  const char *kernels = g_environ_getenv (envp, "CLRESAMPLE_KERNELS");
+
+  t->device_memory = knob (envp, "CLRESAMPLE_DEVICE_MEMORY").value;
+  t->build_options = g_environ_getenv (envp, "CLRESAMPLE_BUILD_OPTIONS");
+  t->no_fp64 = g_environ_getenv (envp, "CLRESAMPLE_NO_FP64") != NULL;
+  t->kernels.set = kernels != NULL;
+  t->kernels.value = !g_strcmp0 (kernels, "gpu");
+  t->pinned = knob (envp, "CLRESAMPLE_PINNED");
+  t->svm = knob (envp, "CLRESAMPLE_SVM");
+  t->iv = knob (envp, "CLRESAMPLE_IV");
+  t->iv_shifted = knob (envp, "CLRESAMPLE_IV_SHIFTED");
+  t->iv_dw = knob (envp, "CLRESAMPLE_IV_DW");
+  t->cpi = knob (envp, "CLRESAMPLE_CPI");
+  t->fpi = knob (envp, "CLRESAMPLE_FPI");
+  t->local_size = knob (envp, "CLRESAMPLE_LOCAL_SIZE");
+}
+
+static gpointer
+read_environment (gpointer data)
+{
+  /* kept for the life of the process: the snapshot's strings point in */
+  static gchar **envp;
+
+  envp = g_get_environ ();
+  clr_tuning_read (data, envp);
+  return data;
+}
+
+const ClrTuning *
+clr_tuning_get (void)
+{
+  static ClrTuning tuning;
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, read_environment, &tuning);
+}
+
+guint64
+clr_knob_or (ClrKnob knob, guint64 fallback)
+{
+  return knob.set ? knob.value : fallback;
+}

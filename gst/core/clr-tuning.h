@@ -1,0 +1,86 @@
+/* clresample: the CLRESAMPLE_* environment variables, GStreamer-free.
+ *
+ * The only place in gst/ that reads the environment: once a process, on
+ * first use, into a ClrTuning that the device and the engine then consult.
+ * Users need two of the variables; the others are switches for the tests,
+ * the benchmarks and kernel tuning, each forcing a code path the defaults
+ * (clr-kernel-plan.h) would not take on this device.
+ *
+ * variable                  for     values   forces
+ * CLRESAMPLE_DEVICE_MEMORY  users   bytes    a device-memory budget for each
+ *                                            engine (shared GPUs); past it, a
+ *                                            clear error (0, unset: none)
+ * CLRESAMPLE_BUILD_OPTIONS  users,  text     OpenCL build options appended to
+ *                           tuning           the kernels' own (a driver's
+ *                                            compiler; -DCLR_BLK=n)
+ * CLRESAMPLE_NO_FP64        tests   set      devices look as if they had no
+ *                                            cl_khr_fp64 (even when set to 0):
+ *                                            float-only kernels, F64 refused
+ * CLRESAMPLE_KERNELS        tests   cpu|gpu  that kernel family on any device
+ *                                            (anything but gpu reads as cpu)
+ * CLRESAMPLE_PINNED         tests,  0|1      staging through page-locked
+ *                           bench            memory or not (default: on GPUs)
+ * CLRESAMPLE_SVM            tests,  0|1      0: CPU devices copy to device
+ *                           bench            buffers even where they could
+ *                                            share memory with the host
+ * CLRESAMPLE_IV             tests,  0|1      GPU kernels: the interleaved
+ *                           tuning           window (_iv) for every multiple
+ *                                            of 4 channels, or never
+ * CLRESAMPLE_IV_SHIFTED     tuning  0|1      0: _iv without its four shifted
+ *                                            table copies
+ * CLRESAMPLE_IV_DW          tests,  0..64    _iv sums the taps within n of
+ *                           tuning           each frame's centre in double
+ * CLRESAMPLE_CPI            tuning  1..8     channels a work-item (the CPU
+ *                                            kernels: 1..2)
+ * CLRESAMPLE_FPI            tests,  1..8     GPU kernels: output frames a
+ *                           tuning           work-item however far apart
+ *                                            they lie, by _tcf (not _tc2)
+ * CLRESAMPLE_LOCAL_SIZE     tuning  frames   work-group size (0: the driver's)
+ *
+ * Numbers are read with g_ascii_strtoull: text that is no number reads as
+ * 0. docs/performance.md has the measurements the tuning switches served.
+ */
+#ifndef __CLR_TUNING_H__
+#define __CLR_TUNING_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* One numeric switch: whether its variable is set, and its value. */
+typedef struct {
+  gboolean set;
+  guint64 value;
+} ClrKnob;
+
+typedef struct {
+  /* for users */
+  guint64 device_memory;        /* bytes; 0: no budget */
+  const char *build_options;    /* NULL: none */
+  /* for tests, benchmarks and tuning */
+  gboolean no_fp64;             /* read by the device (one a process) */
+  ClrKnob kernels;              /* 1: the GPU family, 0: the CPU one */
+  ClrKnob pinned;
+  ClrKnob svm;
+  ClrKnob iv;
+  ClrKnob iv_shifted;
+  ClrKnob iv_dw;
+  ClrKnob cpi;
+  ClrKnob fpi;
+  ClrKnob local_size;
+} ClrTuning;
+
+/* The environment's settings, read on the first call; thread-safe. Tests
+ * that need other settings within one process copy it and hand the copy
+ * to clr_engine_new_tuned(). */
+const ClrTuning *clr_tuning_get (void);
+
+/* The settings of an environment list (as of g_get_environ()); the strings
+ * in `t` point into it. */
+void clr_tuning_read (ClrTuning * t, gchar ** envp);
+
+/* The knob's value where it is set, else `fallback`. */
+guint64 clr_knob_or (ClrKnob knob, guint64 fallback);
+
+G_END_DECLS
+#endif
