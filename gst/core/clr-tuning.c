@@ -33,12 +33,15 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
 static gpointer
 read_environment (gpointer data)
 {
-  /* kept for the life of the process: the snapshot's strings point in */
-  static gchar **envp;
+  ClrTuning *t = data;
+  gchar **envp = g_get_environ ();
 
-  envp = g_get_environ ();
-  clr_tuning_read (data, envp);
-  return data;
+  clr_tuning_read (t, envp);
+  /* the snapshot goes; the one string the tuning keeps must outlive it, and
+   * an interned string stays reachable (so leak checkers see it) for good */
+  t->build_options = g_intern_string (t->build_options);
+  g_strfreev (envp);
+  return t;
 }
 
 const ClrTuning *
