@@ -447,7 +447,7 @@ gst_cl_resample_reset_stream (GstClResample * self)
   self->started = FALSE;
   self->need_discont = TRUE;
   gst_clr_input_batch_clear (&self->held);
-  self->last_arrival = 0;
+  self->arrivals = 0;
   self->may_hold = FALSE;
 }
 
@@ -865,9 +865,12 @@ static gboolean
 gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  gint64 now = g_get_monotonic_time (), wall = now - self->last_arrival;
+  const guint slot = self->arrivals % CLR_HOLD_WINDOW;
+  gint64 now = g_get_monotonic_time (), wall;
   gint rate = GST_AUDIO_INFO_RATE (&self->in_info);
-  gboolean fast;
+  guint64 frames = 0;
+  gboolean fast = FALSE;
+  guint i;
 
   if (!GST_AUDIO_INFO_IS_VALID (&self->in_info) || !self->engine)
     return FALSE;
@@ -879,15 +882,33 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
     if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
       gst_query_parse_latency (query, &self->upstream_live, NULL, NULL);
     gst_query_unref (query);
-    self->last_arrival = 0;
+    self->arrivals = 0;
   }
-  /* the previous buffer's audio lasted CLR_HOLD_MIN_SPEED times longer
-   * than the wall time until this one came */
-  fast = self->last_arrival > 0 && (guint64) self->last_frames *
-      G_USEC_PER_SEC > (guint64) MAX (wall, 0) * rate * CLR_HOLD_MIN_SPEED;
-  self->last_arrival = now;
-  self->last_frames = gst_buffer_get_size (buf) /
+  /* Fast: the last CLR_HOLD_WINDOW buffers' audio lasted
+   * CLR_HOLD_MIN_SPEED times longer than the wall time from the first's
+   * arrival to this one's, and so did all of the run's audio before this
+   * buffer. The window turns holding off soon after a player's sink starts
+   * pacing the stream; the whole run keeps it off for a real-time
+   * producer whose buffers queued up behind a stall and now come back to
+   * back: the stall still counts there. */
+  if (self->arrivals == 0) {
+    self->run_arrival = now;
+    self->run_frames = 0;
+  } else if (self->arrivals >= CLR_HOLD_WINDOW) {
+    for (i = 0; i < CLR_HOLD_WINDOW; i++)
+      frames += self->arrival_frames[i];
+    wall = MAX (now - self->arrival[slot], 0);
+    fast = frames * G_USEC_PER_SEC > (guint64) wall * rate *
+        CLR_HOLD_MIN_SPEED;
+    wall = MAX (now - self->run_arrival, 0);
+    fast = fast && self->run_frames * G_USEC_PER_SEC > (guint64) wall *
+        rate * CLR_HOLD_MIN_SPEED;
+  }
+  self->arrival[slot] = now;
+  self->arrival_frames[slot] = gst_buffer_get_size (buf) /
       GST_AUDIO_INFO_BPF (&self->in_info);
+  self->run_frames += self->arrival_frames[slot];
+  self->arrivals++;
   return fast && !self->upstream_live
       && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
 }

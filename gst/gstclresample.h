@@ -10,6 +10,9 @@
 
 G_BEGIN_DECLS
 
+/* input buffers over which the arrival speed is measured */
+#define CLR_HOLD_WINDOW 8
+
 #define GST_TYPE_CL_RESAMPLE (gst_cl_resample_get_type ())
 G_DECLARE_FINAL_TYPE (GstClResample, gst_cl_resample, GST, CL_RESAMPLE,
     GstBaseTransform);
@@ -40,8 +43,12 @@ struct _GstClResample
    * to be converted in one launch (gstclrinputbatch.h) */
   GstClrInputBatch held;
   gboolean upstream_live;       /* asked at the start of each run */
-  gint64 last_arrival;          /* monotonic us of the last input, 0: none */
-  gsize last_frames;            /* ... and its frames */
+  /* the last CLR_HOLD_WINDOW inputs: monotonic us of arrival, frames */
+  gint64 arrival[CLR_HOLD_WINDOW];
+  gsize arrival_frames[CLR_HOLD_WINDOW];
+  guint arrivals;               /* inputs since the run started */
+  gint64 run_arrival;           /* monotonic us of the run's first input */
+  guint64 run_frames;           /* frames of the run's inputs before this */
   gboolean may_hold;            /* the buffer in hand may join the batch */
 };
 

@@ -24,6 +24,8 @@ typedef struct
   guint pace_us;                /* sleep between pushes */
   gssize gap_at;                /* piece index pushed as a GAP buffer, or -1 */
   gssize tag_at;                /* a tag event before this piece, or -1 */
+  guint stall_at;               /* the streaming thread stalls before ... */
+  guint stall_us;               /* ... this piece for this long (0: never) */
 } Feed;
 
 typedef struct
@@ -55,6 +57,20 @@ record_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
   r->probe_frames += gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info)) /
       (r->channels * sizeof (float));
+  return GST_PAD_PROBE_OK;
+}
+
+/* Holds the streaming thread before one piece while the producer goes on
+ * pushing: the pieces it pushed meanwhile queue up in appsrc and reach
+ * clresample back to back. */
+static GstPadProbeReturn
+stall (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  const Feed *f = user_data;
+
+  if (GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info)) ==
+      (guint64) f->stall_at * PIECE)
+    g_usleep (f->stall_us);
   return GST_PAD_PROBE_OK;
 }
 
@@ -119,6 +135,12 @@ run_pipeline (const Feed * f, const float *in, size_t frames, int channels,
       record_tag, r, NULL);
   gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_BUFFER, record_buffer, r,
       NULL);
+  if (f->stall_us) {
+    GstPad *srcpad = gst_element_get_static_pad (src, "src");
+    gst_pad_add_probe (srcpad, GST_PAD_PROBE_TYPE_BUFFER, stall,
+        (gpointer) f, NULL);
+    gst_object_unref (srcpad);
+  }
   fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   while (pos < frames) {
@@ -258,11 +280,11 @@ GST_END_TEST;
 /* A live source, or a producer at real-time speed: every buffer is
  * converted as it comes, one output buffer each. */
 static void
-never_held (gboolean live, guint pace_us, size_t frames)
+never_held (gboolean live, guint pace_us, size_t frames, guint stall_us)
 {
   size_t n_in = (frames + PIECE - 1) / PIECE;
   float *in = g_new (float, frames * 2);
-  Feed f = { live, FALSE, pace_us, -1, -1 };
+  Feed f = { live, FALSE, pace_us, -1, -1, 20, stall_us };
   Collected ref;
   Result r;
 
@@ -280,7 +302,7 @@ never_held (gboolean live, guint pace_us, size_t frames)
 
 GST_START_TEST (test_live_never_held)
 {
-  never_held (TRUE, 0, 5 * IN_RATE);
+  never_held (TRUE, 0, 5 * IN_RATE, 0);
 }
 
 GST_END_TEST;
@@ -289,7 +311,17 @@ GST_START_TEST (test_real_time_never_held)
 {
   /* 1024 frames (23.2 ms) every 15 ms: 1.5x real time, under the 4x that
    * holding asks for */
-  never_held (FALSE, 15000, 40 * PIECE);
+  never_held (FALSE, 15000, 40 * PIECE, 0);
+}
+
+GST_END_TEST;
+
+/* The same after a 150 ms stall of the streaming thread: ten pieces queue
+ * up in appsrc and arrive back to back, yet the stream as a whole still
+ * comes at 1.5x real time. */
+GST_START_TEST (test_real_time_stall_never_held)
+{
+  never_held (FALSE, 15000, 40 * PIECE, 150000);
 }
 
 GST_END_TEST;
@@ -342,6 +374,7 @@ batching_suite (void)
   tcase_add_test (tc, test_held_planar);
   tcase_add_test (tc, test_live_never_held);
   tcase_add_test (tc, test_real_time_never_held);
+  tcase_add_test (tc, test_real_time_stall_never_held);
   tcase_add_test (tc, test_held_before_gap_and_events);
   return s;
 }
