@@ -1,11 +1,13 @@
-/* clr-conv-bench: the convolution engine (clr-conv.h) on stereo noise with
- * long filters: speed as a multiple of real time at 48 kHz and per block,
- * fed block by block (a real-time stream) and in large calls (offline), and
- * the error against a float64 direct convolution on an excerpt. Times are
- * the best of three runs; "cpu us" is the CPU time a block (PoCL's threads
- * included), steadier than wall time on a shared machine.
+/* clr-conv-bench: the convolution engine (clr-conv.h) on noise with long
+ * filters: speed as a multiple of real time at 48 kHz and per block, fed
+ * block by block (a real-time stream) and in large calls (offline), and the
+ * error against a float64 direct convolution on an excerpt. Times are the
+ * best of three runs; "p99 us" is the 99th percentile of the stream's
+ * calls (each one block) over all three; "cpu us" is the CPU time a block
+ * (PoCL's threads included), steadier than wall time on a shared machine.
  *
  * usage: clr-conv-bench [--seconds S] [--device SPEC] [--f64]
+ *            [--taps N,N,..] [--blocks B,B,..] [--channels C] [--verbose]
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,9 +16,10 @@
 #include <time.h>
 #include <glib.h>
 #include "clr-conv.h"
+#include "clr-log.h"
 
 #define RATE 48000
-#define CHANNELS 2
+#define CHANNELS_MAX 256
 #define OFFLINE_CALL 16384
 #define EXCERPT 512
 #define REPEATS 3
@@ -41,21 +44,27 @@ cpu_seconds (void)
 /* Runs `frames` frames through c in calls of `call` frames; returns the
  * wall time in seconds and sets *cpu to the CPU time, or returns a negative
  * value after printing the error. */
+static guint channels = 2;
+/* every stream call's wall time in microseconds, for the p99 */
+static GArray *call_us;
+
 static double
 run (ClrConv * c, size_t ss, void **in, void **out, size_t frames,
     size_t call, double *cpu)
 {
   const double cpu0 = cpu_seconds ();
-  const void *ip[CHANNELS];
-  void *op[CHANNELS];
+  const void *ip[CHANNELS_MAX];
+  void *op[CHANNELS_MAX];
   GError *err = NULL;
   gint64 t0 = g_get_monotonic_time ();
   size_t done, len, ch;
 
   clr_conv_reset (c);
   for (done = 0; done < frames; done += len) {
+    gint64 t_call = g_get_monotonic_time ();
+
     len = MIN (call, frames - done);
-    for (ch = 0; ch < CHANNELS; ch++) {
+    for (ch = 0; ch < channels; ch++) {
       ip[ch] = (char *) in[ch] + done * ss;
       op[ch] = (char *) out[ch] + done * ss;
     }
@@ -63,6 +72,10 @@ run (ClrConv * c, size_t ss, void **in, void **out, size_t frames,
       fprintf (stderr, "clr_conv_process: %s\n", err->message);
       g_error_free (err);
       return -1;
+    }
+    if (call_us) {
+      double us = (double) (g_get_monotonic_time () - t_call);
+      g_array_append_val (call_us, us);
     }
   }
   *cpu = cpu_seconds () - cpu0;
@@ -98,7 +111,7 @@ excerpt_error (double *const *h, size_t taps, double *const *x,
   double err = 0.0, sum_sq = 0.0;
   size_t t, k, ch;
 
-  for (ch = 0; ch < CHANNELS; ch++)
+  for (ch = 0; ch < channels; ch++)
     for (t = end - EXCERPT; t < end; t++) {
       size_t n = t - latency;
       double want = 0.0, got;
@@ -108,41 +121,94 @@ excerpt_error (double *const *h, size_t taps, double *const *x,
       err = MAX (err, fabs (got - want));
       sum_sq += want * want;
     }
-  return err / sqrt (sum_sq / (CHANNELS * EXCERPT));
+  return err / sqrt (sum_sq / (channels * EXCERPT));
+}
+
+/* A comma-separated list of positive integers into out (at most max). */
+static guint
+parse_list (const gchar * text, guint64 * out, guint max)
+{
+  gchar **parts = g_strsplit (text, ",", -1);
+  guint n = 0, i;
+
+  for (i = 0; parts[i] && n < max; i++) {
+    gchar *end;
+    guint64 v = g_ascii_strtoull (parts[i], &end, 10);
+    if (end == parts[i] || *end != '\0' || v == 0) {
+      n = 0;
+      break;
+    }
+    out[n++] = v;
+  }
+  g_strfreev (parts);
+  return n;
+}
+
+static int
+compare_double (gconstpointer a, gconstpointer b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static void
+print_log (ClrLogLevel level, const char *msg)
+{
+  fprintf (stderr, "clr: %s\n", msg);
 }
 
 int
 main (int argc, char **argv)
 {
-  static const size_t taps_list[] = { 8192, 65536, 262144 };
-  static const uint32_t blocks[] = { 256, 1024 };
+  guint64 taps_list[16] = { 8192, 65536, 262144 }, blocks[16] = { 256, 1024 };
+  guint n_taps = 3, n_blocks_list = 2;
   double seconds = 10.0;
-  gchar *spec = NULL;
-  gboolean f64 = FALSE;
+  gchar *spec = NULL, *taps_text = NULL, *blocks_text = NULL;
+  gboolean f64 = FALSE, verbose = FALSE;
+  gint channels_opt = 2;
   GOptionEntry entries[] = {
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &seconds,
-        "Seconds of stereo noise at 48 kHz per run (default 10)", "S"},
+        "Seconds of noise at 48 kHz per run (default 10)", "S"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &spec,
         "OpenCL device: auto, gpu, cpu, N, P:D or a name substring", "SPEC"},
     {"f64", 0, 0, G_OPTION_ARG_NONE, &f64,
         "F64 samples and double-precision FFTs (default F32)", NULL},
+    {"taps", 't', 0, G_OPTION_ARG_STRING, &taps_text,
+        "Filter lengths (default 8192,65536,262144)", "N,N,.."},
+    {"blocks", 'b', 0, G_OPTION_ARG_STRING, &blocks_text,
+        "Block sizes, powers of two (default 256,1024)", "B,B,.."},
+    {"channels", 'c', 0, G_OPTION_ARG_INT, &channels_opt,
+        "Channels, one filter each (default 2)", "C"},
+    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+        "Print the engine's log (its set-up of each run)", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- the convolution engine "
-      "at 8192-262144 taps");
+      "with long filters");
   size_t frames, ss;
   GError *err = NULL;
   ClrDevice *dev;
-  double *x[CHANNELS], *h[CHANNELS];
-  void *in[CHANNELS], *out[CHANNELS];
+  double *x[CHANNELS_MAX], *h[CHANNELS_MAX];
+  void *in[CHANNELS_MAX], *out[CHANNELS_MAX];
   size_t i, j, ch, n;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
-  if (!g_option_context_parse (ctx, &argc, &argv, &err) || seconds <= 0) {
-    fprintf (stderr, "%s\n", err ? err->message : "--seconds must be > 0");
+  if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
+    fprintf (stderr, "%s\n", err->message);
     return 2;
   }
   g_option_context_free (ctx);
+  if (seconds <= 0 || channels_opt < 1 || channels_opt > CHANNELS_MAX
+      || (taps_text && !(n_taps = parse_list (taps_text, taps_list, 16)))
+      || (blocks_text && !(n_blocks_list = parse_list (blocks_text, blocks,
+                  16)))) {
+    fprintf (stderr, "--seconds must be > 0, --channels 1..%u, --taps and "
+        "--blocks lists of positive integers\n", CHANNELS_MAX);
+    return 2;
+  }
+  channels = channels_opt;
+  if (verbose)
+    clr_log_set_func (print_log);
   frames = (size_t) (seconds * RATE);
   ss = f64 ? 8 : 4;
   dev = clr_device_acquire (spec, &err);
@@ -150,7 +216,7 @@ main (int argc, char **argv)
     fprintf (stderr, "%s\n", err->message);
     return 1;
   }
-  for (ch = 0; ch < CHANNELS; ch++) {
+  for (ch = 0; ch < channels; ch++) {
     guint64 state = 1 + ch;
     x[ch] = g_new (double, frames);
     in[ch] = g_malloc (frames * ss);
@@ -164,28 +230,29 @@ main (int argc, char **argv)
       x[ch][n] = f64 ? v : (float) v;
     }
   }
-  printf ("clr-conv-bench: '%s', stereo %s, %.1f s of noise at %u Hz, "
-      "one filter a channel\n", clr_device_get_name (dev), f64 ? "F64" :
-      "F32", seconds, RATE);
-  printf ("%8s %6s | %9s %9s %9s | %9s %9s %9s | %11s\n", "", "",
-      "stream:", "", "", "offline:", "", "", "");
-  printf ("%8s %6s | %9s %9s %9s | %9s %9s %9s | %11s\n", "taps", "B",
-      "x real", "us/block", "cpu us", "x real", "us/block", "cpu us",
-      "max err/RMS");
-  for (i = 0; i < G_N_ELEMENTS (taps_list); i++) {
+  printf ("clr-conv-bench: '%s', %u channels %s, %.1f s of noise at %u Hz, "
+      "one filter a channel\n", clr_device_get_name (dev), channels,
+      f64 ? "F64" : "F32", seconds, RATE);
+  printf ("%8s %6s | %9s %9s %9s %9s | %9s %9s %9s | %11s\n", "", "",
+      "stream:", "", "", "", "offline:", "", "", "");
+  printf ("%8s %6s | %9s %9s %9s %9s | %9s %9s %9s | %11s\n", "taps", "B",
+      "x real", "us/block", "p99 us", "cpu us", "x real", "us/block",
+      "cpu us", "max err/RMS");
+  for (i = 0; i < n_taps; i++) {
     const size_t taps = taps_list[i];
-    for (ch = 0; ch < CHANNELS; ch++) {
+    for (ch = 0; ch < channels; ch++) {
       guint64 state = 100 + ch;
       h[ch] = g_new (double, taps);
       for (n = 0; n < taps; n++)
         h[ch][n] = next_uniform (&state) * exp (-6.9 * n / taps);
     }
-    for (j = 0; j < G_N_ELEMENTS (blocks); j++) {
-      ClrConvConfig cfg = { CHANNELS, blocks[j], f64 ? CLR_CONV_F64 :
-        CLR_CONV_F32, (const double *const *) h, taps, CHANNELS
+    for (j = 0; j < n_blocks_list; j++) {
+      ClrConvConfig cfg = { channels, (uint32_t) blocks[j],
+        f64 ? CLR_CONV_F64 : CLR_CONV_F32, (const double *const *) h, taps,
+        channels
       };
       ClrConv *c = clr_conv_new (dev, &cfg, &err);
-      double t_stream, t_offline, cpu_stream, cpu_offline, cpu;
+      double t_stream, t_offline, cpu_stream, cpu_offline, cpu, p99;
       double n_blocks = (double) frames / blocks[j];
 
       if (!c) {
@@ -196,28 +263,36 @@ main (int argc, char **argv)
       /* a warm-up: first-use costs stay out of the figures */
       run (c, ss, in, out, MIN (frames, 4 * OFFLINE_CALL), OFFLINE_CALL,
           &cpu);
+      call_us = g_array_new (FALSE, FALSE, sizeof (double));
       t_stream = best_of (c, ss, in, out, frames, blocks[j], &cpu_stream);
+      g_array_sort (call_us, compare_double);
+      p99 = call_us->len ? g_array_index (call_us, double,
+          (guint) (0.99 * (call_us->len - 1))) : 0.0;
+      g_array_free (call_us, TRUE);
+      call_us = NULL;
       t_offline = best_of (c, ss, in, out, frames, OFFLINE_CALL,
           &cpu_offline);
       if (t_stream > 0 && t_offline > 0)
-        printf ("%8zu %6u | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | %11.2e\n",
-            taps, blocks[j], seconds / t_stream, t_stream * 1e6 / n_blocks,
-            cpu_stream * 1e6 / n_blocks, seconds / t_offline,
-            t_offline * 1e6 / n_blocks, cpu_offline * 1e6 / n_blocks,
-            excerpt_error (h, taps, x, f64, out, frames,
-                clr_conv_get_latency (c)));
+        printf ("%8zu %6u | %9.1f %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f | "
+            "%11.2e\n", taps, (guint) blocks[j], seconds / t_stream,
+            t_stream * 1e6 / n_blocks, p99, cpu_stream * 1e6 / n_blocks,
+            seconds / t_offline, t_offline * 1e6 / n_blocks,
+            cpu_offline * 1e6 / n_blocks, excerpt_error (h, taps, x, f64,
+                out, frames, clr_conv_get_latency (c)));
       fflush (stdout);
       clr_conv_free (c);
     }
-    for (ch = 0; ch < CHANNELS; ch++)
+    for (ch = 0; ch < channels; ch++)
       g_free (h[ch]);
   }
-  for (ch = 0; ch < CHANNELS; ch++) {
+  for (ch = 0; ch < channels; ch++) {
     g_free (x[ch]);
     g_free (in[ch]);
     g_free (out[ch]);
   }
   clr_device_unref (dev);
   g_free (spec);
+  g_free (taps_text);
+  g_free (blocks_text);
   return 0;
 }

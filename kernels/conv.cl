@@ -205,24 +205,41 @@ clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
 
 /* The sum over `parts` partitions, newest spectrum first, for nblk blocks
  * of the batch (of n): one work-item a vector of 4 bins (dimension 0), a
- * channel (1) and a group of nblk blocks (2). The blocks of a group share
- * each partition's load, and each spectrum is loaded once into a window
- * that slides by a block a partition: nblk times less memory traffic, for
- * a sum that is bound by memory. Written with 4-wide vectors, real and
- * imaginary parts apart: PoCL does not vectorise a loop inside a work-item
- * by itself (LLVM's remark: "loop control flow is not understood by
- * vectorizer"). filter_stride (in vectors) is 0 when all channels share
- * one filter. No fused multiply-adds here: the two kernels below must give
- * a block the same bits, so that the output does not depend on how the
- * input was cut into calls. */
+ * channel (1), a group of nblk blocks and a slice of the partitions (2).
+ * The blocks of a group share each partition's load, and each spectrum is
+ * loaded once into a window that slides by a block a partition: nblk times
+ * less memory traffic, for a sum that is bound by memory. Written with
+ * 4-wide vectors, real and imaginary parts apart: PoCL does not vectorise
+ * a loop inside a work-item by itself (LLVM's remark: "loop control flow
+ * is not understood by vectorizer"). filter_stride (in vectors) is 0 when
+ * all channels share one filter. No fused multiply-adds here: the two
+ * kernels below must give a block the same bits, so that the output does
+ * not depend on how the input was cut into calls.
+ *
+ * CLR_CONV_SLICES (a power of two, the work-group's size along dimension
+ * 2): the partitions are cut into that many runs, summed by neighbouring
+ * work-items and added in a fixed tree in local memory. A GPU needs it: a
+ * stream's block has only (B + 1) / 4 x channels vectors of bins, 130 at
+ * B = 256 in stereo, each a walk of P dependent steps (4096 at a million
+ * taps). CPUs keep 1 slice: PoCL's cores are busy with the vectors
+ * alone. The tree's order depends on CLR_CONV_SLICES only, so a block
+ * still gets the same bits whatever the batch. */
+#ifndef CLR_CONV_SLICES
+#define CLR_CONV_SLICES 1
+#endif
 #pragma OPENCL FP_CONTRACT OFF
 static inline void
 mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
     uint slots, uint parts, __global const cplx4_t * spectra,
-    uint filter_stride, __global cplx4_t * prod, uint n)
+    uint filter_stride, __global cplx4_t * prod, uint n,
+    __local acc4_t * tree)
 {
   const uint v = get_global_id (0), c = get_global_id (1);
-  const uint blk0 = get_global_id (2) * nblk, channels = get_global_size (1);
+  const uint g2 = get_global_id (2), blk0 = g2 / CLR_CONV_SLICES * nblk;
+  const uint channels = get_global_size (1);
+  const uint per_slice = (parts + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
+  const uint p0 = min (parts, g2 % CLR_CONV_SLICES * per_slice);
+  const uint p1 = min (parts, p0 + per_slice);
   const size_t slot_stride = (size_t) channels * VBINS;
   __global const cplx4_t *h, *xv;
   acc4_t re[MAC_WIDE], im[MAC_WIDE], xr[MAC_WIDE], xi[MAC_WIDE];
@@ -230,19 +247,23 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
   real4_t r, i;
   uint slot, p, b;
 
+#if CLR_CONV_SLICES == 1
   if (v >= VBINS)
     return;
-  h = spectra + (size_t) c * filter_stride + v;
-  xv = ring + (size_t) c * VBINS + v;
+#endif
+  /* vectors past the last bin only fill the work-group (for the tree) */
+  const uint vc = min (v, (uint) VBINS - 1);
+  h = spectra + (size_t) c * filter_stride + vc;
+  xv = ring + (size_t) c * VBINS + vc;
   /* xr, xi[b]: the spectrum of block blk0 + b - p */
-  slot = (slot0 + blk0) % slots;
+  slot = (slot0 + blk0 + slots - p0) % slots;
   for (b = 0; b < nblk; b++) {
     x = xv[((slot + b) % slots) * slot_stride];
     xr[b] = TO_ACC (x.even);
     xi[b] = TO_ACC (x.odd);
     re[b] = im[b] = (acc4_t) (0);
   }
-  for (p = 0; p < parts; p++) {
+  for (p = p0; p < p1; p++) {
     cplx4_t hp = h[(size_t) p * VBINS];
     acc4_t hr = TO_ACC (hp.even), hi = TO_ACC (hp.odd);
 
@@ -259,6 +280,34 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
     xr[0] = TO_ACC (x.even);
     xi[0] = TO_ACC (x.odd);
   }
+#if CLR_CONV_SLICES > 1
+  {
+    const uint s = get_local_id (2), lv = get_local_id (0);
+    const uint lanes = get_local_size (0);
+    __local acc4_t *mine = tree + 2 * (s * lanes + lv);
+    uint w;
+
+    for (b = 0; b < nblk; b++) {
+      mine[0] = re[b];
+      mine[1] = im[b];
+      barrier (CLK_LOCAL_MEM_FENCE);
+      for (w = CLR_CONV_SLICES / 2; w > 0; w /= 2) {
+        if (s < w) {
+          mine[0] += mine[2 * w * lanes];
+          mine[1] += mine[2 * w * lanes + 1];
+        }
+        barrier (CLK_LOCAL_MEM_FENCE);
+      }
+      re[b] = mine[0];
+      im[b] = mine[1];
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+    if (s != 0)
+      return;
+  }
+#endif
+  if (v >= VBINS)
+    return;
   for (b = 0; b < nblk && blk0 + b < n; b++) {
     r = FROM_ACC (re[b]);
     i = FROM_ACC (im[b]);
@@ -272,19 +321,20 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
 __kernel void
 clr_conv_mac (__global const cplx4_t * ring, uint slot0, uint slots,
     uint parts, __global const cplx4_t * spectra, uint filter_stride,
-    __global cplx4_t * prod, uint n)
+    __global cplx4_t * prod, uint n, __local acc4_t * tree)
 {
-  mac_blocks (1, ring, slot0, slots, parts, spectra, filter_stride, prod, n);
+  mac_blocks (1, ring, slot0, slots, parts, spectra, filter_stride, prod, n,
+      tree);
 }
 
 /* MAC_WIDE blocks a work-item: larger batches */
 __kernel void
 clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
     uint parts, __global const cplx4_t * spectra, uint filter_stride,
-    __global cplx4_t * prod, uint n)
+    __global cplx4_t * prod, uint n, __local acc4_t * tree)
 {
   mac_blocks (MAC_WIDE, ring, slot0, slots, parts, spectra, filter_stride,
-      prod, n);
+      prod, n, tree);
 }
 #pragma OPENCL FP_CONTRACT ON
 

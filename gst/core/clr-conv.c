@@ -28,6 +28,13 @@
  * (each already a vector), warps for GPUs */
 #define CLR_CONV_MAC_ITEMS_CPU 4u
 #define CLR_CONV_MAC_ITEMS_GPU 64u
+/* Partition slices on GPUs (CLR_CONV_SLICES in kernels/conv.cl): enough
+ * work-items for a stream's single block to fill the device, each slice at
+ * least CLR_CONV_SLICE_PARTS partitions long, at most CLR_CONV_SLICES_MAX
+ * a work-group. */
+#define CLR_CONV_SUM_ITEMS_GPU 65536u
+#define CLR_CONV_SLICE_PARTS 8u
+#define CLR_CONV_SLICES_MAX 256u
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -47,6 +54,8 @@ struct _ClrConv {
   size_t fft_items;             /* work-group size of the transforms */
   size_t mac_items;             /* and of the sum, along the bins */
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
+  uint32_t slices;              /* runs of partitions a sum is cut into */
+  size_t acc_size;              /* bytes of the sum's 4 bins, re or im */
 
   cl_kernel forward, mac, mac_wide, inverse;
   cl_mem twiddles;              /* B + 1 complex */
@@ -258,8 +267,9 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   guint i;
 
   options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d "
-      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT "%s%s%s", c->block,
-      g_bit_nth_lsf (c->block, -1), c->bin_stride, f64 ? " -DCLR_CONV_F64" : "",
+      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u%s%s%s",
+      c->block, g_bit_nth_lsf (c->block, -1), c->bin_stride, c->slices,
+      f64 ? " -DCLR_CONV_F64" : "",
       acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
       c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
   program = clr_device_get_program (c->dev, clr_kernel_source_conv, options,
@@ -275,16 +285,55 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
     }
   }
   /* as many work-items as the device allows each kernel, the transforms
-   * at most one a radix-4 butterfly */
+   * at most one a radix-4 butterfly; a sum's slices share one work-group */
   c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 4);
   for (i = 0; i < G_N_ELEMENTS (names); i++) {
     size_t *items = i >= 2 ? &c->mac_items : &c->fft_items;
     if (clGetKernelWorkGroupInfo (*kernels[i], id, CL_KERNEL_WORK_GROUP_SIZE,
-            sizeof (wg_max), &wg_max, NULL) == CL_SUCCESS && wg_max > 0)
+            sizeof (wg_max), &wg_max, NULL) == CL_SUCCESS && wg_max > 0) {
+      if (i >= 2 && c->slices > wg_max)
+        goto fewer_slices;
       while (*items > wg_max)
         *items /= 2;
+    }
   }
   return TRUE;
+
+fewer_slices:
+  /* the sum's registers leave fewer work-items a group than the slices
+   * asked for: build again with as many as fit */
+  for (i = 0; i < G_N_ELEMENTS (names); i++) {
+    clReleaseKernel (*kernels[i]);
+    *kernels[i] = NULL;
+  }
+  c->slices = 1u << g_bit_nth_msf (wg_max, -1);
+  return build_kernels (c, f64, acc_double, error);
+}
+
+/* How many runs the partition sum is cut into (a power of two): 1 on CPUs,
+ * on GPUs what fills the device with a single block's sum. */
+static uint32_t
+choose_slices (ClrConv * c, const ClrTuning * tuning)
+{
+  const guint64 vectors = (guint64) c->bin_stride / 4 * c->channels;
+  size_t item_sizes[3] = { 1, 1, 1 };
+  guint64 want;
+
+  if (tuning->conv_slices.set)
+    want = tuning->conv_slices.value;
+  else if (!clr_device_is_gpu (c->dev))
+    want = 1;
+  else
+    want = MIN (CLR_CONV_SUM_ITEMS_GPU / vectors,
+        c->parts / CLR_CONV_SLICE_PARTS);
+  /* the slices are the work-group's dimension 2, which many devices allow
+   * fewer work-items than dimension 0 (NVIDIA: 64) */
+  if (clGetDeviceInfo (clr_device_get_id (c->dev),
+          CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof (item_sizes), item_sizes,
+          NULL) == CL_SUCCESS && item_sizes[2] >= 1)
+    want = MIN (want, item_sizes[2]);
+  want = CLAMP (want, 1, CLR_CONV_SLICES_MAX);
+  return 1u << g_bit_nth_msf ((gulong) want, -1);
 }
 
 /* B complex values of local memory a transform: the limit on B for now
@@ -351,6 +400,8 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->mac_items = clr_device_is_gpu (dev) ? CLR_CONV_MAC_ITEMS_GPU :
       CLR_CONV_MAC_ITEMS_CPU;
   c->bin_stride = (B + 4) / 4 * 4;
+  c->slices = choose_slices (c, tuning);
+  c->acc_size = (acc_double ? sizeof (double) : c->ssize) * 4;
   bins = c->bin_stride;
   ch = c->channels;
 
@@ -383,9 +434,10 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   }
   clr_conv_reset (c);
   clr_log (CLR_LOG_INFO, "convolution: %u channels, %u filter(s) of %"
- G_GSIZE_FORMAT " taps, %u partitions of %u frames, %s%s%s, %" 
+ G_GSIZE_FORMAT " taps, %u partitions of %u frames summed in %u "
+      "slice(s), %s%s%s, %" 
       G_GUINT64_FORMAT " bytes of device memory", c->channels, c->n_filters,
-      c->n_taps, c->parts, c->block, f64 ? "F64" : "F32",
+      c->n_taps, c->parts, c->block, c->slices, f64 ? "F64" : "F32",
       acc_double ? ", partition sums in double" : "",
       c->fft_double && !f64 ? ", transforms in double" : "", c->budget.used);
   return c;
@@ -476,6 +528,14 @@ set_kernel_args (cl_kernel kernel, const KernelArg * args, cl_uint n)
  * kernels/conv.cl). */
 #define CLR_CONV_MAC_WIDE 4
 
+/* Work-items a sum's work-group has along the bins; its slices are the
+ * other dimension. */
+static size_t
+mac_lanes (ClrConv * c)
+{
+  return MAX (1, c->mac_items / c->slices);
+}
+
 static cl_kernel
 mac_kernel (ClrConv * c, size_t n)
 {
@@ -497,7 +557,9 @@ set_args (ClrConv * c, cl_uint n)
   };
   const KernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
-    ARG_UINT (filter_stride), ARG_MEM (c->prod), ARG_UINT (n)
+    ARG_UINT (filter_stride), ARG_MEM (c->prod), ARG_UINT (n),
+    /* the slices' tree: re and im of 4 bins a work-item */
+    {2 * c->acc_size * mac_lanes (c) * c->slices, NULL}
   };
   const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->channels),
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_stride)
@@ -537,12 +599,13 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
   const size_t out_region[3] = { n * B * ss, ch, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
-  /* the sum: vectors of 4 bins, channels, blocks */
-  const size_t mac_global[3] = { (c->bin_stride / 4 + c->mac_items - 1) /
-        c->mac_items * c->mac_items, ch, n >= CLR_CONV_MAC_WIDE ?
-        (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n
+  /* the sum: vectors of 4 bins, channels, blocks x slices */
+  const size_t lanes = mac_lanes (c);
+  const size_t mac_global[3] = { (c->bin_stride / 4 + lanes - 1) / lanes *
+        lanes, ch, (n >= CLR_CONV_MAC_WIDE ?
+        (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n) * c->slices
   };
-  const size_t mac_local[3] = { c->mac_items, 1, 1 };
+  const size_t mac_local[3] = { lanes, 1, c->slices };
   const struct {
     cl_kernel kernel;
     cl_uint dims;

@@ -28,6 +28,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->cpi = knob (envp, "CLRESAMPLE_CPI");
   t->fpi = knob (envp, "CLRESAMPLE_FPI");
   t->local_size = knob (envp, "CLRESAMPLE_LOCAL_SIZE");
+  t->conv_slices = knob (envp, "CLRESAMPLE_CONV_SLICES");
 }
 
 static gpointer

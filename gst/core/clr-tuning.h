@@ -36,6 +36,10 @@
  *                           tuning           work-item however far apart
  *                                            they lie, by _tcf (not _tc2)
  * CLRESAMPLE_LOCAL_SIZE     tuning  frames   work-group size (0: the driver's)
+ * CLRESAMPLE_CONV_SLICES    tests,  1..256   convolution: the partition sum
+ *                           tuning           cut into that many runs (a
+ *                                            power of two; default 1 on CPUs,
+ *                                            what fills a GPU)
  *
  * Numbers are read with g_ascii_strtoull: text that is no number reads as
  * 0. docs/performance.md has the measurements the tuning switches served.
@@ -68,6 +72,7 @@ typedef struct {
   ClrKnob cpi;
   ClrKnob fpi;
   ClrKnob local_size;
+  ClrKnob conv_slices;
 } ClrTuning;
 
 /* The environment's settings, read on the first call; thread-safe. Tests
