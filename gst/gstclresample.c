@@ -886,28 +886,22 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
   }
   /* Fast: the last CLR_HOLD_WINDOW buffers' audio lasted
    * CLR_HOLD_MIN_SPEED times longer than the wall time from the first's
-   * arrival to this one's, and so did all of the run's audio before this
-   * buffer. The window turns holding off soon after a player's sink starts
-   * pacing the stream; the whole run keeps it off for a real-time
-   * producer whose buffers queued up behind a stall and now come back to
-   * back: the stall still counts there. */
-  if (self->arrivals == 0) {
-    self->run_arrival = now;
-    self->run_frames = 0;
-  } else if (self->arrivals >= CLR_HOLD_WINDOW) {
+   * arrival to this one's. Over a window, not a single gap: buffers that
+   * queued up behind a stall of a real-time producer's stream come back to
+   * back, and up to a window's worth of them (16 buffers: 370 ms at 1024
+   * frames and 44.1 kHz) the window still spans the stall. Not over the
+   * whole run: a file conversion is to hold again soon after a stall of its
+   * own (PoCL compiles a kernel anew for the first launch of each size). */
+  if (self->arrivals >= CLR_HOLD_WINDOW) {
     for (i = 0; i < CLR_HOLD_WINDOW; i++)
       frames += self->arrival_frames[i];
     wall = MAX (now - self->arrival[slot], 0);
     fast = frames * G_USEC_PER_SEC > (guint64) wall * rate *
         CLR_HOLD_MIN_SPEED;
-    wall = MAX (now - self->run_arrival, 0);
-    fast = fast && self->run_frames * G_USEC_PER_SEC > (guint64) wall *
-        rate * CLR_HOLD_MIN_SPEED;
   }
   self->arrival[slot] = now;
   self->arrival_frames[slot] = gst_buffer_get_size (buf) /
       GST_AUDIO_INFO_BPF (&self->in_info);
-  self->run_frames += self->arrival_frames[slot];
   self->arrivals++;
   return fast && !self->upstream_live
       && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);

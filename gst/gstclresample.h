@@ -11,7 +11,7 @@
 G_BEGIN_DECLS
 
 /* input buffers over which the arrival speed is measured */
-#define CLR_HOLD_WINDOW 8
+#define CLR_HOLD_WINDOW 16
 
 #define GST_TYPE_CL_RESAMPLE (gst_cl_resample_get_type ())
 G_DECLARE_FINAL_TYPE (GstClResample, gst_cl_resample, GST, CL_RESAMPLE,
@@ -47,8 +47,6 @@ struct _GstClResample
   gint64 arrival[CLR_HOLD_WINDOW];
   gsize arrival_frames[CLR_HOLD_WINDOW];
   guint arrivals;               /* inputs since the run started */
-  gint64 run_arrival;           /* monotonic us of the run's first input */
-  guint64 run_frames;           /* frames of the run's inputs before this */
   gboolean may_hold;            /* the buffer in hand may join the batch */
 };
 
