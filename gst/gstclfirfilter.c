@@ -63,6 +63,9 @@ GST_DEBUG_CATEGORY_STATIC (cl_fir_filter_debug);
 #define DEFAULT_BLOCK_SIZE 1024u
 #define DEFAULT_LATENCY 0
 #define CLR_FIR_LATENCY_MAX ((guint64) CLR_CONV_TAPS_MAX)
+/* The input kept for a new filter is that of a filter of at least this
+ * many taps: a change to a longer filter (up to this length) is exact. */
+#define CLR_FIR_HISTORY_TAPS 16384u
 /* how long reading a `location` file may take */
 #define CLR_FIR_LOAD_TIMEOUT (120 * GST_SECOND)
 
@@ -131,7 +134,8 @@ struct _GstClFirFilter
   /* planar work buffers, CLR_FIR_CHUNK frames a channel */
   guint8 *work_in, *work_out, *work_old;
   /* the last input frames (engine format, planar ring), to prime a new
-   * filter's convolution: taps - 1 + B of them */
+   * filter's convolution: taps - 1 + B of them, taps at least
+   * CLR_FIR_HISTORY_TAPS */
   guint8 *hist;
   gsize hist_cap, hist_pos, hist_fill;
 };
@@ -252,11 +256,21 @@ static FirTaps *
 fir_taps_from_value_array (const GValueArray * va)
 {
   FirTaps *t = fir_taps_new (1, va ? va->n_values : 0, "the kernel property");
+  GValue d = G_VALUE_INIT;
   guint i;
 
-  for (i = 0; va && i < va->n_values; i++)
-    t->taps[0][i] = g_value_get_double (g_value_array_get_nth ((GValueArray *)
-            va, i));
+  g_value_init (&d, G_TYPE_DOUBLE);
+  for (i = 0; va && i < va->n_values; i++) {
+    const GValue *v = g_value_array_get_nth ((GValueArray *) va, i);
+
+    if (!g_value_transform (v, &d)) {
+      t->error = g_strdup_printf ("tap %u of the kernel property is a %s, "
+          "not a number", i, G_VALUE_TYPE_NAME (v));
+      break;
+    }
+    t->taps[0][i] = g_value_get_double (&d);
+  }
+  g_value_unset (&d);
   return t;
 }
 
@@ -299,52 +313,92 @@ fir_taps_from_raw (const gchar * location, gsize width)
 
 typedef struct
 {
-  GByteArray *bytes;
+  GArray *samples;              /* doubles, interleaved */
   gint channels, rate;
+  gchar *error;
 } FirLoad;
 
+/* Each decoded buffer, whatever its raw format, unpacked to doubles (the
+ * formats' own unpack functions: integers to S32, floats to F64). */
 static void
 fir_load_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad,
     FirLoad * load)
 {
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  const GstAudioFormatInfo *finfo;
+  GstAudioInfo info;
   GstMapInfo map;
+  gsize n, i, base;
+  gpointer tmp;
 
-  if (load->channels == 0) {
-    GstCaps *caps = gst_pad_get_current_caps (pad);
-    GstAudioInfo info;
-
-    if (caps && gst_audio_info_from_caps (&info, caps)) {
-      load->channels = GST_AUDIO_INFO_CHANNELS (&info);
-      load->rate = GST_AUDIO_INFO_RATE (&info);
-    }
-    gst_clear_caps (&caps);
+  if (load->error || !caps)
+    goto out;
+  if (!gst_structure_has_field (gst_caps_get_structure (caps, 0),
+          "channel-mask")) {
+    /* a file of more than 2 channels without positions (a plain WAV):
+     * unpositioned channels, which is what a filter file holds */
+    caps = gst_caps_make_writable (caps);
+    gst_caps_set_simple (caps, "channel-mask", GST_TYPE_BITMASK,
+        (guint64) 0, NULL);
   }
-  if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    g_byte_array_append (load->bytes, map.data, map.size);
-    gst_buffer_unmap (buf, &map);
+  if (!gst_audio_info_from_caps (&info, caps)) {
+    load->error = g_strdup ("the decoded audio has caps clfirfilter does "
+        "not understand");
+    goto out;
   }
+  if (GST_AUDIO_INFO_LAYOUT (&info) != GST_AUDIO_LAYOUT_INTERLEAVED) {
+    load->error = g_strdup ("non-interleaved decoder output");
+    goto out;
+  }
+  if (load->channels && load->channels != GST_AUDIO_INFO_CHANNELS (&info)) {
+    load->error = g_strdup ("the channel count changes within the file");
+    goto out;
+  }
+  load->channels = GST_AUDIO_INFO_CHANNELS (&info);
+  load->rate = GST_AUDIO_INFO_RATE (&info);
+  finfo = info.finfo;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    goto out;
+  n = map.size / GST_AUDIO_INFO_BPF (&info) * load->channels;
+  tmp = g_malloc (n * 8);
+  finfo->unpack_func (finfo, GST_AUDIO_PACK_FLAG_NONE, tmp, map.data, n);
+  gst_buffer_unmap (buf, &map);
+  base = load->samples->len;
+  g_array_set_size (load->samples, base + n);
+  for (i = 0; i < n; i++)
+    g_array_index (load->samples, double, base + i) =
+        finfo->unpack_format == GST_AUDIO_FORMAT_F64 ? ((double *) tmp)[i] :
+        ((gint32 *) tmp)[i] * (1.0 / 2147483648.0);
+  g_free (tmp);
+out:
+  gst_clear_caps (&caps);
 }
 
+/* Links decodebin's first raw audio pad to the sink. */
 static void
-fir_load_pad_added (GstElement * decodebin, GstPad * pad, GstElement * convert)
+fir_load_pad_added (GstElement * decodebin, GstPad * pad, GstElement * sink)
 {
-  GstPad *sink = gst_element_get_static_pad (convert, "sink");
+  GstPad *sinkpad = gst_element_get_static_pad (sink, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
 
-  if (!gst_pad_is_linked (sink))
-    gst_pad_link (pad, sink);
-  gst_object_unref (sink);
+  if (!caps)
+    caps = gst_pad_query_caps (pad, NULL);
+  if (!gst_pad_is_linked (sinkpad) && gst_caps_get_size (caps) > 0
+      && gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          "audio/x-raw"))
+    gst_pad_link (pad, sinkpad);
+  gst_caps_unref (caps);
+  gst_object_unref (sinkpad);
 }
 
-/* Any audio file GStreamer decodes (WAV, FLAC, ...), as F64 through
- * filesrc ! decodebin ! audioconvert ! fakesink; raw float files by their
- * name. */
+/* Any audio file GStreamer decodes (WAV, FLAC, ...), through
+ * filesrc ! decodebin ! fakesink; raw float files by their name. */
 static FirTaps *
 fir_taps_from_file (const gchar * location)
 {
-  GstElement *pipe = NULL, *src, *dec, *conv, *filt, *sink;
+  GstElement *pipe = NULL, *src, *dec, *sink;
   gchar *origin = g_strdup_printf ("'%s'", location), *why = NULL;
-  FirLoad load = { g_byte_array_new (), 0, 0 };
-  GstCaps *caps;
+  FirLoad load = { g_array_new (FALSE, FALSE, sizeof (double)), 0, 0, NULL };
   GstMessage *msg = NULL;
   FirTaps *t = NULL;
   gsize frames, k;
@@ -366,42 +420,28 @@ fir_taps_from_file (const gchar * location)
   pipe = gst_pipeline_new ("clfirfilter-load");
   src = gst_element_factory_make ("filesrc", NULL);
   dec = gst_element_factory_make ("decodebin", NULL);
-  conv = gst_element_factory_make ("audioconvert", NULL);
-  filt = gst_element_factory_make ("capsfilter", NULL);
   sink = gst_element_factory_make ("fakesink", NULL);
-  if (!src || !dec || !conv || !filt || !sink) {
+  if (!src || !dec || !sink) {
     why = g_strdup_printf ("could not read the filter file %s: reading "
-        "audio files needs the filesrc, decodebin, audioconvert, capsfilter "
-        "and fakesink elements", origin);
+        "audio files needs the filesrc, decodebin and fakesink elements",
+        origin);
     gst_clear_object (&src);
     gst_clear_object (&dec);
-    gst_clear_object (&conv);
-    gst_clear_object (&filt);
     gst_clear_object (&sink);
     goto done;
   }
-  gst_bin_add_many (GST_BIN (pipe), src, dec, conv, filt, sink, NULL);
+  gst_bin_add_many (GST_BIN (pipe), src, dec, sink, NULL);
   g_object_set (src, "location", location, NULL);
-  caps = gst_caps_from_string ("audio/x-raw, format = (string) "
-      GST_AUDIO_NE (F64) ", layout = (string) interleaved");
-  g_object_set (filt, "caps", caps, NULL);
-  gst_caps_unref (caps);
   g_object_set (sink, "signal-handoffs", TRUE, "sync", FALSE, NULL);
   g_signal_connect (sink, "handoff", G_CALLBACK (fir_load_handoff), &load);
-  g_signal_connect (dec, "pad-added", G_CALLBACK (fir_load_pad_added), conv);
-  if (!gst_element_link (src, dec) || !gst_element_link_many (conv, filt,
-          sink, NULL)) {
-    why = g_strdup_printf ("could not read the filter file %s: could not "
-        "link the reading pipeline", origin);
-    goto done;
-  }
+  g_signal_connect (dec, "pad-added", G_CALLBACK (fir_load_pad_added), sink);
+  gst_element_link (src, dec);
   if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
+      GST_STATE_CHANGE_FAILURE)
     msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR);
-  } else {
+  else
     msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
         CLR_FIR_LOAD_TIMEOUT, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  }
   gst_element_set_state (pipe, GST_STATE_NULL);
   if (!msg) {
     why = g_strdup_printf ("reading the filter file %s took too long",
@@ -413,17 +453,20 @@ fir_taps_from_file (const gchar * location)
     why = g_strdup_printf ("the filter file %s is not audio GStreamer can "
         "read (%s)", origin, err->message);
     g_error_free (err);
-  } else if (load.channels == 0 || load.bytes->len == 0) {
+  } else if (load.error) {
+    why = g_strdup_printf ("could not read the filter file %s: %s", origin,
+        load.error);
+  } else if (load.channels == 0 || load.samples->len == 0) {
     why = g_strdup_printf ("the filter file %s holds no audio samples",
         origin);
   } else {
-    frames = load.bytes->len / (sizeof (double) * load.channels);
+    frames = load.samples->len / load.channels;
     t = fir_taps_new (load.channels, frames, origin);
     t->rate = load.rate;
     for (c = 0; c < (guint) load.channels; c++)
       for (k = 0; k < frames; k++)
-        t->taps[c][k] = ((const double *) load.bytes->data)[k *
-            load.channels + c];
+        t->taps[c][k] = g_array_index (load.samples, double,
+            k * load.channels + c);
   }
 
 done:
@@ -431,7 +474,8 @@ done:
     gst_message_unref (msg);
   if (pipe)
     gst_object_unref (pipe);
-  g_byte_array_unref (load.bytes);
+  g_array_unref (load.samples);
+  g_free (load.error);
   if (!t)
     t = fir_taps_failed (origin, why);
   else
@@ -463,8 +507,9 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
       g_param_spec_value_array ("kernel", "Filter kernel",
           "The FIR filter's taps, the same filter on every channel (as "
           "audiofirfilter's kernel)",
-          g_param_spec_double ("tap", "Tap", "A filter tap", -G_MAXDOUBLE,
-              G_MAXDOUBLE, 0.0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+          /* no element spec: a NaN or an infinity reaches the element,
+           * which refuses it with a message that says where it is */
+          NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   G_GNUC_END_IGNORE_DEPRECATIONS;
@@ -660,7 +705,8 @@ static guint8 *
 sample_ptr (const GstAudioBuffer * ab, guint c, gsize off, gsize * stride)
 {
   const GstAudioInfo *info = &ab->info;
-  gsize bps = GST_AUDIO_INFO_BPS (info);
+  /* not GST_AUDIO_INFO_BPS: that is the depth, 3 bytes for S24_32 */
+  gsize bps = GST_AUDIO_INFO_WIDTH (info) / 8;
   guint ch = GST_AUDIO_INFO_CHANNELS (info);
 
   if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
@@ -793,6 +839,12 @@ hist_configure (GstClFirFilter * self, gsize cap)
   self->hist_cap = MAX (cap, 1);
   self->hist_fill = keep;
   self->hist_pos = keep % self->hist_cap;
+}
+
+static gsize
+hist_frames (GstClFirFilter * self, const FirTaps * taps)
+{
+  return MAX (taps->n_taps, CLR_FIR_HISTORY_TAPS) - 1 + self->block;
 }
 
 /* Appends the work input's first n frames (silence: zeros). */
@@ -939,9 +991,9 @@ gst_cl_fir_filter_feed (GstClFirFilter * self, const GstAudioBuffer * in,
   if (!in && !self->old_conv && self->silent_run >= (guint64) self->block +
       self->active->n_taps - 1) {
     for (c = 0; emit > 0 && c < (guint) GST_AUDIO_BUFFER_N_PLANES (out); c++)
-      memset (out->planes[c], 0, GST_AUDIO_INFO_LAYOUT (&self->info) ==
-          GST_AUDIO_LAYOUT_INTERLEAVED ? emit * GST_AUDIO_INFO_BPF
-          (&self->info) : emit * GST_AUDIO_INFO_BPS (&self->info));
+      memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&self->info)
+              == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
+              (&self->info) : GST_AUDIO_INFO_WIDTH (&self->info) / 8));
     for (done = 0; done < n; done += CLR_FIR_CHUNK)
       hist_append (self, TRUE, MIN (CLR_FIR_CHUNK, n - done));
     self->in_total += n;
@@ -1068,7 +1120,7 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   self->work_in = g_malloc0 (work);
   self->work_out = g_malloc0 (work);
   self->work_old = g_malloc0 (work);
-  hist_configure (self, taps->n_taps - 1 + self->block);
+  hist_configure (self, hist_frames (self, taps));
   gst_cl_fir_filter_reset_stream (self);
   GST_INFO_OBJECT (self, "%u channels, %" G_GSIZE_FORMAT " taps x %u "
       "filter(s) from %s, blocks of %u frames, %s on '%s'", ch, taps->n_taps,
@@ -1238,8 +1290,10 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
   if (!conv)
     goto failed;
   /* the new filter's output from here on needs taps - 1 + B frames of the
-   * input before; what came before the stream (or what the history no
-   * longer holds, from a shorter filter) counts as silence */
+   * input before; what came before the stream counts as silence, and so
+   * does what the history no longer holds (input older than
+   * max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames, for a filter
+   * longer than both) */
   prime = MIN (self->hist_fill, taps->n_taps - 1 + self->block);
   if (!hist_prime (self, conv, prime, &err)) {
     clr_conv_free (conv);
@@ -1256,7 +1310,7 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
   self->conv_stale = FALSE;
   fir_taps_unref (self->active);
   self->active = taps;
-  hist_configure (self, taps->n_taps - 1 + self->block);
+  hist_configure (self, hist_frames (self, taps));
   GST_INFO_OBJECT (self, "new filter: %" G_GSIZE_FORMAT " taps x %u from %s "
       "(primed with %" G_GSIZE_FORMAT " frames)%s", taps->n_taps,
       taps->n_filters, taps->origin, prime, self->old_conv ?
