@@ -1350,33 +1350,19 @@ static void
 gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  gboolean jump = FALSE, changed;
+  gboolean changed;
 
   if (!self->conv)
     return;
+  /* the old run ends with the old filter; a new one starts with the new */
+  if (self->started && gst_clr_is_discont (GST_ELEMENT (self), buf, self->t0,
+          self->in_total, GST_AUDIO_INFO_RATE (&self->info)))
+    gst_cl_fir_filter_drain (self);
   GST_OBJECT_LOCK (self);
   changed = self->filter_changed;
   GST_OBJECT_UNLOCK (self);
   if (changed)
     gst_cl_fir_filter_apply_filter (self);
-  if (!self->started)
-    return;
-  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (self->t0)) {
-    GstClockTime expected = self->t0 + gst_util_uint64_scale_int
-        (self->in_total, GST_SECOND, GST_AUDIO_INFO_RATE (&self->info));
-    GstClockTimeDiff d = GST_CLOCK_DIFF (expected, pts);
-
-    jump = ABS (d) > GST_CLR_DISCONT_THRESHOLD;
-    if (jump)
-      GST_INFO_OBJECT (self, "timestamp jump of %" GST_STIME_FORMAT
-          ": draining and restarting", GST_STIME_ARGS (d));
-  }
-  if (jump || GST_BUFFER_IS_DISCONT (buf)) {
-    GST_DEBUG_OBJECT (self, "discontinuity at %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (pts));
-    gst_cl_fir_filter_drain (self);
-  }
 }
 
 static GstFlowReturn
@@ -1457,21 +1443,13 @@ failed:
 }
 
 /* Input that completes no output frame yet (the first B + latency) is no
- * loss: the stream goes on unbroken, so the next output must not be
- * marked DISCONT, as basetransform does after a dropped buffer. */
+ * loss (gst_clr_generate_output()). */
 static GstFlowReturn
 gst_cl_fir_filter_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
-  GstFlowReturn ret;
-
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
-      outbuf);
-  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
-    gst_clear_buffer (outbuf);
-    ret = GST_FLOW_OK;
-  }
-  return ret;
+  return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
+      trans, outbuf);
 }
 
 static GstFlowReturn

@@ -152,3 +152,41 @@ gst_clr_clip_input (GstBaseTransform * trans, const GstAudioInfo * info,
         GST_AUDIO_INFO_RATE (info), GST_AUDIO_INFO_BPF (info));
   return input;
 }
+
+gboolean
+gst_clr_is_discont (GstElement * element, GstBuffer * buf, GstClockTime t0,
+    guint64 frames_in, gint rate)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  gboolean jump = FALSE;
+
+  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (t0)) {
+    GstClockTime expected = t0 + gst_util_uint64_scale_int (frames_in,
+        GST_SECOND, rate);
+    GstClockTimeDiff d = GST_CLOCK_DIFF (expected, pts);
+
+    jump = ABS (d) > GST_CLR_DISCONT_THRESHOLD;
+    if (jump)
+      GST_INFO_OBJECT (element, "timestamp jump of %" GST_STIME_FORMAT
+          ": draining and restarting", GST_STIME_ARGS (d));
+  }
+  if (jump || GST_BUFFER_IS_DISCONT (buf)) {
+    GST_DEBUG_OBJECT (element, "discontinuity at %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (pts));
+    return TRUE;
+  }
+  return FALSE;
+}
+
+GstFlowReturn
+gst_clr_generate_output (GstBaseTransformClass * parent_class,
+    GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret = parent_class->generate_output (trans, outbuf);
+
+  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
+    gst_clear_buffer (outbuf);
+    ret = GST_FLOW_OK;
+  }
+  return ret;
+}

@@ -54,5 +54,17 @@ gboolean gst_clr_query_latency (GstBaseTransform * trans, GstQuery * query,
 GstBuffer *gst_clr_clip_input (GstBaseTransform * trans,
     const GstAudioInfo * info, GstBuffer * input);
 
+/* Whether `buf` breaks the stream: marked DISCONT, or timestamped more than
+ * GST_CLR_DISCONT_THRESHOLD away from where frames_in frames of a run that
+ * started at t0 end. */
+gboolean gst_clr_is_discont (GstElement * element, GstBuffer * buf,
+    GstClockTime t0, guint64 frames_in, gint rate);
+
+/* For generate_output: input that completes no output frame yet is no
+ * loss, the stream goes on unbroken, so the next output must not be
+ * marked DISCONT, as basetransform does after a dropped buffer. */
+GstFlowReturn gst_clr_generate_output (GstBaseTransformClass * parent_class,
+    GstBaseTransform * trans, GstBuffer ** outbuf);
+
 G_END_DECLS
 #endif

@@ -832,8 +832,7 @@ static void
 gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  gboolean jump = FALSE, changed;
+  gboolean changed;
 
   self->may_hold = gst_cl_resample_may_hold (self, buf);
   GST_OBJECT_LOCK (self);
@@ -850,21 +849,10 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   /* a GAP buffer costs no device work, and goes out on its own */
   if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     gst_cl_resample_flush_held (self);
-  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (self->t0)) {
-    GstClockTime expected = self->t0 +
-        gst_util_uint64_scale_int (clr_engine_get_in_total (self->engine) +
-        self->held.frames, GST_SECOND, GST_AUDIO_INFO_RATE (&self->in_info));
-    GstClockTimeDiff d = GST_CLOCK_DIFF (expected, pts);
-    jump = ABS (d) > GST_CLR_DISCONT_THRESHOLD;
-    if (jump)
-      GST_INFO_OBJECT (self, "timestamp jump of %" GST_STIME_FORMAT
-          ": draining and restarting", GST_STIME_ARGS (d));
-  }
-  if (jump || GST_BUFFER_IS_DISCONT (buf)) {
-    GST_DEBUG_OBJECT (self, "discontinuity at %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (pts));
+  if (gst_clr_is_discont (GST_ELEMENT (self), buf, self->t0,
+          clr_engine_get_in_total (self->engine) + self->held.frames,
+          GST_AUDIO_INFO_RATE (&self->in_info)))
     gst_cl_resample_drain (self);
-  }
 }
 
 static GstFlowReturn
@@ -967,22 +955,14 @@ failed:
   return GST_FLOW_ERROR;
 }
 
-/* Input held back, or too short to complete an output frame, is no loss:
- * the stream goes on unbroken, so the next output must not be marked
- * DISCONT, as basetransform does after a dropped buffer. */
+/* Input held back, or too short to complete an output frame, is no loss
+ * (gst_clr_generate_output()). */
 static GstFlowReturn
 gst_cl_resample_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
-  GstFlowReturn ret;
-
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
-      outbuf);
-  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
-    gst_clear_buffer (outbuf);
-    ret = GST_FLOW_OK;
-  }
-  return ret;
+  return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
+      trans, outbuf);
 }
 
 /* Output buffers in page-locked memory when the engine stages through it
