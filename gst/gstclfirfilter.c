@@ -1144,36 +1144,18 @@ static gboolean
 gst_cl_fir_filter_start (GstBaseTransform * trans)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
-  ClrDevice *dev;
-  gchar *spec;
 
-  GST_OBJECT_LOCK (self);
-  spec = g_strdup (self->device_spec);
-  GST_OBJECT_UNLOCK (self);
-  dev = gst_clr_acquire_device (GST_ELEMENT (self), spec);
-  g_free (spec);
-  if (!dev)
-    return FALSE;
-  GST_OBJECT_LOCK (self);
-  self->device = dev;
-  GST_OBJECT_UNLOCK (self);
-  g_object_notify (G_OBJECT (self), "device-name");
-  return TRUE;
+  return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
+      &self->device, NULL);
 }
 
 static gboolean
 gst_cl_fir_filter_stop (GstBaseTransform * trans)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
-  ClrDevice *dev;
 
   gst_cl_fir_filter_free_conv (self);
-  GST_OBJECT_LOCK (self);
-  dev = self->device;
-  self->device = NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (dev)
-    clr_device_unref (dev);
+  gst_clr_close_device (GST_ELEMENT (self), &self->device);
   gst_audio_info_init (&self->info);
   return TRUE;
 }
@@ -1420,14 +1402,9 @@ gst_cl_fir_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 
 not_negotiated:
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-      ("received a buffer before caps were negotiated"));
-  return GST_FLOW_NOT_NEGOTIATED;
+  return gst_clr_not_negotiated (GST_ELEMENT (self));
 map_failed:
-  GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-      ("could not map an audio buffer (size not a multiple of the frame "
-          "size, or a bad audio meta?)"));
-  return GST_FLOW_ERROR;
+  return gst_clr_map_failed (GST_ELEMENT (self));
 too_small:
   gst_audio_buffer_unmap (&in_ab);
   GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),

@@ -31,6 +31,62 @@ gst_clr_acquire_device (GstElement * element, const gchar * spec)
   return NULL;
 }
 
+gboolean
+gst_clr_open_device (GstElement * element, gchar ** spec, ClrDevice ** device,
+    gchar ** spec_used)
+{
+  ClrDevice *dev;
+  gchar *copy;
+
+  GST_OBJECT_LOCK (element);
+  copy = g_strdup (*spec);
+  GST_OBJECT_UNLOCK (element);
+  dev = gst_clr_acquire_device (element, copy);
+  if (dev) {
+    GST_OBJECT_LOCK (element);
+    *device = dev;
+    GST_OBJECT_UNLOCK (element);
+    g_object_notify (G_OBJECT (element), "device-name");
+  }
+  if (dev && spec_used) {
+    g_free (*spec_used);
+    *spec_used = copy;
+  } else {
+    g_free (copy);
+  }
+  return dev != NULL;
+}
+
+void
+gst_clr_close_device (GstElement * element, ClrDevice ** device)
+{
+  ClrDevice *dev;
+
+  GST_OBJECT_LOCK (element);
+  dev = *device;
+  *device = NULL;
+  GST_OBJECT_UNLOCK (element);
+  if (dev)
+    clr_device_unref (dev);
+}
+
+GstFlowReturn
+gst_clr_not_negotiated (GstElement * element)
+{
+  GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, (NULL),
+      ("received a buffer before caps were negotiated"));
+  return GST_FLOW_NOT_NEGOTIATED;
+}
+
+GstFlowReturn
+gst_clr_map_failed (GstElement * element)
+{
+  GST_ELEMENT_ERROR (element, STREAM, FAILED, (NULL),
+      ("could not map an audio buffer (size not a multiple of the frame "
+          "size, or a bad audio meta?)"));
+  return GST_FLOW_ERROR;
+}
+
 GstCaps *
 gst_clr_caps_for_device (GstCaps * caps, ClrDevice * dev)
 {

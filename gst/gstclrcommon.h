@@ -26,6 +26,19 @@ G_BEGIN_DECLS
  * error on `element` that says why. */
 ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec);
 
+/* start(): the device `*spec` names (read under the object lock) into
+ * *device (set under it); the spec it was opened with into *spec_used
+ * when not NULL. FALSE after posting an error. */
+gboolean gst_clr_open_device (GstElement * element, gchar ** spec,
+    ClrDevice ** device, gchar ** spec_used);
+/* stop(): lets go of *device (cleared under the object lock). */
+void gst_clr_close_device (GstElement * element, ClrDevice ** device);
+
+/* transform()'s failures every element words the same way; they post the
+ * error and return the flow to return */
+GstFlowReturn gst_clr_not_negotiated (GstElement * element);
+GstFlowReturn gst_clr_map_failed (GstElement * element);
+
 /* Removes F64 from `caps` when `dev` has no double precision (refused in
  * negotiation rather than losing precision silently). Takes `caps`. */
 GstCaps *gst_clr_caps_for_device (GstCaps * caps, ClrDevice * dev);

@@ -285,28 +285,16 @@ static gboolean
 gst_cl_resample_start (GstBaseTransform * trans)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  ClrDevice *dev;
-  gchar *spec;
 
-  GST_OBJECT_LOCK (self);
-  spec = g_strdup (self->device_spec);
-  GST_OBJECT_UNLOCK (self);
-
-  dev = gst_clr_acquire_device (GST_ELEMENT (self), spec);
-  if (!dev) {
-    g_free (spec);
+  if (!gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
+          &self->device, &self->device_spec_in_use))
     return FALSE;
-  }
   GST_OBJECT_LOCK (self);
-  self->device = dev;
   self->props_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  g_free (self->device_spec_in_use);
-  self->device_spec_in_use = spec;
   self->t0 = GST_CLOCK_TIME_NONE;
   self->started = FALSE;
   self->need_discont = TRUE;
-  g_object_notify (G_OBJECT (self), "device-name");
   return TRUE;
 }
 
@@ -314,16 +302,10 @@ static gboolean
 gst_cl_resample_stop (GstBaseTransform * trans)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  ClrDevice *dev;
 
   g_clear_pointer (&self->engine, clr_engine_free);
   gst_clr_input_batch_clear (&self->held);
-  GST_OBJECT_LOCK (self);
-  dev = self->device;
-  self->device = NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (dev)
-    clr_device_unref (dev);
+  gst_clr_close_device (GST_ELEMENT (self), &self->device);
   g_clear_pointer (&self->device_spec_in_use, g_free);
   gst_audio_info_init (&self->in_info);
   gst_audio_info_init (&self->out_info);
@@ -932,14 +914,9 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 
 not_negotiated:
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-      ("received a buffer before caps were negotiated"));
-  return GST_FLOW_NOT_NEGOTIATED;
+  return gst_clr_not_negotiated (GST_ELEMENT (self));
 map_failed:
-  GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-      ("could not map an audio buffer (size not a multiple of the frame "
-          "size, or a bad audio meta?)"));
-  return GST_FLOW_ERROR;
+  return gst_clr_map_failed (GST_ELEMENT (self));
 too_small:
   gst_audio_buffer_unmap (&in_ab);
   gst_clr_input_batch_clear (&self->held);
