@@ -1069,16 +1069,17 @@ gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
 }
 
 /* B for the filter: block-size, or with 0 the power of two at least as
- * long as the filter (16 ... CLR_CONV_BLOCK_MAX; longer filters take more
- * partitions of the largest block). */
+ * long as the filter, from 16 up to the largest block the device takes
+ * (CLR_CONV_BLOCK_MAX on CPUs; longer filters take more partitions of
+ * that block). */
 static guint
-choose_block (guint block_size, gsize n_taps)
+choose_block (ClrDevice * dev, guint block_size, gsize n_taps)
 {
-  guint b = CLR_CONV_BLOCK_MIN;
+  guint b = CLR_CONV_BLOCK_MIN, max = clr_conv_max_block (dev);
 
   if (block_size > 0)
     return block_size;
-  while (b < CLR_CONV_BLOCK_MAX && b < n_taps)
+  while (b < max && b < n_taps)
     b <<= 1;
   return b;
 }
@@ -1111,7 +1112,7 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   block_size = self->block_size;
   GST_OBJECT_UNLOCK (self);
 
-  self->block = choose_block (block_size, taps->n_taps);
+  self->block = choose_block (self->device, block_size, taps->n_taps);
   self->conv = gst_cl_fir_filter_build_conv (self, taps, &err);
   if (!self->conv)
     goto failed;

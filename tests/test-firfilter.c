@@ -912,6 +912,15 @@ GST_START_TEST (test_discont_flush_latency)
   check_stamps (&o2, 0);
   fail_unless (memcmp (o2.data, o.data, n * 2 * sizeof (double)) == 0);
   gst_harness_teardown (hn);
+
+  /* block-size 0: one block, the power of two at least as long as the
+   * filter (500 taps: 512) */
+  e = make_fir (0, 7);
+  set_kernel (e, h, taps);
+  hn = make_harness (e, &f);
+  fail_unless_equals_uint64 (gst_harness_query_latency (hn),
+      gst_util_uint64_scale_int_round (512 + 7, GST_SECOND, RATE));
+  gst_harness_teardown (hn);
   g_free (h);
   g_free (x);
   out_clear (&o);
@@ -976,6 +985,12 @@ setup_location (GstElement * e, gpointer data)
 }
 
 static void
+setup_block (GstElement * e, gpointer data)
+{
+  g_object_set (e, "block-size", GPOINTER_TO_UINT (data), NULL);
+}
+
+static void
 expect_error (gchar * text, const gchar * what)
 {
   fail_unless (text != NULL, "no error; expected one about '%s'", what);
@@ -1009,6 +1024,8 @@ GST_START_TEST (test_errors)
   expect_error (run_for_error (setup_location, (gpointer)
           "/nonexistent/ir.wav", 2), "does not exist");
   expect_error (run_for_error (setup_location, wav3, 2), "3 channels");
+  expect_error (run_for_error (setup_block, GUINT_TO_POINTER (1000), 2),
+      "power of two");
   /* the same file on a 3-channel stream is fine */
   fail_unless (run_for_error (setup_location, wav3, 3) == NULL);
   fail_unless (run_for_error (setup_kernel, &fine, 2) == NULL);
