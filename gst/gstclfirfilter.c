@@ -329,6 +329,7 @@ fir_load_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad,
   GstAudioInfo info;
   GstMapInfo map;
   gsize n, i, base;
+  guint32 mask;
   gpointer tmp;
 
   if (load->error || !caps)
@@ -365,10 +366,14 @@ fir_load_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad,
   gst_buffer_unmap (buf, &map);
   base = load->samples->len;
   g_array_set_size (load->samples, base + n);
+  /* integers unpack to S32 with their top bits repeated in the low ones
+   * (0x4000 to 0x40004000): those go, so that 16384 of S16 is 0.5 */
+  mask = ~(guint32) 0 << (32 - MIN (32, GST_AUDIO_FORMAT_INFO_DEPTH (finfo)));
   for (i = 0; i < n; i++)
     g_array_index (load->samples, double, base + i) =
         finfo->unpack_format == GST_AUDIO_FORMAT_F64 ? ((double *) tmp)[i] :
-        ((gint32 *) tmp)[i] * (1.0 / 2147483648.0);
+        (gint32) ((guint32) ((gint32 *) tmp)[i] & mask) *
+        (1.0 / 2147483648.0);
   g_free (tmp);
 out:
   gst_clear_caps (&caps);
