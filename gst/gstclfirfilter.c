@@ -1102,6 +1102,10 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
 
   if (!self->device)
     return FALSE;
+  /* the same format again (basetransform renegotiating after a
+   * RECONFIGURE): the stream goes on */
+  if (self->conv && gst_audio_info_is_equal (info, &self->info))
+    return TRUE;
   gst_cl_fir_filter_free_conv (self);
   self->info = *info;
   /* F64 runs in double; S32 too where the device has doubles (32-bit

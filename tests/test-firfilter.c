@@ -938,6 +938,40 @@ GST_START_TEST (test_discont_flush_latency)
 
 GST_END_TEST;
 
+/* A RECONFIGURE from downstream renegotiates the same caps: the stream
+ * goes on untouched */
+GST_START_TEST (test_reconfigure)
+{
+  Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 2 };
+  gsize taps = 300, frames = 5000, p500 = 500, piece = 0;
+  double *h = make_filter (taps, 12), *x = make_input (&f, frames, 0.5, 13);
+  GstElement *e = make_fir (256, 20);
+  GstHarness *hn;
+  Out a = { 0 }, b = { 0 };
+
+  set_kernel (e, h, taps);
+  hn = make_harness (e, &f);
+  push_range (hn, &f, x, 0, 2500, &p500, 1, &piece);
+  fail_unless (gst_harness_push_upstream_event (hn,
+          gst_event_new_reconfigure ()));
+  push_range (hn, &f, x, 2500, 2500, &p500, 1, &piece);
+  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+  collect (hn, &f, &a);
+  gst_harness_teardown (hn);
+  e = make_fir (256, 20);
+  set_kernel (e, h, taps);
+  run_stream (e, &f, x, frames, &p500, 1, &b);
+  fail_unless_equals_uint64 (a.frames, frames);
+  check_stamps (&a, 0);
+  fail_unless (memcmp (a.data, b.data, frames * 2 * sizeof (double)) == 0);
+  g_free (h);
+  g_free (x);
+  out_clear (&a);
+  out_clear (&b);
+}
+
+GST_END_TEST;
+
 /* ---- errors ----------------------------------------------------------- */
 
 /* Runs audiotestsrc ! clfirfilter ! fakesink with `setup` applied; returns
@@ -1146,6 +1180,7 @@ firfilter_suite (void)
   tcase_add_test (tc, test_kernel_swap);
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_discont_flush_latency);
+  tcase_add_test (tc, test_reconfigure);
   tcase_add_test (tc, test_errors);
   tcase_add_test (tc, test_runtime_bad_kernel);
   if (g_getenv ("CLRESAMPLE_DEVICE_MEMORY"))
