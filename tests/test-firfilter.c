@@ -726,20 +726,23 @@ GST_START_TEST (test_audiofirfilter)
 
 GST_END_TEST;
 
-/* The kernel changed while PLAYING, every 100 ms (480-frame buffers):
- * output frame k before the first change's crossfade is the old filter's,
- * during the B frames after it (1 - w) old + w new with w = i / B, then
- * the new filter's; no DISCONT, no frame lost or repeated. */
-GST_START_TEST (test_kernel_swap)
+/* Filters changed while PLAYING: filter i + 1 is set after the input
+ * frame asked[i] (480-frame buffers) and takes over at the input frame
+ * applied[i]. Output frame t before that change's crossfade is the old
+ * filter's, during the B frames from applied[i] - D on it is
+ * (1 - w) old + w new with w = k / B, then the new filter's; no DISCONT,
+ * no frame lost or repeated. The last change goes through `location`. */
+static void
+check_swaps (guint B, guint64 latency, const gsize * taps, guint n_k,
+    const gsize * asked, const gsize * applied, gsize frames)
 {
   Fmt f = { GST_AUDIO_FORMAT_F64, FALSE, 2 };
-  static const gsize taps[] = { 300, 200, 2000, 64 };
-  const guint B = 256, n_k = G_N_ELEMENTS (taps);
-  const guint64 latency = 40, D = B + latency;
-  gsize frames = 4 * 4800 + 3000, swap_at[4], piece = 0, k, t;
-  gsize buf480 = 480;
-  double *h[4], *x = make_input (&f, frames, 0.5, 77), worst = 0.0, ss = 0.0;
+  const guint64 D = B + latency;
+  gsize piece = 0, k, t, pos = 0, buf480 = 480;
+  double **h = g_new (double *, n_k), *x = make_input (&f, frames, 0.5, 77),
+      worst = 0.0, ss = 0.0;
   GstElement *e = make_fir (B, latency);
+  gchar *wav = NULL;
   GstHarness *hn;
   Out o = { 0 };
   guint i, c, seg;
@@ -748,29 +751,31 @@ GST_START_TEST (test_kernel_swap)
     h[i] = make_filter (taps[i], 100 + i);
   set_kernel (e, h[0], taps[0]);
   hn = make_harness (e, &f);
-  for (i = 0; i < n_k; i++) {
-    swap_at[i] = i * 4800;
-    if (i > 0)
-      set_kernel (e, h[i], taps[i]);
-    push_range (hn, &f, x, i * 4800, i + 1 < n_k ? 4800 : frames - i * 4800,
-        &buf480, 1, &piece);
+  for (i = 0; i + 1 < n_k; i++) {
+    push_range (hn, &f, x, pos, asked[i] - pos, &buf480, 1, &piece);
+    pos = asked[i];
+    if (i + 2 < n_k) {
+      set_kernel (e, h[i + 1], taps[i + 1]);
+    } else {
+      wav = write_wav (&h[i + 1], 1, taps[i + 1]);
+      g_object_set (e, "location", wav, NULL);
+    }
   }
+  push_range (hn, &f, x, pos, frames - pos, &buf480, 1, &piece);
   fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
   collect (hn, &f, &o);
   fail_unless_equals_uint64 (o.frames, frames);
   check_stamps (&o, 0);         /* DISCONT on the first buffer only */
 
   for (t = 0; t < frames; t++) {
-    /* the change at input frame swap_at[i] crossfades output frames from
-     * swap_at[i] - D on */
     seg = 0;
-    for (i = 1; i < n_k; i++)
-      if (t >= swap_at[i] - D)
-        seg = i;
+    for (i = 0; i + 1 < n_k; i++)
+      if (t >= applied[i] - D)
+        seg = i + 1;
     for (c = 0; c < 2; c++) {
       double r = direct (h[seg], taps[seg], x, frames, 2, c, t + latency);
-      k = t - (swap_at[seg] - D);
-      if (seg > 0 && k < B) {
+      k = seg > 0 ? t - (applied[seg - 1] - D) : B;
+      if (k < B) {
         double w = (double) k / B;
         double old = direct (h[seg - 1], taps[seg - 1], x, frames, 2, c,
             t + latency);
@@ -781,14 +786,40 @@ GST_START_TEST (test_kernel_swap)
     }
   }
   worst /= sqrt (ss / (frames * 2));
-  g_print ("# kernel changes (300, 200, 2000, 64 taps; F64): max err / RMS "
-      "across the crossfades %.2e\n", worst);
+  g_print ("# filter changes (B %u, %u filters, F64): max err / RMS across "
+      "the crossfades %.2e\n", B, n_k, worst);
   fail_unless (worst <= 1e-12, "error %g", worst);
   gst_harness_teardown (hn);
+  g_unlink (wav);
+  g_free (wav);
   for (i = 0; i < n_k; i++)
     g_free (h[i]);
+  g_free (h);
   g_free (x);
   out_clear (&o);
+}
+
+/* Every 100 ms (4800 frames), B = 256: each change at once; to a longer
+ * filter (2000 taps) too; the last from a WAV file */
+GST_START_TEST (test_kernel_swap)
+{
+  static const gsize taps[] = { 300, 200, 2000, 64 };
+  static const gsize at[] = { 4800, 9600, 14400 };
+
+  check_swaps (256, 40, taps, 4, at, at, 4 * 4800 + 3000);
+}
+
+GST_END_TEST;
+
+/* B = 1024 (21 ms at 48 kHz): a change asked for 480 frames into the
+ * crossfade of the one before waits for its end: the crossfade ends in the
+ * third buffer after 4800, the next change takes over at 4800 + 3 x 480 */
+GST_START_TEST (test_kernel_swap_during_fade)
+{
+  static const gsize taps[] = { 500, 700, 100 };
+  static const gsize asked[] = { 4800, 5280 }, applied[] = { 4800, 6240 };
+
+  check_swaps (1024, 0, taps, 3, asked, applied, 12000);
 }
 
 GST_END_TEST;
@@ -1178,6 +1209,7 @@ firfilter_suite (void)
   tcase_add_test (tc, test_chunk_invariance);
   tcase_add_test (tc, test_audiofirfilter);
   tcase_add_test (tc, test_kernel_swap);
+  tcase_add_test (tc, test_kernel_swap_during_fade);
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_discont_flush_latency);
   tcase_add_test (tc, test_reconfigure);
