@@ -852,7 +852,8 @@ hist_frames (GstClFirFilter * self, const FirTaps * taps)
   return MAX (taps->n_taps, CLR_FIR_HISTORY_TAPS) - 1 + self->block;
 }
 
-/* Appends the work input's first n frames (silence: zeros). */
+/* Appends the work input's first n frames (n <= CLR_FIR_CHUNK), or n
+ * frames of silence (any n). */
 static void
 hist_append (GstClFirFilter * self, gboolean silence, gsize n)
 {
@@ -999,8 +1000,7 @@ gst_cl_fir_filter_feed (GstClFirFilter * self, const GstAudioBuffer * in,
       memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&self->info)
               == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
               (&self->info) : GST_AUDIO_INFO_WIDTH (&self->info) / 8));
-    for (done = 0; done < n; done += CLR_FIR_CHUNK)
-      hist_append (self, TRUE, MIN (CLR_FIR_CHUNK, n - done));
+    hist_append (self, TRUE, n);
     self->in_total += n;
     self->out_total += emit;
     self->silent_run += n;

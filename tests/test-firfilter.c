@@ -459,7 +459,8 @@ check_reference (const RefCase * rc, GstAudioFormat format)
   }
   worst /= sqrt (ss / count);
   g_print ("# %s %8" G_GSIZE_FORMAT " taps %2u ch (%u filter%s) B %5u "
-      "latency %7" G_GUINT64_FORMAT ": max err / RMS %.2e (%.1f dB) in %.1f s\n",
+      "latency %7" G_GUINT64_FORMAT ": max err / RMS %.2e (%.1f dB) in "
+      "%.1f s\n",
       gst_audio_format_to_string (format), rc->taps, rc->channels,
       rc->n_filters, rc->n_filters > 1 ? "s" : "", rc->block_size,
       rc->latency, worst, 20 * log10 (worst + 1e-300),
