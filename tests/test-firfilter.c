@@ -970,6 +970,74 @@ GST_START_TEST (test_discont_flush_latency)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GstElement *e;
+  double *h[2];
+  gsize taps[2];
+  gint stop;
+  guint changes;
+} Hammer;
+
+static gpointer
+hammer_thread (gpointer data)
+{
+  Hammer *hm = data;
+
+  while (!g_atomic_int_get (&hm->stop)) {
+    guint i = hm->changes++ % 2;
+    set_kernel (hm->e, hm->h[i], hm->taps[i]);
+    g_usleep (500);
+  }
+  return NULL;
+}
+
+/* The kernel set from another thread every half millisecond while
+ * buffers flow (thread safety of the change; an equaliser redesigned far
+ * faster than 10 times a second): every frame comes out, stamped from the
+ * counters, DISCONT on the first only, and finite and no larger than the
+ * larger of the two filters' outputs allows */
+GST_START_TEST (test_kernel_hammer)
+{
+  Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 2 };
+  gsize frames = 96000, p480 = 480, piece = 0, t;
+  double *x = make_input (&f, frames, 0.5, 31), bound = 0.0;
+  Hammer hm = { make_fir (256, 0), {NULL, NULL}, {100, 1000}, 0, 0 };
+  GstHarness *hn;
+  GThread *th;
+  Out o = { 0 };
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    double l1 = 0.0;
+    hm.h[i] = make_filter (hm.taps[i], 40 + i);
+    for (t = 0; t < hm.taps[i]; t++)
+      l1 += fabs (hm.h[i][t]);
+    bound = MAX (bound, 0.5 * l1);
+  }
+  set_kernel (hm.e, hm.h[0], hm.taps[0]);
+  hn = make_harness (hm.e, &f);
+  th = g_thread_new ("hammer", hammer_thread, &hm);
+  push_range (hn, &f, x, 0, frames, &p480, 1, &piece);
+  g_atomic_int_set (&hm.stop, 1);
+  g_thread_join (th);
+  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+  collect (hn, &f, &o);
+  GST_INFO ("%u kernel changes", hm.changes);
+  fail_unless (hm.changes > 20);
+  fail_unless_equals_uint64 (o.frames, frames);
+  check_stamps (&o, 0);
+  for (t = 0; t < frames * 2; t++)
+    fail_unless (isfinite (o.data[t]) && fabs (o.data[t]) <= bound * 1.001);
+  gst_harness_teardown (hn);
+  for (i = 0; i < 2; i++)
+    g_free (hm.h[i]);
+  g_free (x);
+  out_clear (&o);
+}
+
+GST_END_TEST;
+
 /* A RECONFIGURE from downstream renegotiates the same caps: the stream
  * goes on untouched */
 GST_START_TEST (test_reconfigure)
@@ -1211,6 +1279,7 @@ firfilter_suite (void)
   tcase_add_test (tc, test_audiofirfilter);
   tcase_add_test (tc, test_kernel_swap);
   tcase_add_test (tc, test_kernel_swap_during_fade);
+  tcase_add_test (tc, test_kernel_hammer);
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_discont_flush_latency);
   tcase_add_test (tc, test_reconfigure);
