@@ -45,16 +45,13 @@
 #include <string.h>
 #include "gstclresample.h"
 #include "gstclrpinnedallocator.h"
+#include "gstclrcommon.h"
 #include "core/clr-log.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
 #define GST_CAT_DEFAULT cl_resample_debug
 GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
 
-/* Input timestamps that stray less than this from the sample count are
- * jitter and are absorbed, as audiobasesink's alignment-threshold does;
- * larger jumps drain and restart the filter. */
-#define CLR_DISCONT_THRESHOLD (40 * GST_MSECOND)
 /* Input held back for one launch: at most half a second of it (and at most
  * CLR_HOLD_MAX_BYTES), and only while buffers arrive at least
  * CLR_HOLD_MIN_SPEED times faster than real time (see
@@ -75,12 +72,10 @@ enum
   PROP_DEVICE_NAME,
 };
 
-#define DEFAULT_DEVICE "auto"
+#define DEFAULT_DEVICE GST_CLR_DEFAULT_DEVICE
 
 #define CLR_FORMATS "{ " GST_AUDIO_NE (F32) ", " GST_AUDIO_NE (F64) ", " \
   GST_AUDIO_NE (S16) ", " GST_AUDIO_NE (S32) ", " GST_AUDIO_NE (S24_32) " }"
-#define CLR_FORMATS_NO_F64 "{ " GST_AUDIO_NE (F32) ", " GST_AUDIO_NE (S16) \
-  ", " GST_AUDIO_NE (S32) ", " GST_AUDIO_NE (S24_32) " }"
 
 #define CLR_CAPS \
   "audio/x-raw, format = (string) " CLR_FORMATS ", " \
@@ -168,13 +163,12 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
-          "OpenCL device: auto (a GPU if there is one), gpu, cpu, an index "
-          "N or P:D (platform:device), or part of the device name",
+          GST_CLR_DEVICE_BLURB,
           DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name",
-          "Name of the OpenCL device in use (NULL until the element starts)",
+          GST_CLR_DEVICE_NAME_BLURB,
           NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -291,54 +285,27 @@ static gboolean
 gst_cl_resample_start (GstBaseTransform * trans)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  GError *err = NULL;
-  ClrDevice *dev;
-  gchar *spec;
 
+  if (!gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
+          &self->device, &self->device_spec_in_use))
+    return FALSE;
   GST_OBJECT_LOCK (self);
-  spec = g_strdup (self->device_spec);
-  GST_OBJECT_UNLOCK (self);
-
-  dev = clr_device_acquire (spec, &err);
-  if (!dev)
-    goto no_device;
-  GST_INFO_OBJECT (self, "using OpenCL device '%s'",
-      clr_device_get_name (dev));
-  GST_OBJECT_LOCK (self);
-  self->device = dev;
   self->props_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  g_free (self->device_spec_in_use);
-  self->device_spec_in_use = spec;
   self->t0 = GST_CLOCK_TIME_NONE;
   self->started = FALSE;
   self->need_discont = TRUE;
-  g_object_notify (G_OBJECT (self), "device-name");
   return TRUE;
-
-no_device:
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-      ("No usable OpenCL device for clresample (device='%s')", spec),
-      ("%s", err->message));
-  g_error_free (err);
-  g_free (spec);
-  return FALSE;
 }
 
 static gboolean
 gst_cl_resample_stop (GstBaseTransform * trans)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  ClrDevice *dev;
 
   g_clear_pointer (&self->engine, clr_engine_free);
   gst_clr_input_batch_clear (&self->held);
-  GST_OBJECT_LOCK (self);
-  dev = self->device;
-  self->device = NULL;
-  GST_OBJECT_UNLOCK (self);
-  if (dev)
-    clr_device_unref (dev);
+  gst_clr_close_device (GST_ELEMENT (self), &self->device);
   g_clear_pointer (&self->device_spec_in_use, g_free);
   gst_audio_info_init (&self->in_info);
   gst_audio_info_init (&self->out_info);
@@ -354,7 +321,6 @@ gst_cl_resample_transform_caps (GstBaseTransform * trans,
 {
   GstCaps *res = gst_caps_new_empty ();
   guint i, n = gst_caps_get_size (caps);
-  gboolean no_f64;
 
   for (i = 0; i < n; i++) {
     GstStructure *s = gst_caps_get_structure (caps, i);
@@ -385,17 +351,8 @@ gst_cl_resample_transform_caps (GstBaseTransform * trans,
   /* a device without double precision refuses F64 here, in negotiation,
    * rather than losing precision silently */
   GST_OBJECT_LOCK (trans);
-  no_f64 = GST_CL_RESAMPLE (trans)->device
-      && !clr_device_has_fp64 (GST_CL_RESAMPLE (trans)->device);
+  res = gst_clr_caps_for_device (res, GST_CL_RESAMPLE (trans)->device);
   GST_OBJECT_UNLOCK (trans);
-  if (no_f64) {
-    GstCaps *allowed = gst_caps_from_string ("audio/x-raw, format = (string) "
-        CLR_FORMATS_NO_F64);
-    GstCaps *tmp = gst_caps_intersect (res, allowed);
-    gst_caps_unref (allowed);
-    gst_caps_unref (res);
-    res = tmp;
-  }
   if (filter) {
     GstCaps *tmp = gst_caps_intersect_full (filter, res,
         GST_CAPS_INTERSECT_FIRST);
@@ -455,53 +412,14 @@ static void
 gst_cl_resample_stamp (GstClResample * self, GstBuffer * buf, guint64 first,
     guint64 n)
 {
-  gint rate = GST_AUDIO_INFO_RATE (&self->out_info);
-
-  if (GST_CLOCK_TIME_IS_VALID (self->t0)) {
-    GstClockTime a = self->t0 + gst_util_uint64_scale_int (first, GST_SECOND,
-        rate);
-    GstClockTime b = self->t0 + gst_util_uint64_scale_int (first + n,
-        GST_SECOND, rate);
-    GST_BUFFER_PTS (buf) = a;
-    GST_BUFFER_DURATION (buf) = b - a;
-    GST_BUFFER_OFFSET (buf) = self->out_offset0 + first;
-    GST_BUFFER_OFFSET_END (buf) = self->out_offset0 + first + n;
-  } else {
-    GST_BUFFER_PTS (buf) = GST_CLOCK_TIME_NONE;
-    GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
-    GST_BUFFER_OFFSET (buf) = GST_BUFFER_OFFSET_NONE;
-    GST_BUFFER_OFFSET_END (buf) = GST_BUFFER_OFFSET_NONE;
-  }
-  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
-  if (self->need_discont) {
-    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
-    self->need_discont = FALSE;
-  } else {
-    GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
-  }
+  gst_clr_stamp (buf, self->t0, self->out_offset0,
+      GST_AUDIO_INFO_RATE (&self->out_info), first, n, &self->need_discont);
 }
 
-/* A buffer of n output frames; planar audio carries a GstAudioMeta saying
- * where the planes are. */
 static GstBuffer *
 gst_cl_resample_alloc_output (GstClResample * self, gsize n)
 {
-  GstAllocator *allocator = NULL;
-  GstAllocationParams params;
-  GstBuffer *buf;
-
-  /* the allocator negotiated for transform()'s buffers */
-  gst_base_transform_get_allocator (GST_BASE_TRANSFORM (self), &allocator,
-      &params);
-  buf = gst_buffer_new_allocate (allocator,
-      n * GST_AUDIO_INFO_BPF (&self->out_info), &params);
-  if (allocator)
-    gst_object_unref (allocator);
-
-  if (GST_AUDIO_INFO_LAYOUT (&self->out_info) ==
-      GST_AUDIO_LAYOUT_NON_INTERLEAVED)
-    gst_buffer_add_audio_meta (buf, &self->out_info, n, NULL);
-  return buf;
+  return gst_clr_alloc_output (GST_BASE_TRANSFORM (self), &self->out_info, n);
 }
 
 /* Frames the batch may grow to before it is converted. */
@@ -911,8 +829,7 @@ static void
 gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  gboolean jump = FALSE, changed;
+  gboolean changed;
 
   self->may_hold = gst_cl_resample_may_hold (self, buf);
   GST_OBJECT_LOCK (self);
@@ -929,21 +846,10 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   /* a GAP buffer costs no device work, and goes out on its own */
   if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     gst_cl_resample_flush_held (self);
-  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (self->t0)) {
-    GstClockTime expected = self->t0 +
-        gst_util_uint64_scale_int (clr_engine_get_in_total (self->engine) +
-        self->held.frames, GST_SECOND, GST_AUDIO_INFO_RATE (&self->in_info));
-    GstClockTimeDiff d = GST_CLOCK_DIFF (expected, pts);
-    jump = ABS (d) > CLR_DISCONT_THRESHOLD;
-    if (jump)
-      GST_INFO_OBJECT (self, "timestamp jump of %" GST_STIME_FORMAT
-          ": draining and restarting", GST_STIME_ARGS (d));
-  }
-  if (jump || GST_BUFFER_IS_DISCONT (buf)) {
-    GST_DEBUG_OBJECT (self, "discontinuity at %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (pts));
+  if (gst_clr_is_discont (GST_ELEMENT (self), buf, self->t0,
+          clr_engine_get_in_total (self->engine) + self->held.frames,
+          GST_AUDIO_INFO_RATE (&self->in_info)))
     gst_cl_resample_drain (self);
-  }
 }
 
 static GstFlowReturn
@@ -992,14 +898,7 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   expected = clr_engine_out_frames (self->engine, in_frames);
   if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * out_bpf))
     goto too_small;
-  gst_buffer_resize (outbuf, 0, expected * out_bpf);
-  if (expected > 0 && GST_AUDIO_INFO_LAYOUT (&self->out_info) ==
-      GST_AUDIO_LAYOUT_NON_INTERLEAVED) {
-    GstAudioMeta *meta = gst_buffer_get_audio_meta (outbuf);
-    if (meta)
-      gst_buffer_remove_meta (outbuf, (GstMeta *) meta);
-    gst_buffer_add_audio_meta (outbuf, &self->out_info, expected, NULL);
-  }
+  gst_clr_resize_output (outbuf, &self->out_info, expected);
   if (expected > 0 && !gst_audio_buffer_map (&out_ab, &self->out_info,
           outbuf, GST_MAP_WRITE)) {
     gst_audio_buffer_unmap (&in_ab);
@@ -1030,14 +929,9 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return GST_FLOW_OK;
 
 not_negotiated:
-  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-      ("received a buffer before caps were negotiated"));
-  return GST_FLOW_NOT_NEGOTIATED;
+  return gst_clr_not_negotiated (GST_ELEMENT (self));
 map_failed:
-  GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-      ("could not map an audio buffer (size not a multiple of the frame "
-          "size, or a bad audio meta?)"));
-  return GST_FLOW_ERROR;
+  return gst_clr_map_failed (GST_ELEMENT (self));
 too_small:
   gst_audio_buffer_unmap (&in_ab);
   gst_clr_input_batch_clear (&self->held);
@@ -1053,22 +947,14 @@ failed:
   return GST_FLOW_ERROR;
 }
 
-/* Input held back, or too short to complete an output frame, is no loss:
- * the stream goes on unbroken, so the next output must not be marked
- * DISCONT, as basetransform does after a dropped buffer. */
+/* Input held back, or too short to complete an output frame, is no loss
+ * (gst_clr_generate_output()). */
 static GstFlowReturn
 gst_cl_resample_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
-  GstFlowReturn ret;
-
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->generate_output (trans,
-      outbuf);
-  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
-    gst_clear_buffer (outbuf);
-    ret = GST_FLOW_OK;
-  }
-  return ret;
+  return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
+      trans, outbuf);
 }
 
 /* Output buffers in page-locked memory when the engine stages through it
@@ -1106,16 +992,9 @@ gst_cl_resample_submit_input_buffer (GstBaseTransform * trans,
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
-  if (!gst_base_transform_is_passthrough (trans)
-      && GST_AUDIO_INFO_IS_VALID (&self->in_info)
-      && trans->segment.format == GST_FORMAT_TIME
-      && GST_BUFFER_PTS_IS_VALID (input)) {
-    input = gst_audio_buffer_clip (input, &trans->segment,
-        GST_AUDIO_INFO_RATE (&self->in_info),
-        GST_AUDIO_INFO_BPF (&self->in_info));
-    if (!input)
-      return GST_FLOW_OK;       /* wholly outside the segment */
-  }
+  input = gst_clr_clip_input (trans, &self->in_info, input);
+  if (!input)
+    return GST_FLOW_OK;         /* wholly outside the segment */
   return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
 }
@@ -1167,24 +1046,10 @@ gst_cl_resample_query (GstBaseTransform * trans, GstPadDirection direction,
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && !gst_base_transform_is_passthrough (trans) && self->engine) {
-    GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (trans);
-    GstClockTime min, max, ours;
-    gboolean live;
-
-    if (!gst_pad_peer_query (sinkpad, query))
-      return FALSE;
-    gst_query_parse_latency (query, &live, &min, &max);
-    ours = gst_util_uint64_scale_int_round (clr_engine_get_latency
-        (self->engine), GST_SECOND, GST_AUDIO_INFO_RATE (&self->in_info));
-    GST_DEBUG_OBJECT (self, "our latency: %" GST_TIME_FORMAT,
-        GST_TIME_ARGS (ours));
-    min += ours;
-    if (GST_CLOCK_TIME_IS_VALID (max))
-      max += ours;
-    gst_query_set_latency (query, live, min, max);
-    return TRUE;
-  }
+      && !gst_base_transform_is_passthrough (trans) && self->engine)
+    return gst_clr_query_latency (trans, query,
+        clr_engine_get_latency (self->engine),
+        GST_AUDIO_INFO_RATE (&self->in_info));
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }

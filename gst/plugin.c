@@ -5,13 +5,17 @@
 
 #include <gst/gst.h>
 #include "gstclresample.h"
+#include "gstclfirfilter.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return GST_ELEMENT_REGISTER (clresample, plugin);
+  gboolean ok = GST_ELEMENT_REGISTER (clresample, plugin);
+
+  ok &= GST_ELEMENT_REGISTER (clfirfilter, plugin);
+  return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, clresample,
-    "Audio resampling with polyphase FIR filters on OpenCL devices",
+    "Audio resampling and FIR filtering on OpenCL devices",
     plugin_init, PACKAGE_VERSION, "LGPL", PACKAGE_NAME, PACKAGE_ORIGIN)

@@ -736,3 +736,20 @@ clr_conv_drain (ClrConv * c, void *const *out, GError ** error)
   c->drained = TRUE;
   return ok;
 }
+
+uint32_t
+clr_conv_max_block (ClrDevice * dev)
+{
+  /* as clr_conv_new() asks: B complex values of the transforms' precision
+   * (double wherever the device has it) in local memory */
+  const size_t csize = clr_device_has_fp64 (dev) ? 2 * sizeof (double) :
+      2 * sizeof (float);
+  cl_ulong local = 0;
+  uint32_t b = CLR_CONV_BLOCK_MAX;
+
+  clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_LOCAL_MEM_SIZE,
+      sizeof (local), &local, NULL);
+  while (b > CLR_CONV_BLOCK_MIN && (cl_ulong) b * csize > local)
+    b >>= 1;
+  return b;
+}

@@ -83,5 +83,10 @@ gboolean clr_conv_drain (ClrConv * c, void *const *out, GError ** error);
 /* Forgets the stream: the next input starts a new one. */
 void clr_conv_reset (ClrConv * c);
 
+/* The largest block (a power of two, CLR_CONV_BLOCK_MIN ...
+ * CLR_CONV_BLOCK_MAX) whose transforms fit the device's local memory:
+ * clr_conv_new() refuses larger ones. */
+uint32_t clr_conv_max_block (ClrDevice * dev);
+
 G_END_DECLS
 #endif

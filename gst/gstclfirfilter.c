@@ -1,0 +1,1489 @@
+/* clresample: GStreamer element filtering audio with long FIR filters on
+ * OpenCL devices.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-clfirfilter
+ * @title: clfirfilter
+ *
+ * clfirfilter convolves audio with a FIR filter of any length (1 tap to
+ * millions: room impulse responses, linear-phase equalisers, crossovers)
+ * by uniformly partitioned FFT convolution running as OpenCL kernels
+ * (docs/convolution.md): on a GPU when there is one, otherwise on the CPU
+ * through PoCL. It is a drop-in for audiofirfilter where that makes sense:
+ * the same `kernel` and `latency` properties, the same output (N input
+ * frames give N output frames, output frame t is y[t + latency] of the
+ * full convolution y = x * h, the last frames drained at EOS), the same
+ * timestamps.
+ *
+ * The filter comes from `kernel` (one filter for every channel) or from
+ * `location`, an audio file of impulse responses: one channel gives the
+ * same filter on every channel, as many channels as the stream one filter a
+ * channel. Whichever of the two was set last is used. Both may change
+ * while PLAYING: the new filter takes over at the next buffer, crossfaded
+ * over one block from the old one's output (no DISCONT, no frame lost or
+ * repeated).
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=song.wav ! wavparse ! audioconvert ! \
+ *     clfirfilter location=room-correction.wav ! audioconvert ! \
+ *     autoaudiosink
+ * ]| Plays a WAV file through a room-correction impulse response (one
+ * channel: the same filter on both; two: one a channel).
+ * |[
+ * gst-launch-1.0 filesrc location=in.wav ! wavparse ! audioconvert ! \
+ *     audio/x-raw,format=F64LE ! clfirfilter location=hall.flac \
+ *     block-size=0 ! audioconvert ! wavenc ! filesink location=wet.wav
+ * ]| Convolves a file with a reverb in double precision, offline, in one
+ * unpartitioned block (the fastest for throughput).
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include "gstclfirfilter.h"
+#include "gstclrcommon.h"
+#include "core/clr-conv.h"
+
+GST_DEBUG_CATEGORY_STATIC (cl_fir_filter_debug);
+#define GST_CAT_DEFAULT cl_fir_filter_debug
+
+/* Frames converted and convolved a step: bounds the host work buffers
+ * whatever the size of the buffers or of the drain. */
+#define CLR_FIR_CHUNK 16384u
+#define DEFAULT_BLOCK_SIZE 1024u
+#define DEFAULT_LATENCY 0
+#define CLR_FIR_LATENCY_MAX ((guint64) CLR_CONV_TAPS_MAX)
+/* The input kept for a new filter is that of a filter of at least this
+ * many taps: a change to a longer filter (up to this length) is exact. */
+#define CLR_FIR_HISTORY_TAPS 16384u
+/* how long reading a `location` file may take */
+#define CLR_FIR_LOAD_TIMEOUT (120 * GST_SECOND)
+
+enum
+{
+  PROP_0,
+  PROP_KERNEL,
+  PROP_LATENCY,
+  PROP_LOCATION,
+  PROP_BLOCK_SIZE,
+  PROP_DEVICE,
+  PROP_DEVICE_NAME,
+};
+
+#define CLR_FIR_CAPS \
+  "audio/x-raw, format = (string) { " GST_AUDIO_NE (F32) ", " \
+  GST_AUDIO_NE (F64) ", " GST_AUDIO_NE (S16) ", " GST_AUDIO_NE (S32) ", " \
+  GST_AUDIO_NE (S24_32) " }, rate = (int) [ 1, MAX ], " \
+  "channels = (int) [ 1, 256 ], " \
+  "layout = (string) { interleaved, non-interleaved }"
+
+/* A filter set: n_filters filters of n_taps taps (immutable, shared by the
+ * properties and the streaming thread), or why there is none. */
+typedef struct
+{
+  double **taps;
+  gsize n_taps;
+  guint n_filters;
+  gint rate;                    /* of the file it came from; 0: unknown */
+  gchar *origin;                /* "the kernel property" or the file */
+  gchar *error;                 /* why it cannot be used, or NULL */
+} FirTaps;
+
+struct _GstClFirFilter
+{
+  GstAudioFilter parent;
+
+  /* properties, under the object lock */
+  FirTaps *filter;              /* what kernel or location gave last */
+  GValueArray *kernel;
+  gchar *location;
+  guint64 latency;
+  guint block_size;
+  gchar *device_spec;
+  gboolean filter_changed;      /* applied at the next buffer */
+
+  /* streaming state: the streaming thread, start/stop and setup */
+  ClrDevice *device;            /* set under the object lock */
+  GstAudioInfo info;
+  FirTaps *active;              /* the filter conv runs */
+  ClrConv *conv;
+  ClrConv *old_conv;            /* fading out, or NULL */
+  guint64 fade_pos, fade_len;   /* frames of the crossfade emitted, all */
+  ClrConvFormat cfmt;
+  gsize ssize;                  /* bytes an engine sample */
+  guint block;                  /* B */
+  guint64 delay;                /* D = B + latency: input frames held */
+  guint64 latency_in_use;
+  GstClockTime t0;              /* time of input frame 0 of this run */
+  guint64 offset0;              /* sample offset of output frame 0 */
+  gboolean started;
+  gboolean need_discont;
+  guint64 in_total, out_total;  /* frames of this run */
+  guint64 silent_run;           /* GAP frames fed since the last audio */
+  gboolean conv_stale;          /* conv skipped silence: reset before use */
+  /* planar work buffers, CLR_FIR_CHUNK frames a channel */
+  guint8 *work_in, *work_out, *work_old;
+  /* the last input frames (engine format, planar ring), to prime a new
+   * filter's convolution: taps - 1 + B of them, taps at least
+   * CLR_FIR_HISTORY_TAPS */
+  guint8 *hist;
+  gsize hist_cap, hist_pos, hist_fill;
+};
+
+#define gst_cl_fir_filter_parent_class parent_class
+G_DEFINE_TYPE (GstClFirFilter, gst_cl_fir_filter, GST_TYPE_AUDIO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (clfirfilter, "clfirfilter", GST_RANK_NONE,
+    GST_TYPE_CL_FIR_FILTER);
+
+static void gst_cl_fir_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cl_fir_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_cl_fir_filter_finalize (GObject * object);
+static gboolean gst_cl_fir_filter_start (GstBaseTransform * trans);
+static gboolean gst_cl_fir_filter_stop (GstBaseTransform * trans);
+static GstCaps *gst_cl_fir_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_cl_fir_filter_setup (GstAudioFilter * filter,
+    const GstAudioInfo * info);
+static gboolean gst_cl_fir_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize);
+static void gst_cl_fir_filter_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cl_fir_filter_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+static GstFlowReturn gst_cl_fir_filter_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static GstFlowReturn gst_cl_fir_filter_submit_input_buffer (GstBaseTransform *
+    trans, gboolean is_discont, GstBuffer * input);
+static gboolean gst_cl_fir_filter_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_cl_fir_filter_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static void gst_cl_fir_filter_reset_stream (GstClFirFilter * self);
+
+/* ---- filter sets ------------------------------------------------------ */
+
+static void
+fir_taps_clear (gpointer data)
+{
+  FirTaps *t = data;
+  guint f;
+
+  for (f = 0; f < t->n_filters; f++)
+    g_free (t->taps[f]);
+  g_free (t->taps);
+  g_free (t->origin);
+  g_free (t->error);
+}
+
+static FirTaps *
+fir_taps_new (guint n_filters, gsize n_taps, const gchar * origin)
+{
+  FirTaps *t = g_atomic_rc_box_new0 (FirTaps);
+  guint f;
+
+  t->n_filters = n_filters;
+  t->n_taps = n_taps;
+  t->taps = g_new0 (double *, MAX (n_filters, 1));
+  for (f = 0; f < n_filters; f++)
+    t->taps[f] = g_new0 (double, MAX (n_taps, 1));
+  t->origin = g_strdup (origin);
+  return t;
+}
+
+static FirTaps *
+fir_taps_failed (const gchar * origin, gchar * error)
+{
+  FirTaps *t = fir_taps_new (0, 0, origin);
+
+  t->error = error;
+  return t;
+}
+
+static FirTaps *
+fir_taps_ref (FirTaps * t)
+{
+  return t ? g_atomic_rc_box_acquire (t) : NULL;
+}
+
+static void
+fir_taps_unref (FirTaps * t)
+{
+  if (t)
+    g_atomic_rc_box_release_full (t, fir_taps_clear);
+}
+
+/* Why the taps cannot be a filter, or NULL: said before the device is
+ * asked, naming where the filter came from. */
+static gchar *
+fir_taps_check (const FirTaps * t)
+{
+  gsize k;
+  guint f;
+
+  if (t->error)
+    return g_strdup (t->error);
+  if (t->n_taps == 0)
+    return g_strdup_printf ("the filter from %s is empty: it needs at least "
+        "one tap", t->origin);
+  if (t->n_taps > CLR_CONV_TAPS_MAX)
+    return g_strdup_printf ("the filter from %s has %" G_GSIZE_FORMAT
+        " taps; at most %u", t->origin, t->n_taps, CLR_CONV_TAPS_MAX);
+  for (f = 0; f < t->n_filters; f++)
+    for (k = 0; k < t->n_taps; k++)
+      if (!isfinite (t->taps[f][k]))
+        return g_strdup_printf ("tap %" G_GSIZE_FORMAT " of %s%s is %s: "
+            "taps must be finite numbers", k, t->n_filters > 1 ?
+            "a channel of " : "the filter from ", t->origin,
+            isnan (t->taps[f][k]) ? "NaN" : "infinite");
+  return NULL;
+}
+
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+static FirTaps *
+fir_taps_from_value_array (const GValueArray * va)
+{
+  FirTaps *t = fir_taps_new (1, va ? va->n_values : 0, "the kernel property");
+  GValue d = G_VALUE_INIT;
+  guint i;
+
+  g_value_init (&d, G_TYPE_DOUBLE);
+  for (i = 0; va && i < va->n_values; i++) {
+    const GValue *v = g_value_array_get_nth ((GValueArray *) va, i);
+
+    if (!g_value_transform (v, &d)) {
+      t->error = g_strdup_printf ("tap %u of the kernel property is a %s, "
+          "not a number", i, G_VALUE_TYPE_NAME (v));
+      break;
+    }
+    t->taps[0][i] = g_value_get_double (&d);
+  }
+  g_value_unset (&d);
+  return t;
+}
+
+G_GNUC_END_IGNORE_DEPRECATIONS;
+
+/* A raw file of native-endian samples, one channel: .f32 / .raw float,
+ * .f64 double. */
+static FirTaps *
+fir_taps_from_raw (const gchar * location, gsize width)
+{
+  gchar *origin = g_strdup_printf ("'%s'", location), *data = NULL;
+  GError *err = NULL;
+  FirTaps *t;
+  gsize len = 0, k;
+
+  if (!g_file_get_contents (location, &data, &len, &err)) {
+    t = fir_taps_failed (origin, g_strdup_printf ("could not read the filter "
+            "file %s: %s", origin, err->message));
+    g_error_free (err);
+  } else if (len % width) {
+    t = fir_taps_failed (origin, g_strdup_printf ("the raw filter file %s "
+            "holds %" G_GSIZE_FORMAT " bytes, not a whole number of %s", origin,
+            len, width == 4 ? "floats" : "doubles"));
+  } else {
+    t = fir_taps_new (1, len / width, origin);
+    for (k = 0; k < t->n_taps; k++) {
+      if (width == 4) {
+        float v;
+        memcpy (&v, data + 4 * k, 4);
+        t->taps[0][k] = v;
+      } else {
+        memcpy (&t->taps[0][k], data + 8 * k, 8);
+      }
+    }
+  }
+  g_free (data);
+  g_free (origin);
+  return t;
+}
+
+typedef struct
+{
+  GArray *samples;              /* doubles, interleaved */
+  gint channels, rate;
+  gchar *error;
+} FirLoad;
+
+/* Each decoded buffer, whatever its raw format, unpacked to doubles (the
+ * formats' own unpack functions: integers to S32, floats to F64). */
+static void
+fir_load_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad,
+    FirLoad * load)
+{
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  const GstAudioFormatInfo *finfo;
+  GstAudioInfo info;
+  GstMapInfo map;
+  gsize n, i, base;
+  guint32 mask;
+  gpointer tmp;
+
+  if (load->error || !caps)
+    goto out;
+  if (!gst_structure_has_field (gst_caps_get_structure (caps, 0),
+          "channel-mask")) {
+    /* a file of more than 2 channels without positions (a plain WAV):
+     * unpositioned channels, which is what a filter file holds */
+    caps = gst_caps_make_writable (caps);
+    gst_caps_set_simple (caps, "channel-mask", GST_TYPE_BITMASK,
+        (guint64) 0, NULL);
+  }
+  if (!gst_audio_info_from_caps (&info, caps)) {
+    load->error = g_strdup ("the decoded audio has caps clfirfilter does "
+        "not understand");
+    goto out;
+  }
+  if (GST_AUDIO_INFO_LAYOUT (&info) != GST_AUDIO_LAYOUT_INTERLEAVED) {
+    load->error = g_strdup ("non-interleaved decoder output");
+    goto out;
+  }
+  if (load->channels && load->channels != GST_AUDIO_INFO_CHANNELS (&info)) {
+    load->error = g_strdup ("the channel count changes within the file");
+    goto out;
+  }
+  load->channels = GST_AUDIO_INFO_CHANNELS (&info);
+  load->rate = GST_AUDIO_INFO_RATE (&info);
+  finfo = info.finfo;
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ))
+    goto out;
+  n = map.size / GST_AUDIO_INFO_BPF (&info) * load->channels;
+  tmp = g_malloc (n * 8);
+  finfo->unpack_func (finfo, GST_AUDIO_PACK_FLAG_NONE, tmp, map.data, n);
+  gst_buffer_unmap (buf, &map);
+  base = load->samples->len;
+  g_array_set_size (load->samples, base + n);
+  /* integers unpack to S32 with their top bits repeated in the low ones
+   * (0x4000 to 0x40004000): those go, so that 16384 of S16 is 0.5 */
+  mask = ~(guint32) 0 << (32 - MIN (32, GST_AUDIO_FORMAT_INFO_DEPTH (finfo)));
+  for (i = 0; i < n; i++)
+    g_array_index (load->samples, double, base + i) =
+        finfo->unpack_format == GST_AUDIO_FORMAT_F64 ? ((double *) tmp)[i] :
+        (gint32) ((guint32) ((gint32 *) tmp)[i] & mask) *
+        (1.0 / 2147483648.0);
+  g_free (tmp);
+out:
+  gst_clear_caps (&caps);
+}
+
+/* Links decodebin's first raw audio pad to the sink. */
+static void
+fir_load_pad_added (GstElement * decodebin, GstPad * pad, GstElement * sink)
+{
+  GstPad *sinkpad = gst_element_get_static_pad (sink, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+
+  if (!caps)
+    caps = gst_pad_query_caps (pad, NULL);
+  if (!gst_pad_is_linked (sinkpad) && gst_caps_get_size (caps) > 0
+      && gst_structure_has_name (gst_caps_get_structure (caps, 0),
+          "audio/x-raw"))
+    gst_pad_link (pad, sinkpad);
+  gst_caps_unref (caps);
+  gst_object_unref (sinkpad);
+}
+
+/* Any audio file GStreamer decodes (WAV, FLAC, ...), through
+ * filesrc ! decodebin ! fakesink; raw float files by their name. */
+static FirTaps *
+fir_taps_from_file (const gchar * location)
+{
+  GstElement *pipe = NULL, *src, *dec, *sink;
+  gchar *origin = g_strdup_printf ("'%s'", location), *why = NULL;
+  FirLoad load = { g_array_new (FALSE, FALSE, sizeof (double)), 0, 0, NULL };
+  GstMessage *msg = NULL;
+  FirTaps *t = NULL;
+  gsize frames, k;
+  guint c;
+
+  if (g_str_has_suffix (location, ".f32") || g_str_has_suffix (location,
+          ".raw"))
+    t = fir_taps_from_raw (location, 4);
+  else if (g_str_has_suffix (location, ".f64"))
+    t = fir_taps_from_raw (location, 8);
+  if (t)
+    goto done;
+  if (!g_file_test (location, G_FILE_TEST_IS_REGULAR)) {
+    why = g_strdup_printf ("the filter file %s does not exist or is not a "
+        "regular file", origin);
+    goto done;
+  }
+
+  pipe = gst_pipeline_new ("clfirfilter-load");
+  src = gst_element_factory_make ("filesrc", NULL);
+  dec = gst_element_factory_make ("decodebin", NULL);
+  sink = gst_element_factory_make ("fakesink", NULL);
+  if (!src || !dec || !sink) {
+    why = g_strdup_printf ("could not read the filter file %s: reading "
+        "audio files needs the filesrc, decodebin and fakesink elements",
+        origin);
+    gst_clear_object (&src);
+    gst_clear_object (&dec);
+    gst_clear_object (&sink);
+    goto done;
+  }
+  gst_bin_add_many (GST_BIN (pipe), src, dec, sink, NULL);
+  g_object_set (src, "location", location, NULL);
+  g_object_set (sink, "signal-handoffs", TRUE, "sync", FALSE, NULL);
+  g_signal_connect (sink, "handoff", G_CALLBACK (fir_load_handoff), &load);
+  g_signal_connect (dec, "pad-added", G_CALLBACK (fir_load_pad_added), sink);
+  gst_element_link (src, dec);
+  if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR);
+  else
+    msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
+        CLR_FIR_LOAD_TIMEOUT, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  if (!msg) {
+    why = g_strdup_printf ("reading the filter file %s took too long",
+        origin);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    why = g_strdup_printf ("the filter file %s is not audio GStreamer can "
+        "read (%s)", origin, err->message);
+    g_error_free (err);
+  } else if (load.error) {
+    why = g_strdup_printf ("could not read the filter file %s: %s", origin,
+        load.error);
+  } else if (load.channels == 0 || load.samples->len == 0) {
+    why = g_strdup_printf ("the filter file %s holds no audio samples",
+        origin);
+  } else {
+    frames = load.samples->len / load.channels;
+    t = fir_taps_new (load.channels, frames, origin);
+    t->rate = load.rate;
+    for (c = 0; c < (guint) load.channels; c++)
+      for (k = 0; k < frames; k++)
+        t->taps[c][k] = g_array_index (load.samples, double,
+            k * load.channels + c);
+  }
+
+done:
+  if (msg)
+    gst_message_unref (msg);
+  if (pipe)
+    gst_object_unref (pipe);
+  g_array_unref (load.samples);
+  g_free (load.error);
+  if (!t)
+    t = fir_taps_failed (origin, why);
+  else
+    g_free (why);
+  g_free (origin);
+  return t;
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstAudioFilterClass *filter_class = GST_AUDIO_FILTER_CLASS (klass);
+  GstCaps *caps;
+
+  GST_DEBUG_CATEGORY_INIT (cl_fir_filter_debug, "clfirfilter", 0,
+      "clfirfilter element");
+
+  gobject_class->set_property = gst_cl_fir_filter_set_property;
+  gobject_class->get_property = gst_cl_fir_filter_get_property;
+  gobject_class->finalize = gst_cl_fir_filter_finalize;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  g_object_class_install_property (gobject_class, PROP_KERNEL,
+      g_param_spec_value_array ("kernel", "Filter kernel",
+          "The FIR filter's taps, the same filter on every channel (as "
+          "audiofirfilter's kernel)",
+          /* no element spec: a NaN or an infinity reaches the element,
+           * which refuses it with a message that says where it is */
+          NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  g_object_class_install_property (gobject_class, PROP_LATENCY,
+      g_param_spec_uint64 ("latency", "Latency",
+          "The filter's own delay in frames, compensated: output frame t is "
+          "frame t + latency of the convolution (as audiofirfilter's "
+          "latency; a linear-phase filter of n taps: (n - 1) / 2). Taken at "
+          "the start of a stream (start, flush, discontinuity)", 0,
+          CLR_FIR_LATENCY_MAX, DEFAULT_LATENCY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "An audio file of impulse responses (WAV, FLAC, anything "
+          "GStreamer decodes; .f32/.raw: raw native floats, .f64: raw "
+          "doubles, one channel): 1 channel filters every channel alike, "
+          "as many channels as the stream one a channel. Replaces kernel",
+          NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
+      g_param_spec_uint ("block-size", "Block size",
+          "Frames a partition (a power of two, 16-16384): the latency, and "
+          "the work a block; 0: one block as long as the filter (up to "
+          "16384), for offline throughput", 0, CLR_CONV_BLOCK_MAX,
+          DEFAULT_BLOCK_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device", GST_CLR_DEVICE_BLURB,
+          GST_CLR_DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          GST_CLR_DEVICE_NAME_BLURB, NULL,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  caps = gst_caps_from_string (CLR_FIR_CAPS);
+  gst_audio_filter_class_add_pad_templates (filter_class, caps);
+  gst_caps_unref (caps);
+  gst_element_class_set_static_metadata (element_class,
+      "OpenCL FIR filter", "Filter/Effect/Audio",
+      "Convolves audio with FIR filters of any length on OpenCL devices",
+      "clresample developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform_size);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_query);
+  filter_class->setup = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_setup);
+}
+
+static void
+gst_cl_fir_filter_init (GstClFirFilter * self)
+{
+  /* audiofirfilter's default: one tap of 1, the identity */
+  self->filter = fir_taps_new (1, 1, "the kernel property");
+  self->filter->taps[0][0] = 1.0;
+  self->latency = DEFAULT_LATENCY;
+  self->block_size = DEFAULT_BLOCK_SIZE;
+  self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
+  self->t0 = GST_CLOCK_TIME_NONE;
+  gst_audio_info_init (&self->info);
+  gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cl_fir_filter_finalize (GObject * object)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (object);
+
+  fir_taps_unref (self->filter);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  if (self->kernel)
+    g_value_array_free (self->kernel);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  g_free (self->location);
+  g_free (self->device_spec);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cl_fir_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (object);
+  FirTaps *taps = NULL, *old;
+
+  /* a file is read before the lock is taken */
+  if (prop_id == PROP_LOCATION) {
+    const gchar *location = g_value_get_string (value);
+
+    if (location && *location)
+      taps = fir_taps_from_file (location);
+  }
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+      if (self->kernel)
+        g_value_array_free (self->kernel);
+      self->kernel = g_value_dup_boxed (value);
+      G_GNUC_END_IGNORE_DEPRECATIONS;
+      taps = fir_taps_from_value_array (self->kernel);
+      break;
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      /* no file: back to the kernel property */
+      if (!taps)
+        taps = fir_taps_from_value_array (self->kernel);
+      break;
+    case PROP_LATENCY:
+      self->latency = g_value_get_uint64 (value);
+      break;
+    case PROP_BLOCK_SIZE:
+      self->block_size = g_value_get_uint (value);
+      break;
+    case PROP_DEVICE:
+      g_free (self->device_spec);
+      self->device_spec = g_value_dup_string (value);
+      if (!self->device_spec)
+        self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  old = NULL;
+  if (taps) {
+    old = self->filter;
+    self->filter = taps;
+    self->filter_changed = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  fir_taps_unref (old);
+  if (taps && taps->error)
+    GST_WARNING_OBJECT (self, "%s", taps->error);
+}
+
+static void
+gst_cl_fir_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_KERNEL:
+      g_value_set_boxed (value, self->kernel);
+      break;
+    case PROP_LATENCY:
+      g_value_set_uint64 (value, self->latency);
+      break;
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_BLOCK_SIZE:
+      g_value_set_uint (value, self->block_size);
+      break;
+    case PROP_DEVICE:
+      g_value_set_string (value, self->device_spec);
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, self->device ?
+          clr_device_get_name (self->device) : NULL);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- samples ---------------------------------------------------------- */
+
+#define PLANE(base, c) ((base) + (gsize) (c) * CLR_FIR_CHUNK * self->ssize)
+
+/* Where channel c's frame `off` lies in a mapped buffer, and how many
+ * samples apart its frames are. */
+static guint8 *
+sample_ptr (const GstAudioBuffer * ab, guint c, gsize off, gsize * stride)
+{
+  const GstAudioInfo *info = &ab->info;
+  /* not GST_AUDIO_INFO_BPS: that is the depth, 3 bytes for S24_32 */
+  gsize bps = GST_AUDIO_INFO_WIDTH (info) / 8;
+  guint ch = GST_AUDIO_INFO_CHANNELS (info);
+
+  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
+    *stride = ch;
+    return (guint8 *) ab->planes[0] + (off * ch + c) * bps;
+  }
+  *stride = 1;
+  return (guint8 *) ab->planes[c] + off * bps;
+}
+
+static inline double
+read_sample (const guint8 * p, gsize i, GstAudioFormat fmt)
+{
+  switch (fmt) {
+    case GST_AUDIO_FORMAT_F32:
+      return ((const float *) p)[i];
+    case GST_AUDIO_FORMAT_F64:
+      return ((const double *) p)[i];
+    case GST_AUDIO_FORMAT_S16:
+      return ((const gint16 *) p)[i] * (1.0 / 32768.0);
+    case GST_AUDIO_FORMAT_S32:
+      return ((const gint32 *) p)[i] * (1.0 / 2147483648.0);
+    default:                   /* S24_32: 24 bits, sign-extended here */
+      return (gint32) ((guint32) ((const gint32 *) p)[i] << 8) *
+          (1.0 / 2147483648.0);
+  }
+}
+
+/* Rounded to nearest (even) and saturated, as clresample's kernels store */
+static inline void
+write_sample (guint8 * p, gsize i, GstAudioFormat fmt, double v)
+{
+  switch (fmt) {
+    case GST_AUDIO_FORMAT_F32:
+      ((float *) p)[i] = (float) v;
+      break;
+    case GST_AUDIO_FORMAT_F64:
+      ((double *) p)[i] = v;
+      break;
+    case GST_AUDIO_FORMAT_S16:
+      ((gint16 *) p)[i] = (gint16) CLAMP (nearbyint (v * 32768.0), -32768.0,
+          32767.0);
+      break;
+    case GST_AUDIO_FORMAT_S32:
+      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 2147483648.0),
+          -2147483648.0, 2147483647.0);
+      break;
+    default:
+      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 8388608.0),
+          -8388608.0, 8388607.0);
+      break;
+  }
+}
+
+static inline double
+engine_get (const GstClFirFilter * self, const guint8 * plane, gsize i)
+{
+  return self->cfmt == CLR_CONV_F64 ? ((const double *) plane)[i] :
+      ((const float *) plane)[i];
+}
+
+static inline void
+engine_set (const GstClFirFilter * self, guint8 * plane, gsize i, double v)
+{
+  if (self->cfmt == CLR_CONV_F64)
+    ((double *) plane)[i] = v;
+  else
+    ((float *) plane)[i] = (float) v;
+}
+
+/* Frames off..off + n of the stream's buffer into the planar work input */
+static void
+convert_in (GstClFirFilter * self, const GstAudioBuffer * ab, gsize off,
+    gsize n)
+{
+  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->info);
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  gsize i, stride;
+
+  for (c = 0; c < ch; c++) {
+    const guint8 *src = sample_ptr (ab, c, off, &stride);
+    guint8 *dst = PLANE (self->work_in, c);
+
+    if (self->cfmt == CLR_CONV_F32 && fmt == GST_AUDIO_FORMAT_F32
+        && stride == 1) {
+      memcpy (dst, src, n * sizeof (float));
+      continue;
+    }
+    for (i = 0; i < n; i++)
+      engine_set (self, dst, i, read_sample (src, i * stride, fmt));
+  }
+}
+
+/* Work output frames from..from + n into the buffer at frame off */
+static void
+convert_out (GstClFirFilter * self, GstAudioBuffer * ab, gsize off,
+    gsize from, gsize n)
+{
+  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->info);
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  gsize i, stride;
+
+  for (c = 0; c < ch; c++) {
+    guint8 *dst = sample_ptr (ab, c, off, &stride);
+    const guint8 *src = PLANE (self->work_out, c);
+
+    for (i = 0; i < n; i++)
+      write_sample (dst, i * stride, fmt, engine_get (self, src, from + i));
+  }
+}
+
+/* ---- the input history, to prime a new filter --------------------------- */
+
+static void
+hist_configure (GstClFirFilter * self, gsize cap)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  gsize keep = MIN (self->hist_fill, cap), i, src;
+  guint8 *h = g_malloc0 (MAX (cap, 1) * ch * self->ssize);
+
+  /* the newest `keep` frames move to the front of the new ring */
+  for (c = 0; c < ch && self->hist; c++)
+    for (i = 0; i < keep; i++) {
+      src = (self->hist_pos + self->hist_cap - keep + i) % self->hist_cap;
+      memcpy (h + (c * cap + i) * self->ssize,
+          self->hist + (c * self->hist_cap + src) * self->ssize, self->ssize);
+    }
+  g_free (self->hist);
+  self->hist = h;
+  self->hist_cap = MAX (cap, 1);
+  self->hist_fill = keep;
+  self->hist_pos = keep % self->hist_cap;
+}
+
+static gsize
+hist_frames (GstClFirFilter * self, const FirTaps * taps)
+{
+  return MAX (taps->n_taps, CLR_FIR_HISTORY_TAPS) - 1 + self->block;
+}
+
+/* Appends the work input's first n frames (n <= CLR_FIR_CHUNK), or n
+ * frames of silence (any n). */
+static void
+hist_append (GstClFirFilter * self, gboolean silence, gsize n)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  const gsize cap = self->hist_cap, ss = self->ssize;
+  gsize skip = n > cap ? n - cap : 0, len = n - skip, first, pos;
+
+  pos = self->hist_pos;
+  first = MIN (len, cap - pos);
+  for (c = 0; c < ch; c++) {
+    guint8 *h = self->hist + c * cap * ss;
+    const guint8 *src = PLANE (self->work_in, c) + skip * ss;
+
+    if (silence) {
+      memset (h + pos * ss, 0, first * ss);
+      memset (h, 0, (len - first) * ss);
+    } else {
+      memcpy (h + pos * ss, src, first * ss);
+      memcpy (h, src + first * ss, (len - first) * ss);
+    }
+  }
+  self->hist_pos = (pos + len) % cap;
+  self->hist_fill = MIN (cap, self->hist_fill + len);
+}
+
+/* Runs the last `frames` frames of the history through conv, output
+ * discarded: conv then continues the stream where it is. */
+static gboolean
+hist_prime (GstClFirFilter * self, ClrConv * conv, gsize frames,
+    GError ** err)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  const gsize cap = self->hist_cap, ss = self->ssize;
+  void *in[CLR_CONV_CHANNELS_MAX], *out[CLR_CONV_CHANNELS_MAX];
+  gsize done = 0, n, i, src;
+
+  for (c = 0; c < ch; c++) {
+    in[c] = PLANE (self->work_in, c);
+    out[c] = PLANE (self->work_out, c);
+  }
+  while (done < frames) {
+    n = MIN (CLR_FIR_CHUNK, frames - done);
+    for (c = 0; c < ch; c++)
+      for (i = 0; i < n; i++) {
+        src = (self->hist_pos + cap - frames + done + i) % cap;
+        memcpy ((guint8 *) in[c] + i * ss, self->hist + (c * cap + src) * ss,
+            ss);
+      }
+    if (!clr_conv_process (conv, (const void *const *) in, n, out, err))
+      return FALSE;
+    done += n;
+  }
+  return TRUE;
+}
+
+/* ---- processing ------------------------------------------------------- */
+
+/* Output frames n more input frames complete: output frame k is frame
+ * k + D of what the engine gives (k + latency of the convolution). */
+static guint64
+emitted_for (GstClFirFilter * self, guint64 n)
+{
+  guint64 end = self->in_total + n;
+
+  return (end > self->delay ? end - self->delay : 0) - self->out_total;
+}
+
+/* One step of at most CLR_FIR_CHUNK frames: in (NULL: silence) from frame
+ * in_off through the filter, the output frames it completes into out from
+ * frame *out_off (out NULL: none may come). */
+static gboolean
+process_chunk (GstClFirFilter * self, const GstAudioBuffer * in,
+    gsize in_off, gsize n, GstAudioBuffer * out, gsize * out_off,
+    GError ** err)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  void *inp[CLR_CONV_CHANNELS_MAX], *outp[CLR_CONV_CHANNELS_MAX],
+      *oldp[CLR_CONV_CHANNELS_MAX];
+  gsize skip, emit, i;
+
+  for (c = 0; c < ch; c++) {
+    inp[c] = PLANE (self->work_in, c);
+    outp[c] = PLANE (self->work_out, c);
+    oldp[c] = PLANE (self->work_old, c);
+  }
+  if (in)
+    convert_in (self, in, in_off, n);
+  hist_append (self, in == NULL, n);
+  if (!clr_conv_process (self->conv, in ? (const void *const *) inp : NULL,
+          n, outp, err))
+    return FALSE;
+  if (self->old_conv && !clr_conv_process (self->old_conv, in ?
+          (const void *const *) inp : NULL, n, oldp, err))
+    return FALSE;
+
+  skip = self->in_total < self->delay ? MIN (n, self->delay -
+      self->in_total) : 0;
+  emit = n - skip;
+  if (self->old_conv && emit > 0) {
+    /* the crossfade: (1 - w) old + w new, w = i / F over its F frames */
+    for (i = 0; i < emit; i++) {
+      guint64 f = self->fade_pos + i;
+      double w = f < self->fade_len ? (double) f / self->fade_len : 1.0;
+
+      for (c = 0; c < ch; c++) {
+        double a = engine_get (self, oldp[c], skip + i);
+        double b = engine_get (self, outp[c], skip + i);
+        engine_set (self, outp[c], skip + i, a + w * (b - a));
+      }
+    }
+    self->fade_pos += emit;
+    if (self->fade_pos >= self->fade_len) {
+      g_clear_pointer (&self->old_conv, clr_conv_free);
+      GST_DEBUG_OBJECT (self, "crossfade done");
+    }
+  }
+  if (emit > 0) {
+    g_assert (out != NULL);
+    convert_out (self, out, *out_off, skip, emit);
+    *out_off += emit;
+  }
+  self->in_total += n;
+  self->out_total += emit;
+  return TRUE;
+}
+
+/* n frames of in (NULL: silence, GAP) through the filter, the output frames
+ * they complete (emitted_for (n)) into out. *silent: the output is silence
+ * by construction and no device work was done. */
+static gboolean
+gst_cl_fir_filter_feed (GstClFirFilter * self, const GstAudioBuffer * in,
+    gsize n, GstAudioBuffer * out, gboolean * silent, GError ** err)
+{
+  gsize done = 0, out_off = 0, emit = emitted_for (self, n);
+  guint c;
+
+  *silent = FALSE;
+  /* Silence after at least B + taps - 1 silent frames gives silence (the
+   * state holds nothing else): a GAP costs no device work, and the
+   * convolution is reset before the next audio. */
+  if (!in && !self->old_conv && self->silent_run >= (guint64) self->block +
+      self->active->n_taps - 1) {
+    for (c = 0; emit > 0 && c < (guint) GST_AUDIO_BUFFER_N_PLANES (out); c++)
+      memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&self->info)
+              == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
+              (&self->info) : GST_AUDIO_INFO_WIDTH (&self->info) / 8));
+    hist_append (self, TRUE, n);
+    self->in_total += n;
+    self->out_total += emit;
+    self->silent_run += n;
+    self->conv_stale = TRUE;
+    *silent = TRUE;
+    return TRUE;
+  }
+  if (self->conv_stale) {
+    clr_conv_reset (self->conv);
+    self->conv_stale = FALSE;
+  }
+  while (done < n) {
+    gsize len = MIN (CLR_FIR_CHUNK, n - done);
+    if (!process_chunk (self, in, done, len, out, &out_off, err))
+      return FALSE;
+    done += len;
+  }
+  g_assert (out_off == emit);
+  self->silent_run = in ? 0 : self->silent_run + n;
+  return TRUE;
+}
+
+/* ---- set-up ----------------------------------------------------------- */
+
+static void
+gst_cl_fir_filter_free_conv (GstClFirFilter * self)
+{
+  g_clear_pointer (&self->conv, clr_conv_free);
+  g_clear_pointer (&self->old_conv, clr_conv_free);
+  g_clear_pointer (&self->work_in, g_free);
+  g_clear_pointer (&self->work_out, g_free);
+  g_clear_pointer (&self->work_old, g_free);
+  g_clear_pointer (&self->hist, g_free);
+  self->hist_cap = self->hist_fill = self->hist_pos = 0;
+  g_clear_pointer (&self->active, fir_taps_unref);
+}
+
+/* A convolution of `taps` for the stream's format, or NULL with *err
+ * saying why in words that name the filter. */
+static ClrConv *
+gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
+    GError ** err)
+{
+  guint ch = GST_AUDIO_INFO_CHANNELS (&self->info);
+  ClrConvConfig cfg = { 0 };
+  gchar *why = fir_taps_check (taps);
+  ClrConv *conv;
+
+  if (!why && taps->n_filters != 1 && taps->n_filters != ch)
+    why = g_strdup_printf ("%s holds %u channels of filters but the stream "
+        "has %u channels: give 1 (the same filter on every channel) or %u "
+        "(one a channel)", taps->origin, taps->n_filters, ch, ch);
+  if (why) {
+    g_set_error_literal (err, CLR_ERROR, CLR_ERROR_INVALID, why);
+    g_free (why);
+    return NULL;
+  }
+  cfg.channels = ch;
+  cfg.block = self->block;
+  cfg.format = self->cfmt;
+  cfg.taps = (const double *const *) taps->taps;
+  cfg.n_taps = taps->n_taps;
+  cfg.n_filters = taps->n_filters;
+  conv = clr_conv_new (self->device, &cfg, err);
+  if (conv && taps->rate > 0 && taps->rate != GST_AUDIO_INFO_RATE (&self->info))
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The filter file %s was "
+            "recorded at %d Hz, the stream runs at %d Hz: its taps are used "
+            "as they are", taps->origin, taps->rate,
+            GST_AUDIO_INFO_RATE (&self->info)), (NULL));
+  return conv;
+}
+
+/* B for the filter: block-size, or with 0 the power of two at least as
+ * long as the filter, from 16 up to the largest block the device takes
+ * (CLR_CONV_BLOCK_MAX on CPUs; longer filters take more partitions of
+ * that block). */
+static guint
+choose_block (ClrDevice * dev, guint block_size, gsize n_taps)
+{
+  guint b = CLR_CONV_BLOCK_MIN, max = clr_conv_max_block (dev);
+
+  if (block_size > 0)
+    return block_size;
+  while (b < max && b < n_taps)
+    b <<= 1;
+  return b;
+}
+
+static gboolean
+gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (filter);
+  guint ch = GST_AUDIO_INFO_CHANNELS (info);
+  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (info);
+  FirTaps *taps;
+  guint block_size;
+  GError *err = NULL;
+  gsize work;
+
+  if (!self->device)
+    return FALSE;
+  /* the same format again (basetransform renegotiating after a
+   * RECONFIGURE): the stream goes on */
+  if (self->conv && gst_audio_info_is_equal (info, &self->info))
+    return TRUE;
+  gst_cl_fir_filter_free_conv (self);
+  self->info = *info;
+  /* F64 runs in double; S32 too where the device has doubles (32-bit
+   * samples keep 8 bits more than float holds); F32, S16 and S24_32 in
+   * float, which holds their samples exactly */
+  self->cfmt = fmt == GST_AUDIO_FORMAT_F64 || (fmt == GST_AUDIO_FORMAT_S32
+      && clr_device_has_fp64 (self->device)) ? CLR_CONV_F64 : CLR_CONV_F32;
+  self->ssize = self->cfmt == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
+
+  GST_OBJECT_LOCK (self);
+  taps = fir_taps_ref (self->filter);
+  self->filter_changed = FALSE;
+  block_size = self->block_size;
+  GST_OBJECT_UNLOCK (self);
+
+  self->block = choose_block (self->device, block_size, taps->n_taps);
+  self->conv = gst_cl_fir_filter_build_conv (self, taps, &err);
+  if (!self->conv)
+    goto failed;
+  self->active = taps;
+  work = (gsize) ch * CLR_FIR_CHUNK * self->ssize;
+  self->work_in = g_malloc0 (work);
+  self->work_out = g_malloc0 (work);
+  self->work_old = g_malloc0 (work);
+  hist_configure (self, hist_frames (self, taps));
+  gst_cl_fir_filter_reset_stream (self);
+  GST_INFO_OBJECT (self, "%u channels, %" G_GSIZE_FORMAT " taps x %u "
+      "filter(s) from %s, blocks of %u frames, %s on '%s'", ch, taps->n_taps,
+      taps->n_filters, taps->origin, self->block,
+      self->cfmt == CLR_CONV_F64 ? "F64" : "F32",
+      clr_device_get_name (self->device));
+  return TRUE;
+
+failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("clfirfilter cannot filter this stream: %s", err->message),
+      ("%u channels, %s, device '%s'", ch, gst_audio_format_to_string (fmt),
+          clr_device_get_name (self->device)));
+  g_error_free (err);
+  fir_taps_unref (taps);
+  gst_cl_fir_filter_free_conv (self);
+  return FALSE;
+}
+
+static gboolean
+gst_cl_fir_filter_start (GstBaseTransform * trans)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+
+  return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
+      &self->device, NULL);
+}
+
+static gboolean
+gst_cl_fir_filter_stop (GstBaseTransform * trans)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+
+  gst_cl_fir_filter_free_conv (self);
+  gst_clr_close_device (GST_ELEMENT (self), &self->device);
+  gst_audio_info_init (&self->info);
+  return TRUE;
+}
+
+static GstCaps *
+gst_cl_fir_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *res = GST_BASE_TRANSFORM_CLASS (parent_class)->transform_caps
+      (trans, direction, caps, filter);
+
+  GST_OBJECT_LOCK (trans);
+  res = gst_clr_caps_for_device (res, GST_CL_FIR_FILTER (trans)->device);
+  GST_OBJECT_UNLOCK (trans);
+  return res;
+}
+
+/* ---- the stream ------------------------------------------------------- */
+
+static void
+gst_cl_fir_filter_reset_stream (GstClFirFilter * self)
+{
+  guint64 latency;
+
+  if (self->conv)
+    clr_conv_reset (self->conv);
+  g_clear_pointer (&self->old_conv, clr_conv_free);
+  self->hist_fill = self->hist_pos = 0;
+  self->t0 = GST_CLOCK_TIME_NONE;
+  self->started = FALSE;
+  self->need_discont = TRUE;
+  self->in_total = self->out_total = 0;
+  /* before the stream: silence */
+  self->silent_run = G_MAXUINT64 / 4;
+  self->conv_stale = FALSE;
+  GST_OBJECT_LOCK (self);
+  latency = self->latency;
+  GST_OBJECT_UNLOCK (self);
+  self->delay = self->block + latency;
+  if (latency != self->latency_in_use) {
+    self->latency_in_use = latency;
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
+}
+
+/* Pushes the frames the stream still owes (N in, N out) and resets. */
+static GstFlowReturn
+gst_cl_fir_filter_drain (GstClFirFilter * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GError *err = NULL;
+  GstBuffer *buf = NULL;
+  GstAudioBuffer abuf;
+  guint64 first = self->out_total, n = self->in_total - self->out_total;
+  gboolean ok, silent;
+
+  if (!self->conv || !self->started)
+    return GST_FLOW_OK;
+  if (n == 0) {
+    gst_cl_fir_filter_reset_stream (self);
+    return GST_FLOW_OK;
+  }
+  buf = gst_clr_alloc_output (trans, &self->info, n);
+  gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_WRITE);
+  /* D more frames of silence complete the last D output frames */
+  ok = gst_cl_fir_filter_feed (self, NULL, self->delay, &abuf, &silent, &err);
+  gst_audio_buffer_unmap (&abuf);
+  if (!ok)
+    goto failed;
+  g_assert (self->out_total == first + n);
+  gst_clr_stamp (buf, self->t0, self->offset0,
+      GST_AUDIO_INFO_RATE (&self->info), first, n, &self->need_discont);
+  if (silent)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
+  GST_LOG_OBJECT (self, "draining %" G_GUINT64_FORMAT " frames at %"
+      GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  gst_cl_fir_filter_reset_stream (self);
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+
+failed:
+  gst_buffer_unref (buf);
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("OpenCL FIR filtering failed on '%s'",
+          clr_device_get_name (self->device)), ("%s", err->message));
+  g_error_free (err);
+  gst_cl_fir_filter_reset_stream (self);
+  return GST_FLOW_ERROR;
+}
+
+/* The filter last set takes over: a new convolution primed with the kept
+ * input, then one block crossfaded from the old one's output. A change
+ * during a crossfade waits for its end; a filter that cannot be used is
+ * refused with a warning, and the old one goes on. */
+static void
+gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
+{
+  FirTaps *taps;
+  ClrConv *conv;
+  GError *err = NULL;
+  gsize prime;
+
+  if (self->old_conv)
+    return;
+  GST_OBJECT_LOCK (self);
+  taps = fir_taps_ref (self->filter);
+  self->filter_changed = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  if (taps == self->active) {
+    fir_taps_unref (taps);
+    return;
+  }
+  conv = gst_cl_fir_filter_build_conv (self, taps, &err);
+  if (!conv)
+    goto failed;
+  /* the new filter's output from here on needs taps - 1 + B frames of the
+   * input before; what came before the stream counts as silence, and so
+   * does what the history no longer holds (input older than
+   * max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames, for a filter
+   * longer than both) */
+  prime = MIN (self->hist_fill, taps->n_taps - 1 + self->block);
+  if (!hist_prime (self, conv, prime, &err)) {
+    clr_conv_free (conv);
+    goto failed;
+  }
+  if (self->started && !self->conv_stale && self->in_total > 0) {
+    self->old_conv = self->conv;
+    self->fade_pos = 0;
+    self->fade_len = self->block;
+  } else {
+    clr_conv_free (self->conv);
+  }
+  self->conv = conv;
+  self->conv_stale = FALSE;
+  fir_taps_unref (self->active);
+  self->active = taps;
+  hist_configure (self, hist_frames (self, taps));
+  GST_INFO_OBJECT (self, "new filter: %" G_GSIZE_FORMAT " taps x %u from %s "
+      "(primed with %" G_GSIZE_FORMAT " frames)%s", taps->n_taps,
+      taps->n_filters, taps->origin, prime, self->old_conv ?
+      ", crossfading" : "");
+  return;
+
+failed:
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("Could not use the new filter; going on with the old one: %s",
+          err->message), (NULL));
+  g_error_free (err);
+  fir_taps_unref (taps);
+}
+
+static gboolean
+gst_cl_fir_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+  GstAudioInfo info;
+  gsize bpf;
+
+  if (!gst_audio_info_from_caps (&info, caps))
+    return FALSE;
+  bpf = GST_AUDIO_INFO_BPF (&info);
+  if (direction == GST_PAD_SINK && self->conv)
+    *othersize = emitted_for (self, size / bpf) * bpf;
+  else                          /* an estimate for allocation queries */
+    *othersize = size;
+  return TRUE;
+}
+
+/* Runs before basetransform sizes the output buffer: a new filter, or a
+ * discontinuity that drains the old run, comes first. */
+static void
+gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+  gboolean changed;
+
+  if (!self->conv)
+    return;
+  /* the old run ends with the old filter; a new one starts with the new */
+  if (self->started && gst_clr_is_discont (GST_ELEMENT (self), buf, self->t0,
+          self->in_total, GST_AUDIO_INFO_RATE (&self->info)))
+    gst_cl_fir_filter_drain (self);
+  GST_OBJECT_LOCK (self);
+  changed = self->filter_changed;
+  GST_OBJECT_UNLOCK (self);
+  if (changed)
+    gst_cl_fir_filter_apply_filter (self);
+}
+
+static GstFlowReturn
+gst_cl_fir_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+  GstAudioBuffer in_ab, out_ab;
+  GError *err = NULL;
+  gsize frames, expected, bpf = GST_AUDIO_INFO_BPF (&self->info);
+  guint64 first;
+  gboolean gap, silent, ok;
+
+  if (G_UNLIKELY (!self->conv))
+    goto not_negotiated;
+  if (!self->started) {
+    GstClockTime pts = GST_BUFFER_PTS (inbuf);
+
+    self->t0 = pts;
+    self->offset0 = GST_CLOCK_TIME_IS_VALID (pts) ?
+        gst_util_uint64_scale_int_round (pts,
+        GST_AUDIO_INFO_RATE (&self->info), GST_SECOND) : 0;
+    self->started = TRUE;
+  }
+  if (!gst_audio_buffer_map (&in_ab, &self->info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  frames = in_ab.n_samples;
+  expected = emitted_for (self, frames);
+  if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * bpf))
+    goto too_small;
+  gst_clr_resize_output (outbuf, &self->info, expected);
+  if (expected > 0 && !gst_audio_buffer_map (&out_ab, &self->info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_audio_buffer_unmap (&in_ab);
+    goto map_failed;
+  }
+  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
+  first = self->out_total;
+  ok = gst_cl_fir_filter_feed (self, gap ? NULL : &in_ab, frames,
+      expected > 0 ? &out_ab : NULL, &silent, &err);
+  if (expected > 0)
+    gst_audio_buffer_unmap (&out_ab);
+  gst_audio_buffer_unmap (&in_ab);
+  if (!ok)
+    goto failed;
+  if (expected == 0)
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  gst_clr_stamp (outbuf, self->t0, self->offset0,
+      GST_AUDIO_INFO_RATE (&self->info), first, expected,
+      &self->need_discont);
+  if (silent)
+    GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
+  else
+    GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
+  return GST_FLOW_OK;
+
+not_negotiated:
+  return gst_clr_not_negotiated (GST_ELEMENT (self));
+map_failed:
+  return gst_clr_map_failed (GST_ELEMENT (self));
+too_small:
+  gst_audio_buffer_unmap (&in_ab);
+  GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
+      ("output buffer of %" G_GSIZE_FORMAT " bytes, need %" G_GSIZE_FORMAT,
+          gst_buffer_get_size (outbuf), expected * bpf));
+  return GST_FLOW_ERROR;
+failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("OpenCL FIR filtering failed on '%s'",
+          clr_device_get_name (self->device)), ("%s", err->message));
+  g_error_free (err);
+  return GST_FLOW_ERROR;
+}
+
+/* Input that completes no output frame yet (the first B + latency) is no
+ * loss (gst_clr_generate_output()). */
+static GstFlowReturn
+gst_cl_fir_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
+      trans, outbuf);
+}
+
+static GstFlowReturn
+gst_cl_fir_filter_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+
+  input = gst_clr_clip_input (trans, &self->info, input);
+  if (!input)
+    return GST_FLOW_OK;         /* wholly outside the segment */
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+}
+
+static gboolean
+gst_cl_fir_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+      /* the tail belongs to the old format, before the event passes on */
+      gst_cl_fir_filter_drain (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_cl_fir_filter_reset_stream (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* Latency: B + latency frames, what output frame t waits for (input up to
+ * frame t + latency, then a whole block). */
+static gboolean
+gst_cl_fir_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && self->conv)
+    return gst_clr_query_latency (trans, query, self->delay,
+        GST_AUDIO_INFO_RATE (&self->info));
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}

@@ -1,0 +1,248 @@
+/* clresample: helpers the plugin's elements share. See gstclrcommon.h.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclrcommon.h"
+
+ClrDevice *
+gst_clr_acquire_device (GstElement * element, const gchar * spec)
+{
+  GError *err = NULL;
+  ClrDevice *dev = clr_device_acquire (spec, &err);
+  GstElementFactory *factory = gst_element_get_factory (element);
+
+  if (dev) {
+    GST_INFO_OBJECT (element, "using OpenCL device '%s'",
+        clr_device_get_name (dev));
+    return dev;
+  }
+  GST_ELEMENT_ERROR (element, RESOURCE, NOT_FOUND,
+      ("No usable OpenCL device for %s (device='%s')", factory ?
+          GST_OBJECT_NAME (factory) : G_OBJECT_TYPE_NAME (element), spec),
+      ("%s", err->message));
+  g_error_free (err);
+  return NULL;
+}
+
+gboolean
+gst_clr_open_device (GstElement * element, gchar ** spec, ClrDevice ** device,
+    gchar ** spec_used)
+{
+  ClrDevice *dev;
+  gchar *copy;
+
+  GST_OBJECT_LOCK (element);
+  copy = g_strdup (*spec);
+  GST_OBJECT_UNLOCK (element);
+  dev = gst_clr_acquire_device (element, copy);
+  if (dev) {
+    GST_OBJECT_LOCK (element);
+    *device = dev;
+    GST_OBJECT_UNLOCK (element);
+    g_object_notify (G_OBJECT (element), "device-name");
+  }
+  if (dev && spec_used) {
+    g_free (*spec_used);
+    *spec_used = copy;
+  } else {
+    g_free (copy);
+  }
+  return dev != NULL;
+}
+
+void
+gst_clr_close_device (GstElement * element, ClrDevice ** device)
+{
+  ClrDevice *dev;
+
+  GST_OBJECT_LOCK (element);
+  dev = *device;
+  *device = NULL;
+  GST_OBJECT_UNLOCK (element);
+  if (dev)
+    clr_device_unref (dev);
+}
+
+GstFlowReturn
+gst_clr_not_negotiated (GstElement * element)
+{
+  GST_ELEMENT_ERROR (element, CORE, NEGOTIATION, (NULL),
+      ("received a buffer before caps were negotiated"));
+  return GST_FLOW_NOT_NEGOTIATED;
+}
+
+GstFlowReturn
+gst_clr_map_failed (GstElement * element)
+{
+  GST_ELEMENT_ERROR (element, STREAM, FAILED, (NULL),
+      ("could not map an audio buffer (size not a multiple of the frame "
+          "size, or a bad audio meta?)"));
+  return GST_FLOW_ERROR;
+}
+
+GstCaps *
+gst_clr_caps_for_device (GstCaps * caps, ClrDevice * dev)
+{
+  GstCaps *allowed, *res;
+  GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
+  static const GstAudioFormat keep[] = { GST_AUDIO_FORMAT_F32,
+    GST_AUDIO_FORMAT_S16, GST_AUDIO_FORMAT_S32, GST_AUDIO_FORMAT_S24_32
+  };
+  guint i;
+
+  if (!dev || clr_device_has_fp64 (dev))
+    return caps;
+  g_value_init (&formats, GST_TYPE_LIST);
+  g_value_init (&v, G_TYPE_STRING);
+  for (i = 0; i < G_N_ELEMENTS (keep); i++) {
+    g_value_set_static_string (&v, gst_audio_format_to_string (keep[i]));
+    gst_value_list_append_value (&formats, &v);
+  }
+  g_value_unset (&v);
+  allowed = gst_caps_new_empty_simple ("audio/x-raw");
+  gst_caps_set_value (allowed, "format", &formats);
+  g_value_unset (&formats);
+  res = gst_caps_intersect (caps, allowed);
+  gst_caps_unref (allowed);
+  gst_caps_unref (caps);
+  return res;
+}
+
+GstBuffer *
+gst_clr_alloc_output (GstBaseTransform * trans, const GstAudioInfo * info,
+    gsize n)
+{
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+  GstBuffer *buf;
+
+  /* the allocator negotiated for transform()'s buffers */
+  gst_base_transform_get_allocator (trans, &allocator, &params);
+  buf = gst_buffer_new_allocate (allocator, n * GST_AUDIO_INFO_BPF (info),
+      &params);
+  if (allocator)
+    gst_object_unref (allocator);
+
+  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
+    gst_buffer_add_audio_meta (buf, info, n, NULL);
+  return buf;
+}
+
+void
+gst_clr_resize_output (GstBuffer * outbuf, const GstAudioInfo * info, gsize n)
+{
+  gst_buffer_resize (outbuf, 0, n * GST_AUDIO_INFO_BPF (info));
+  if (n > 0 && GST_AUDIO_INFO_LAYOUT (info) ==
+      GST_AUDIO_LAYOUT_NON_INTERLEAVED) {
+    GstAudioMeta *meta = gst_buffer_get_audio_meta (outbuf);
+    if (meta)
+      gst_buffer_remove_meta (outbuf, (GstMeta *) meta);
+    gst_buffer_add_audio_meta (outbuf, info, n, NULL);
+  }
+}
+
+void
+gst_clr_stamp (GstBuffer * buf, GstClockTime t0, guint64 offset0, gint rate,
+    guint64 first, guint64 n, gboolean * need_discont)
+{
+  if (GST_CLOCK_TIME_IS_VALID (t0)) {
+    GstClockTime a = t0 + gst_util_uint64_scale_int (first, GST_SECOND, rate);
+    GstClockTime b = t0 + gst_util_uint64_scale_int (first + n, GST_SECOND,
+        rate);
+    GST_BUFFER_PTS (buf) = a;
+    GST_BUFFER_DURATION (buf) = b - a;
+    GST_BUFFER_OFFSET (buf) = offset0 + first;
+    GST_BUFFER_OFFSET_END (buf) = offset0 + first + n;
+  } else {
+    GST_BUFFER_PTS (buf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION (buf) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_OFFSET (buf) = GST_BUFFER_OFFSET_NONE;
+    GST_BUFFER_OFFSET_END (buf) = GST_BUFFER_OFFSET_NONE;
+  }
+  GST_BUFFER_DTS (buf) = GST_CLOCK_TIME_NONE;
+  if (*need_discont) {
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    *need_discont = FALSE;
+  } else {
+    GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
+  }
+}
+
+gboolean
+gst_clr_query_latency (GstBaseTransform * trans, GstQuery * query,
+    guint64 frames, gint rate)
+{
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (trans);
+  GstClockTime min, max, ours;
+  gboolean live;
+
+  if (!gst_pad_peer_query (sinkpad, query))
+    return FALSE;
+  gst_query_parse_latency (query, &live, &min, &max);
+  ours = gst_util_uint64_scale_int_round (frames, GST_SECOND, rate);
+  GST_DEBUG_OBJECT (trans, "our latency: %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (ours));
+  min += ours;
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += ours;
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
+GstBuffer *
+gst_clr_clip_input (GstBaseTransform * trans, const GstAudioInfo * info,
+    GstBuffer * input)
+{
+  if (!gst_base_transform_is_passthrough (trans)
+      && GST_AUDIO_INFO_IS_VALID (info)
+      && trans->segment.format == GST_FORMAT_TIME
+      && GST_BUFFER_PTS_IS_VALID (input))
+    input = gst_audio_buffer_clip (input, &trans->segment,
+        GST_AUDIO_INFO_RATE (info), GST_AUDIO_INFO_BPF (info));
+  return input;
+}
+
+gboolean
+gst_clr_is_discont (GstElement * element, GstBuffer * buf, GstClockTime t0,
+    guint64 frames_in, gint rate)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+  gboolean jump = FALSE;
+
+  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (t0)) {
+    GstClockTime expected = t0 + gst_util_uint64_scale_int (frames_in,
+        GST_SECOND, rate);
+    GstClockTimeDiff d = GST_CLOCK_DIFF (expected, pts);
+
+    jump = ABS (d) > GST_CLR_DISCONT_THRESHOLD;
+    if (jump)
+      GST_INFO_OBJECT (element, "timestamp jump of %" GST_STIME_FORMAT
+          ": draining and restarting", GST_STIME_ARGS (d));
+  }
+  if (jump || GST_BUFFER_IS_DISCONT (buf)) {
+    GST_DEBUG_OBJECT (element, "discontinuity at %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (pts));
+    return TRUE;
+  }
+  return FALSE;
+}
+
+GstFlowReturn
+gst_clr_generate_output (GstBaseTransformClass * parent_class,
+    GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstFlowReturn ret = parent_class->generate_output (trans, outbuf);
+
+  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
+    gst_clear_buffer (outbuf);
+    ret = GST_FLOW_OK;
+  }
+  return ret;
+}

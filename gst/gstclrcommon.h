@@ -1,0 +1,83 @@
+/* clresample: helpers the plugin's elements share (clresample,
+ * clfirfilter): the OpenCL device by the `device` property, output buffers
+ * stamped from sample counters, the latency query, segment clipping. */
+#ifndef __GST_CLR_COMMON_H__
+#define __GST_CLR_COMMON_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/audio/audio.h>
+#include "core/clr-device.h"
+
+G_BEGIN_DECLS
+
+/* Input timestamps that stray less than this from the sample count are
+ * jitter and are absorbed, as audiobasesink's alignment-threshold does;
+ * larger jumps drain and restart the filter. */
+#define GST_CLR_DISCONT_THRESHOLD (40 * GST_MSECOND)
+
+#define GST_CLR_DEFAULT_DEVICE "auto"
+#define GST_CLR_DEVICE_BLURB "OpenCL device: auto (a GPU if there is one), " \
+  "gpu, cpu, an index N or P:D (platform:device), or part of the device name"
+#define GST_CLR_DEVICE_NAME_BLURB "Name of the OpenCL device in use (NULL " \
+  "until the element starts)"
+
+/* The device `spec` names, or NULL after posting a RESOURCE/NOT_FOUND
+ * error on `element` that says why. */
+ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec);
+
+/* start(): the device `*spec` names (read under the object lock) into
+ * *device (set under it); the spec it was opened with into *spec_used
+ * when not NULL. FALSE after posting an error. */
+gboolean gst_clr_open_device (GstElement * element, gchar ** spec,
+    ClrDevice ** device, gchar ** spec_used);
+/* stop(): lets go of *device (cleared under the object lock). */
+void gst_clr_close_device (GstElement * element, ClrDevice ** device);
+
+/* transform()'s failures every element words the same way; they post the
+ * error and return the flow to return */
+GstFlowReturn gst_clr_not_negotiated (GstElement * element);
+GstFlowReturn gst_clr_map_failed (GstElement * element);
+
+/* Removes F64 from `caps` when `dev` has no double precision (refused in
+ * negotiation rather than losing precision silently). Takes `caps`. */
+GstCaps *gst_clr_caps_for_device (GstCaps * caps, ClrDevice * dev);
+
+/* A buffer of n frames from the allocator basetransform negotiated; planar
+ * audio carries a GstAudioMeta saying where the planes are. */
+GstBuffer *gst_clr_alloc_output (GstBaseTransform * trans,
+    const GstAudioInfo * info, gsize n);
+
+/* Sizes `outbuf` to n frames, replacing the audio meta of a planar one. */
+void gst_clr_resize_output (GstBuffer * outbuf, const GstAudioInfo * info,
+    gsize n);
+
+/* Stamps output frames first..first + n of a run that started at t0 (and
+ * sample offset offset0) from the counters; DISCONT when *need_discont,
+ * which it clears. t0 NONE: no timestamps or offsets. */
+void gst_clr_stamp (GstBuffer * buf, GstClockTime t0, guint64 offset0,
+    gint rate, guint64 first, guint64 n, gboolean * need_discont);
+
+/* Answers a latency query upstream's answer plus `frames` at `rate`. */
+gboolean gst_clr_query_latency (GstBaseTransform * trans, GstQuery * query,
+    guint64 frames, gint rate);
+
+/* Input outside the segment clipped away (NULL: wholly outside), so the
+ * output starts where the segment does (after a seek, say). Takes input. */
+GstBuffer *gst_clr_clip_input (GstBaseTransform * trans,
+    const GstAudioInfo * info, GstBuffer * input);
+
+/* Whether `buf` breaks the stream: marked DISCONT, or timestamped more than
+ * GST_CLR_DISCONT_THRESHOLD away from where frames_in frames of a run that
+ * started at t0 end. */
+gboolean gst_clr_is_discont (GstElement * element, GstBuffer * buf,
+    GstClockTime t0, guint64 frames_in, gint rate);
+
+/* For generate_output: input that completes no output frame yet is no
+ * loss, the stream goes on unbroken, so the next output must not be
+ * marked DISCONT, as basetransform does after a dropped buffer. */
+GstFlowReturn gst_clr_generate_output (GstBaseTransformClass * parent_class,
+    GstBaseTransform * trans, GstBuffer ** outbuf);
+
+G_END_DECLS
+#endif
