@@ -5,7 +5,8 @@
  *   harness   buffers of B frames pushed through GstHarness one at a time,
  *             as a real-time source delivers them: multiple of real time,
  *             median and p99 microseconds a buffer (the push returns when
- *             the element has filtered it and pushed what it had), and the
+ *             the element has filtered it and pushed what it had; the
+ *             first buffer, which builds the kernels, not counted), and the
  *             error of an output excerpt against a float64 direct
  *             convolution, in dB re the excerpt's RMS;
  *   pipeline  `audiotestsrc wave=white-noise samplesperbuffer=B ! ELEMENT !
@@ -171,20 +172,22 @@ typedef struct
 
 /* Output frame t of either element is y[t] = sum over k of h[k] x[t - k]
  * (latency 0: audiofirfilter's and clfirfilter's own delay compensated):
- * the worst error over the last frames of the output, as many as a
- * reference of EXCERPT_MAC_MAX multiply-adds allows. */
+ * the worst error over frames ending in the middle of the stream, as many
+ * as a reference of EXCERPT_MAC_MAX multiply-adds allows. Not the last
+ * frames: audiofirfilter (1.22) gets the ones it pushes at EOS wrong when
+ * there are two or more channels. */
 static double
 excerpt_error_db (const double *h, size_t taps, const double *x,
     guint channels, const double *y, size_t frames)
 {
   size_t excerpt = (size_t) CLAMP (EXCERPT_MAC_MAX / ((double) taps *
-          channels), 16, 512), t, k;
+          channels), 16, 512), t, k, end = frames / 2;
   double err = 0.0, sum_sq = 0.0;
   guint c;
 
-  excerpt = MIN (excerpt, frames);
+  excerpt = MIN (excerpt, end);
   for (c = 0; c < channels; c++)
-    for (t = frames - excerpt; t < frames; t++) {
+    for (t = end - excerpt; t < end; t++) {
       double want = 0.0;
       for (k = 0; k < taps && k <= t; k++)
         want += h[k] * x[(t - k) * channels + c];
@@ -255,8 +258,11 @@ run_harness (const Options * o, const gchar * name, size_t taps,
       r->error = g_strdup_printf ("%s refused buffer %zu", name, i);
       break;
     }
+    /* the first buffer builds the device's kernels: a one-off, out of the
+     * per-buffer figures (the pipeline rows include it) */
     times[i] = now_s () - t0;
-    total += times[i];
+    if (i > 0)
+      total += times[i];
     while ((out = gst_harness_try_pull (h))) {
       gst_buffer_map (out, &map, GST_MAP_READ);
       for (s = 0; s < map.size / ss && got * channels + s < frames *
@@ -289,10 +295,11 @@ run_harness (const Options * o, const gchar * name, size_t taps,
           frames);
   }
   if (!r->error) {
-    qsort (times, n_bufs, sizeof (double), cmp_double);
-    r->x_real = o->seconds / total;
-    r->median_us = percentile (times, n_bufs, 0.5) * 1e6;
-    r->p99_us = percentile (times, n_bufs, 0.99) * 1e6;
+    const size_t timed = MAX (n_bufs, 2) - 1;
+    qsort (times + 1, timed, sizeof (double), cmp_double);
+    r->x_real = (double) (frames - MIN (frames, buf_frames)) / RATE / total;
+    r->median_us = percentile (times + 1, timed, 0.5) * 1e6;
+    r->p99_us = percentile (times + 1, timed, 0.99) * 1e6;
     filter = make_filter (taps);
     r->err_db = excerpt_error_db (filter, taps, x, channels, y, frames);
     g_free (filter);

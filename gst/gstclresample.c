@@ -62,6 +62,9 @@ GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
 #define CLR_HOLD_PER_SECOND 2
 #define CLR_HOLD_MAX_BYTES (8u << 20)
 #define CLR_HOLD_MIN_SPEED 4
+/* ... and only while the input runs this far ahead of the pipeline clock:
+ * then holding half a second delays nothing anyone waits for. */
+#define CLR_HOLD_AHEAD GST_SECOND
 
 enum
 {
@@ -772,13 +775,40 @@ gst_cl_resample_transform_size (GstBaseTransform * trans,
 
 /* Runs before basetransform sizes the output buffer: a discontinuity drains
  * the old run here, so the new run's output size is what gets allocated. */
+/* Whether the buffer's running time is CLR_HOLD_AHEAD or more ahead of the
+ * pipeline clock's. A real-time producer's buffers never get that far
+ * ahead, even when a stall (a first kernel build, a busy machine) let many
+ * of them queue up and arrive at once; a file conversion soon does. */
+static gboolean
+gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
+{
+  GstElement *element = GST_ELEMENT (self);
+  GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
+  GstClockTime pts = GST_BUFFER_PTS (buf), running, now, base;
+  GstClock *clock;
+  gboolean ahead = FALSE;
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || segment->format != GST_FORMAT_TIME
+      || GST_STATE (element) != GST_STATE_PLAYING)
+    return FALSE;
+  running = gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts);
+  if (!GST_CLOCK_TIME_IS_VALID (running)
+      || !(clock = gst_element_get_clock (element)))
+    return FALSE;
+  now = gst_clock_get_time (clock);
+  base = gst_element_get_base_time (element);
+  ahead = now >= base && running > now - base + CLR_HOLD_AHEAD;
+  gst_object_unref (clock);
+  return ahead;
+}
+
 /* Whether the buffer in hand may join the held batch. Holding pays only
  * where nobody waits on each buffer: never in a live pipeline (the added
  * delay would be latency), and only while input arrives at least
- * CLR_HOLD_MIN_SPEED times faster than real time (file conversion, or a
- * player filling its sink's buffer). A player in steady state is paced by
- * its sink, a real-time appsrc by its producer: their buffers arrive at
- * real-time speed and are converted one by one, as they come. */
+ * CLR_HOLD_MIN_SPEED times faster than real time and is CLR_HOLD_AHEAD
+ * ahead of the clock (file conversion, a sink that does not sync). A
+ * player is paced by its sink, a real-time appsrc by its producer: their
+ * buffers are converted one by one, as they come. */
 static gboolean
 gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
 {
@@ -822,7 +852,8 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
       GST_AUDIO_INFO_BPF (&self->in_info);
   self->arrivals++;
   return fast && !self->upstream_live
-      && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP);
+      && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)
+      && gst_cl_resample_ahead_of_clock (self, buf);
 }
 
 static void

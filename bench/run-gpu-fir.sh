@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# clfirfilter on the GPU machine (issue 10's H100 targets), after
+#   . .gpu-bundle/enter.sh build && bench/run-gpu-tests.sh
+# Harness and whole-process pipeline rows from bench/clr-fir-bench; the
+# raw output goes to $OUT/gpu-fir-bench.txt (or ./bench-out).
+set -u
+out=${OUT:-./bench-out}
+mkdir -p "$out"
+b=build/bench/clr-fir-bench
+{
+  # stereo, the issue's lengths, clfirfilter beside audiofirfilter
+  $b --device gpu -s 10 -t 65536,1048576 -c 2 -b 256,1024,0
+  # 64 channels x 262144 taps at B = 1024 (audiofirfilter: 32 channels is
+  # its row in the CPU table; here only the GPU element)
+  $b --device gpu -s 10 -t 262144 -c 64 -b 1024,0 -e clfirfilter
+  $b --device gpu -s 10 -t 1048576 -c 2 -b 256,1024 -e clfirfilter --f64
+} 2>&1 | tee "$out/gpu-fir-bench.txt"
