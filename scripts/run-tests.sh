@@ -60,7 +60,7 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   # and the GPU code path (GPU kernels, page-locked staging) on this CPU
   CLRESAMPLE_KERNELS=gpu CLRESAMPLE_PINNED=1 ASAN_OPTIONS=$leak_check \
     meson test -C build-asan --print-errorlogs \
-    --num-processes 1 --logbase sanitizers-gpu-path core element \
+    --num-processes 1 --logbase sanitizers-gpu-path core element conv \
     || status=$?
   # and the copying path of CPU devices without shared virtual memory
   CLRESAMPLE_SVM=0 ASAN_OPTIONS=$leak_check \
