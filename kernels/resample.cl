@@ -176,9 +176,9 @@ typedef float4 blk4_t;
 typedef float acc_t;
 #endif
 
-/* _t's blocks: with fp64, float for every format but F64 (S32 and S24_32
- * too: their double blocks came later, with the several-channel kernels,
- * and would change _t's output); without, the accumulator's float */
+/* _t's blocks: with fp64, float for every format but F64, S32 and S24_32
+ * included, unlike blk_t (double blocks there would change _t's output:
+ * a change of its own, not a refactor's); without fp64, acc_t */
 #if defined(CLR_FMT_F64) || !defined(CLR_HAVE_FP64)
 typedef acc_t blk1_t;
 #else
