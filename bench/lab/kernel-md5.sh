@@ -53,8 +53,9 @@ configs=(
 )
 
 # name|environment|formats left out (no F64 where fp64 is switched off).
-# CLR_BLK=2 divides every filter length and span; 8 would not (the blocks
-# would read past the table: a crash on PoCL at taps=36, F64).
+# CLR_BLK=2 divides every filter length and span; 8 would not: its last
+# block reads past the table where the length is no multiple of 8 (this
+# matrix's F64 run crashed on PoCL with it).
 variants=(
   "default||"
   "no-fp64|CLRESAMPLE_NO_FP64=1|F64LE"
