@@ -391,6 +391,11 @@ clr_resample_table_t (CLR_KERNEL_ARGS)
 #ifndef CLR_BLK
 #define CLR_BLK 4
 #endif
+/* the engine pads every phase to a multiple of 4 taps: a larger block would
+ * read past the table */
+#if CLR_BLK != 1 && CLR_BLK != 2 && CLR_BLK != 4
+#error "CLR_BLK must be 1, 2 or 4"
+#endif
 #ifndef CLR_FPI
 #define CLR_FPI 4
 #endif

@@ -12,7 +12,7 @@
  *                                            clear error (0, unset: none)
  * CLRESAMPLE_BUILD_OPTIONS  users,  text     OpenCL build options appended to
  *                           tuning           the kernels' own (a driver's
- *                                            compiler; -DCLR_BLK=n)
+ *                                            compiler; -DCLR_BLK=1|2|4)
  * CLRESAMPLE_NO_FP64        tests   set      devices look as if they had no
  *                                            cl_khr_fp64 (even when set to 0):
  *                                            float-only kernels, F64 refused
