@@ -199,6 +199,30 @@ excerpt_error_db (const double *h, size_t taps, const double *x,
               channels)));
 }
 
+/* Everything the harness has output, onto y after the `got` frames there
+ * (at most `frames`); returns the new count. */
+static size_t
+pull_outputs (GstHarness * h, gboolean f64, guint channels, double *y,
+    size_t frames, size_t got)
+{
+  const size_t ss = f64 ? sizeof (double) : sizeof (float);
+  GstBuffer *out;
+  GstMapInfo map;
+  size_t s;
+
+  while ((out = gst_harness_try_pull (h))) {
+    gst_buffer_map (out, &map, GST_MAP_READ);
+    for (s = 0; s < map.size / ss && got * channels + s < frames * channels;
+        s++)
+      y[got * channels + s] = f64 ? ((double *) map.data)[s] :
+          ((float *) map.data)[s];
+    got += map.size / ss / channels;
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+  }
+  return got;
+}
+
 static void
 run_harness (const Options * o, const gchar * name, size_t taps,
     guint channels, guint block, HarnessResult * r)
@@ -234,7 +258,7 @@ run_harness (const Options * o, const gchar * name, size_t taps,
   for (i = 0; i < n_bufs; i++) {
     const size_t pos = i * buf_frames, len = MIN (buf_frames, frames - pos);
     GstBuffer *buf = gst_buffer_new_allocate (NULL, len * channels * ss,
-        NULL), *out;
+        NULL);
     GstMapInfo map;
     size_t s;
     double t0;
@@ -264,37 +288,16 @@ run_harness (const Options * o, const gchar * name, size_t taps,
     times[i] = now_s () - t0;
     if (i > 0)
       total += times[i];
-    while ((out = gst_harness_try_pull (h))) {
-      gst_buffer_map (out, &map, GST_MAP_READ);
-      for (s = 0; s < map.size / ss && got * channels + s < frames *
-          channels; s++)
-        y[got * channels + s] = o->f64 ? ((double *) map.data)[s] :
-            ((float *) map.data)[s];
-      got += map.size / ss / channels;
-      gst_buffer_unmap (out, &map);
-      gst_buffer_unref (out);
-    }
+    got = pull_outputs (h, o->f64, channels, y, frames, got);
   }
   if (!r->error) {
     /* audiofirfilter keeps its last FFT block until EOS */
-    GstBuffer *out;
     double t0 = now_s ();
     /* the drain counts: audiofirfilter filters what it holds (with a long
      * filter and a short run, everything) only now */
     gst_harness_push_event (h, gst_event_new_eos ());
     total += now_s () - t0;
-    while ((out = gst_harness_try_pull (h))) {
-      GstMapInfo map;
-      size_t s;
-      gst_buffer_map (out, &map, GST_MAP_READ);
-      for (s = 0; s < map.size / ss && got * channels + s < frames *
-          channels; s++)
-        y[got * channels + s] = o->f64 ? ((double *) map.data)[s] :
-            ((float *) map.data)[s];
-      got += map.size / ss / channels;
-      gst_buffer_unmap (out, &map);
-      gst_buffer_unref (out);
-    }
+    got = pull_outputs (h, o->f64, channels, y, frames, got);
     if (got < frames)
       r->error = g_strdup_printf ("%s gave %zu frames for %zu", name, got,
           frames);
