@@ -730,22 +730,6 @@ gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
   return conv;
 }
 
-/* B for the filter: block-size, or with 0 the power of two at least as
- * long as the filter, from 16 up to the largest block the device takes
- * (CLR_CONV_BLOCK_MAX on CPUs; longer filters take more partitions of
- * that block). */
-static guint
-choose_block (ClrDevice * dev, guint block_size, gsize n_taps)
-{
-  guint b = CLR_CONV_BLOCK_MIN, max = clr_conv_max_block (dev);
-
-  if (block_size > 0)
-    return block_size;
-  while (b < max && b < n_taps)
-    b <<= 1;
-  return b;
-}
-
 static gboolean
 gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
 {
@@ -773,8 +757,8 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   block_size = self->block_size;
   GST_OBJECT_UNLOCK (self);
 
-  self->stream.block = choose_block (self->stream.device, block_size,
-      taps->n_taps);
+  self->stream.block = gst_clr_fir_stream_choose_block (self->stream.device,
+      block_size, taps->n_taps);
   conv = gst_cl_fir_filter_build_conv (self, taps, &err);
   if (!conv)
     goto failed;

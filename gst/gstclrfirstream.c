@@ -25,6 +25,19 @@ gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt)
       && clr_device_has_fp64 (dev)) ? CLR_CONV_F64 : CLR_CONV_F32;
 }
 
+guint
+gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
+    gsize n_taps)
+{
+  guint b = CLR_CONV_BLOCK_MIN, max = clr_conv_max_block (dev);
+
+  if (block_size > 0)
+    return block_size;
+  while (b < max && b < n_taps)
+    b <<= 1;
+  return b;
+}
+
 /* ---- samples ---------------------------------------------------------- */
 
 /* Where channel c's frame `off` lies in a mapped buffer, and how many

@@ -54,6 +54,13 @@ typedef struct
  * float holds); F32, S16 and S24_32 in float, which holds them exactly. */
 ClrConvFormat gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt);
 
+/* B for a filter: block_size, or with 0 the power of two at least as long
+ * as the filter, from 16 up to the largest block the device takes
+ * (CLR_CONV_BLOCK_MAX on CPUs; longer filters take more partitions of
+ * that block). */
+guint gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
+    gsize n_taps);
+
 /* Takes `conv` (for a filter of n_taps taps) and sets up the work buffers
  * and a history of hist_frames input frames. */
 void gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv,
