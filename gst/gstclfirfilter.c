@@ -52,14 +52,12 @@
 #include <string.h>
 #include "gstclfirfilter.h"
 #include "gstclrcommon.h"
+#include "gstclrfirstream.h"
 #include "core/clr-conv.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_fir_filter_debug);
 #define GST_CAT_DEFAULT cl_fir_filter_debug
 
-/* Frames converted and convolved a step: bounds the host work buffers
- * whatever the size of the buffers or of the drain. */
-#define CLR_FIR_CHUNK 16384u
 #define DEFAULT_BLOCK_SIZE 1024u
 #define DEFAULT_LATENCY 0
 #define CLR_FIR_LATENCY_MAX ((guint64) CLR_CONV_TAPS_MAX)
@@ -112,32 +110,12 @@ struct _GstClFirFilter
   gchar *device_spec;
   gboolean filter_changed;      /* applied at the next buffer */
 
-  /* streaming state: the streaming thread, start/stop and setup */
-  ClrDevice *device;            /* set under the object lock */
+  /* streaming state: the streaming thread, start/stop and setup; the
+   * device (stream.device) set under the object lock */
+  GstClrFirStream stream;
   GstAudioInfo info;
-  FirTaps *active;              /* the filter conv runs */
-  ClrConv *conv;
-  ClrConv *old_conv;            /* fading out, or NULL */
-  guint64 fade_pos, fade_len;   /* frames of the crossfade emitted, all */
-  ClrConvFormat cfmt;
-  gsize ssize;                  /* bytes an engine sample */
-  guint block;                  /* B */
-  guint64 delay;                /* D = B + latency: input frames held */
+  FirTaps *active;              /* the filter the stream runs */
   guint64 latency_in_use;
-  GstClockTime t0;              /* time of input frame 0 of this run */
-  guint64 offset0;              /* sample offset of output frame 0 */
-  gboolean started;
-  gboolean need_discont;
-  guint64 in_total, out_total;  /* frames of this run */
-  guint64 silent_run;           /* GAP frames fed since the last audio */
-  gboolean conv_stale;          /* conv skipped silence: reset before use */
-  /* planar work buffers, CLR_FIR_CHUNK frames a channel */
-  guint8 *work_in, *work_out, *work_old;
-  /* the last input frames (engine format, planar ring), to prime a new
-   * filter's convolution: taps - 1 + B of them, taps at least
-   * CLR_FIR_HISTORY_TAPS */
-  guint8 *hist;
-  gsize hist_cap, hist_pos, hist_fill;
 };
 
 #define gst_cl_fir_filter_parent_class parent_class
@@ -586,7 +564,7 @@ gst_cl_fir_filter_init (GstClFirFilter * self)
   self->latency = DEFAULT_LATENCY;
   self->block_size = DEFAULT_BLOCK_SIZE;
   self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
-  self->t0 = GST_CLOCK_TIME_NONE;
+  self->stream.t0 = GST_CLOCK_TIME_NONE;
   gst_audio_info_init (&self->info);
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -690,8 +668,8 @@ gst_cl_fir_filter_get_property (GObject * object, guint prop_id,
       g_value_set_string (value, self->device_spec);
       break;
     case PROP_DEVICE_NAME:
-      g_value_set_string (value, self->device ?
-          clr_device_get_name (self->device) : NULL);
+      g_value_set_string (value, self->stream.device ?
+          clr_device_get_name (self->stream.device) : NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -700,388 +678,12 @@ gst_cl_fir_filter_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* ---- samples ---------------------------------------------------------- */
-
-#define PLANE(base, c) ((base) + (gsize) (c) * CLR_FIR_CHUNK * self->ssize)
-
-/* Where channel c's frame `off` lies in a mapped buffer, and how many
- * samples apart its frames are. */
-static guint8 *
-sample_ptr (const GstAudioBuffer * ab, guint c, gsize off, gsize * stride)
-{
-  const GstAudioInfo *info = &ab->info;
-  /* not GST_AUDIO_INFO_BPS: that is the depth, 3 bytes for S24_32 */
-  gsize bps = GST_AUDIO_INFO_WIDTH (info) / 8;
-  guint ch = GST_AUDIO_INFO_CHANNELS (info);
-
-  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
-    *stride = ch;
-    return (guint8 *) ab->planes[0] + (off * ch + c) * bps;
-  }
-  *stride = 1;
-  return (guint8 *) ab->planes[c] + off * bps;
-}
-
-static inline double
-read_sample (const guint8 * p, gsize i, GstAudioFormat fmt)
-{
-  switch (fmt) {
-    case GST_AUDIO_FORMAT_F32:
-      return ((const float *) p)[i];
-    case GST_AUDIO_FORMAT_F64:
-      return ((const double *) p)[i];
-    case GST_AUDIO_FORMAT_S16:
-      return ((const gint16 *) p)[i] * (1.0 / 32768.0);
-    case GST_AUDIO_FORMAT_S32:
-      return ((const gint32 *) p)[i] * (1.0 / 2147483648.0);
-    default:                   /* S24_32: 24 bits, sign-extended here */
-      return (gint32) ((guint32) ((const gint32 *) p)[i] << 8) *
-          (1.0 / 2147483648.0);
-  }
-}
-
-/* Rounded to nearest (even) and saturated, as clresample's kernels store */
-static inline void
-write_sample (guint8 * p, gsize i, GstAudioFormat fmt, double v)
-{
-  switch (fmt) {
-    case GST_AUDIO_FORMAT_F32:
-      ((float *) p)[i] = (float) v;
-      break;
-    case GST_AUDIO_FORMAT_F64:
-      ((double *) p)[i] = v;
-      break;
-    case GST_AUDIO_FORMAT_S16:
-      ((gint16 *) p)[i] = (gint16) CLAMP (nearbyint (v * 32768.0), -32768.0,
-          32767.0);
-      break;
-    case GST_AUDIO_FORMAT_S32:
-      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 2147483648.0),
-          -2147483648.0, 2147483647.0);
-      break;
-    default:
-      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 8388608.0),
-          -8388608.0, 8388607.0);
-      break;
-  }
-}
-
-static inline double
-engine_get (const GstClFirFilter * self, const guint8 * plane, gsize i)
-{
-  return self->cfmt == CLR_CONV_F64 ? ((const double *) plane)[i] :
-      ((const float *) plane)[i];
-}
-
-static inline void
-engine_set (const GstClFirFilter * self, guint8 * plane, gsize i, double v)
-{
-  if (self->cfmt == CLR_CONV_F64)
-    ((double *) plane)[i] = v;
-  else
-    ((float *) plane)[i] = (float) v;
-}
-
-/* Frames off..off + n of the stream's buffer into the planar work input */
-static void
-convert_in (GstClFirFilter * self, const GstAudioBuffer * ab, gsize off,
-    gsize n)
-{
-  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->info);
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
-  gsize i, stride;
-
-  /* interleaved floats frame by frame: a channel at a time would walk the
-   * buffer ch times, a cache line a sample (64 channels: 3/4 of a block's
-   * time on an H100's host) */
-  if (ch > 1 && GST_AUDIO_INFO_LAYOUT (&ab->info) ==
-      GST_AUDIO_LAYOUT_INTERLEAVED && ((self->cfmt == CLR_CONV_F32
-              && fmt == GST_AUDIO_FORMAT_F32) || (self->cfmt == CLR_CONV_F64
-              && fmt == GST_AUDIO_FORMAT_F64))) {
-    const guint8 *src = sample_ptr (ab, 0, off, &stride);
-    guint8 *planes[CLR_CONV_CHANNELS_MAX];
-
-    for (c = 0; c < ch; c++)
-      planes[c] = PLANE (self->work_in, c);
-    if (self->cfmt == CLR_CONV_F32)
-      for (i = 0; i < n; i++)
-        for (c = 0; c < ch; c++)
-          ((float *) planes[c])[i] = ((const float *) src)[i * ch + c];
-    else
-      for (i = 0; i < n; i++)
-        for (c = 0; c < ch; c++)
-          ((double *) planes[c])[i] = ((const double *) src)[i * ch + c];
-    return;
-  }
-  for (c = 0; c < ch; c++) {
-    const guint8 *src = sample_ptr (ab, c, off, &stride);
-    guint8 *dst = PLANE (self->work_in, c);
-
-    if (self->cfmt == CLR_CONV_F32 && fmt == GST_AUDIO_FORMAT_F32) {
-      if (stride == 1)
-        memcpy (dst, src, n * sizeof (float));
-      else
-        for (i = 0; i < n; i++)
-          ((float *) dst)[i] = ((const float *) src)[i * stride];
-    } else if (self->cfmt == CLR_CONV_F64 && fmt == GST_AUDIO_FORMAT_F64) {
-      if (stride == 1)
-        memcpy (dst, src, n * sizeof (double));
-      else
-        for (i = 0; i < n; i++)
-          ((double *) dst)[i] = ((const double *) src)[i * stride];
-    } else {
-      for (i = 0; i < n; i++)
-        engine_set (self, dst, i, read_sample (src, i * stride, fmt));
-    }
-  }
-}
-
-/* Work output frames from..from + n into the buffer at frame off */
-static void
-convert_out (GstClFirFilter * self, GstAudioBuffer * ab, gsize off,
-    gsize from, gsize n)
-{
-  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->info);
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
-  gsize i, stride;
-
-  /* frame by frame, as convert_in() */
-  if (ch > 1 && GST_AUDIO_INFO_LAYOUT (&ab->info) ==
-      GST_AUDIO_LAYOUT_INTERLEAVED && ((self->cfmt == CLR_CONV_F32
-              && fmt == GST_AUDIO_FORMAT_F32) || (self->cfmt == CLR_CONV_F64
-              && fmt == GST_AUDIO_FORMAT_F64))) {
-    guint8 *dst = sample_ptr (ab, 0, off, &stride);
-    const guint8 *planes[CLR_CONV_CHANNELS_MAX];
-
-    for (c = 0; c < ch; c++)
-      planes[c] = PLANE (self->work_out, c);
-    if (self->cfmt == CLR_CONV_F32)
-      for (i = 0; i < n; i++)
-        for (c = 0; c < ch; c++)
-          ((float *) dst)[i * ch + c] = ((const float *) planes[c])[from + i];
-    else
-      for (i = 0; i < n; i++)
-        for (c = 0; c < ch; c++)
-          ((double *) dst)[i * ch + c] =
-              ((const double *) planes[c])[from + i];
-    return;
-  }
-  for (c = 0; c < ch; c++) {
-    guint8 *dst = sample_ptr (ab, c, off, &stride);
-    const guint8 *src = PLANE (self->work_out, c);
-
-    /* the float formats without a call a sample: 64 channels spend more
-     * here than on the device otherwise */
-    if (self->cfmt == CLR_CONV_F32 && fmt == GST_AUDIO_FORMAT_F32)
-      for (i = 0; i < n; i++)
-        ((float *) dst)[i * stride] = ((const float *) src)[from + i];
-    else if (self->cfmt == CLR_CONV_F64 && fmt == GST_AUDIO_FORMAT_F64)
-      for (i = 0; i < n; i++)
-        ((double *) dst)[i * stride] = ((const double *) src)[from + i];
-    else
-      for (i = 0; i < n; i++)
-        write_sample (dst, i * stride, fmt, engine_get (self, src, from + i));
-  }
-}
-
-/* ---- the input history, to prime a new filter --------------------------- */
-
-static void
-hist_configure (GstClFirFilter * self, gsize cap)
-{
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
-  gsize keep = MIN (self->hist_fill, cap), i, src;
-  guint8 *h = g_malloc0 (MAX (cap, 1) * ch * self->ssize);
-
-  /* the newest `keep` frames move to the front of the new ring */
-  for (c = 0; c < ch && self->hist; c++)
-    for (i = 0; i < keep; i++) {
-      src = (self->hist_pos + self->hist_cap - keep + i) % self->hist_cap;
-      memcpy (h + (c * cap + i) * self->ssize,
-          self->hist + (c * self->hist_cap + src) * self->ssize, self->ssize);
-    }
-  g_free (self->hist);
-  self->hist = h;
-  self->hist_cap = MAX (cap, 1);
-  self->hist_fill = keep;
-  self->hist_pos = keep % self->hist_cap;
-}
-
 static gsize
 hist_frames (GstClFirFilter * self, const FirTaps * taps)
 {
-  return MAX (taps->n_taps, CLR_FIR_HISTORY_TAPS) - 1 + self->block;
-}
-
-/* Appends the work input's first n frames (n <= CLR_FIR_CHUNK), or n
- * frames of silence (any n). */
-static void
-hist_append (GstClFirFilter * self, gboolean silence, gsize n)
-{
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
-  const gsize cap = self->hist_cap, ss = self->ssize;
-  gsize skip = n > cap ? n - cap : 0, len = n - skip, first, pos;
-
-  pos = self->hist_pos;
-  first = MIN (len, cap - pos);
-  for (c = 0; c < ch; c++) {
-    guint8 *h = self->hist + c * cap * ss;
-    const guint8 *src = PLANE (self->work_in, c) + skip * ss;
-
-    if (silence) {
-      memset (h + pos * ss, 0, first * ss);
-      memset (h, 0, (len - first) * ss);
-    } else {
-      memcpy (h + pos * ss, src, first * ss);
-      memcpy (h, src + first * ss, (len - first) * ss);
-    }
-  }
-  self->hist_pos = (pos + len) % cap;
-  self->hist_fill = MIN (cap, self->hist_fill + len);
-}
-
-/* Runs the last `frames` frames of the history through conv, output
- * discarded: conv then continues the stream where it is. */
-static gboolean
-hist_prime (GstClFirFilter * self, ClrConv * conv, gsize frames,
-    GError ** err)
-{
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
-  const gsize cap = self->hist_cap, ss = self->ssize;
-  void *in[CLR_CONV_CHANNELS_MAX], *out[CLR_CONV_CHANNELS_MAX];
-  gsize done = 0, n, i, src;
-
-  for (c = 0; c < ch; c++) {
-    in[c] = PLANE (self->work_in, c);
-    out[c] = PLANE (self->work_out, c);
-  }
-  while (done < frames) {
-    n = MIN (CLR_FIR_CHUNK, frames - done);
-    for (c = 0; c < ch; c++)
-      for (i = 0; i < n; i++) {
-        src = (self->hist_pos + cap - frames + done + i) % cap;
-        memcpy ((guint8 *) in[c] + i * ss, self->hist + (c * cap + src) * ss,
-            ss);
-      }
-    if (!clr_conv_process (conv, (const void *const *) in, n, out, err))
-      return FALSE;
-    done += n;
-  }
-  return TRUE;
-}
-
-/* ---- processing ------------------------------------------------------- */
-
-/* Output frames n more input frames complete: output frame k is frame
- * k + D of what the engine gives (k + latency of the convolution). */
-static guint64
-emitted_for (GstClFirFilter * self, guint64 n)
-{
-  guint64 end = self->in_total + n;
-
-  return (end > self->delay ? end - self->delay : 0) - self->out_total;
-}
-
-/* One step of at most CLR_FIR_CHUNK frames: in (NULL: silence) from frame
- * in_off through the filter, the output frames it completes into out from
- * frame *out_off (out NULL: none may come). */
-static gboolean
-process_chunk (GstClFirFilter * self, const GstAudioBuffer * in,
-    gsize in_off, gsize n, GstAudioBuffer * out, gsize * out_off,
-    GError ** err)
-{
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&self->info);
-  void *inp[CLR_CONV_CHANNELS_MAX], *outp[CLR_CONV_CHANNELS_MAX],
-      *oldp[CLR_CONV_CHANNELS_MAX];
-  gsize skip, emit, i;
-
-  for (c = 0; c < ch; c++) {
-    inp[c] = PLANE (self->work_in, c);
-    outp[c] = PLANE (self->work_out, c);
-    oldp[c] = PLANE (self->work_old, c);
-  }
-  if (in)
-    convert_in (self, in, in_off, n);
-  hist_append (self, in == NULL, n);
-  if (!clr_conv_process (self->conv, in ? (const void *const *) inp : NULL,
-          n, outp, err))
-    return FALSE;
-  if (self->old_conv && !clr_conv_process (self->old_conv, in ?
-          (const void *const *) inp : NULL, n, oldp, err))
-    return FALSE;
-
-  skip = self->in_total < self->delay ? MIN (n, self->delay -
-      self->in_total) : 0;
-  emit = n - skip;
-  if (self->old_conv && emit > 0) {
-    /* the crossfade: (1 - w) old + w new, w = i / F over its F frames */
-    for (i = 0; i < emit; i++) {
-      guint64 f = self->fade_pos + i;
-      double w = f < self->fade_len ? (double) f / self->fade_len : 1.0;
-
-      for (c = 0; c < ch; c++) {
-        double a = engine_get (self, oldp[c], skip + i);
-        double b = engine_get (self, outp[c], skip + i);
-        engine_set (self, outp[c], skip + i, a + w * (b - a));
-      }
-    }
-    self->fade_pos += emit;
-    if (self->fade_pos >= self->fade_len) {
-      g_clear_pointer (&self->old_conv, clr_conv_free);
-      GST_DEBUG_OBJECT (self, "crossfade done");
-    }
-  }
-  if (emit > 0) {
-    g_assert (out != NULL);
-    convert_out (self, out, *out_off, skip, emit);
-    *out_off += emit;
-  }
-  self->in_total += n;
-  self->out_total += emit;
-  return TRUE;
-}
-
-/* n frames of in (NULL: silence, GAP) through the filter, the output frames
- * they complete (emitted_for (n)) into out. *silent: the output is silence
- * by construction and no device work was done. */
-static gboolean
-gst_cl_fir_filter_feed (GstClFirFilter * self, const GstAudioBuffer * in,
-    gsize n, GstAudioBuffer * out, gboolean * silent, GError ** err)
-{
-  gsize done = 0, out_off = 0, emit = emitted_for (self, n);
-  guint c;
-
-  *silent = FALSE;
-  /* Silence after at least B + taps - 1 silent frames gives silence (the
-   * state holds nothing else): a GAP costs no device work, and the
-   * convolution is reset before the next audio. */
-  if (!in && !self->old_conv && self->silent_run >= (guint64) self->block +
-      self->active->n_taps - 1) {
-    for (c = 0; emit > 0 && c < (guint) GST_AUDIO_BUFFER_N_PLANES (out); c++)
-      memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&self->info)
-              == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
-              (&self->info) : GST_AUDIO_INFO_WIDTH (&self->info) / 8));
-    hist_append (self, TRUE, n);
-    self->in_total += n;
-    self->out_total += emit;
-    self->silent_run += n;
-    self->conv_stale = TRUE;
-    *silent = TRUE;
-    return TRUE;
-  }
-  if (self->conv_stale) {
-    clr_conv_reset (self->conv);
-    self->conv_stale = FALSE;
-  }
-  while (done < n) {
-    gsize len = MIN (CLR_FIR_CHUNK, n - done);
-    if (!process_chunk (self, in, done, len, out, &out_off, err))
-      return FALSE;
-    done += len;
-  }
-  g_assert (out_off == emit);
-  self->silent_run = in ? 0 : self->silent_run + n;
-  return TRUE;
+  /* the input kept for a new filter is that of a filter of at least
+   * CLR_FIR_HISTORY_TAPS taps */
+  return MAX (taps->n_taps, CLR_FIR_HISTORY_TAPS) - 1 + self->stream.block;
 }
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -1089,13 +691,7 @@ gst_cl_fir_filter_feed (GstClFirFilter * self, const GstAudioBuffer * in,
 static void
 gst_cl_fir_filter_free_conv (GstClFirFilter * self)
 {
-  g_clear_pointer (&self->conv, clr_conv_free);
-  g_clear_pointer (&self->old_conv, clr_conv_free);
-  g_clear_pointer (&self->work_in, g_free);
-  g_clear_pointer (&self->work_out, g_free);
-  g_clear_pointer (&self->work_old, g_free);
-  g_clear_pointer (&self->hist, g_free);
-  self->hist_cap = self->hist_fill = self->hist_pos = 0;
+  gst_clr_fir_stream_clear (&self->stream);
   g_clear_pointer (&self->active, fir_taps_unref);
 }
 
@@ -1120,34 +716,18 @@ gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
     return NULL;
   }
   cfg.channels = ch;
-  cfg.block = self->block;
-  cfg.format = self->cfmt;
+  cfg.block = self->stream.block;
+  cfg.format = self->stream.cfmt;
   cfg.taps = (const double *const *) taps->taps;
   cfg.n_taps = taps->n_taps;
   cfg.n_filters = taps->n_filters;
-  conv = clr_conv_new (self->device, &cfg, err);
+  conv = clr_conv_new (self->stream.device, &cfg, err);
   if (conv && taps->rate > 0 && taps->rate != GST_AUDIO_INFO_RATE (&self->info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The filter file %s was "
             "recorded at %d Hz, the stream runs at %d Hz: its taps are used "
             "as they are", taps->origin, taps->rate,
             GST_AUDIO_INFO_RATE (&self->info)), (NULL));
   return conv;
-}
-
-/* B for the filter: block-size, or with 0 the power of two at least as
- * long as the filter, from 16 up to the largest block the device takes
- * (CLR_CONV_BLOCK_MAX on CPUs; longer filters take more partitions of
- * that block). */
-static guint
-choose_block (ClrDevice * dev, guint block_size, gsize n_taps)
-{
-  guint b = CLR_CONV_BLOCK_MIN, max = clr_conv_max_block (dev);
-
-  if (block_size > 0)
-    return block_size;
-  while (b < max && b < n_taps)
-    b <<= 1;
-  return b;
 }
 
 static gboolean
@@ -1159,22 +739,17 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   FirTaps *taps;
   guint block_size;
   GError *err = NULL;
-  gsize work;
+  ClrConv *conv;
 
-  if (!self->device)
+  if (!self->stream.device)
     return FALSE;
   /* the same format again (basetransform renegotiating after a
    * RECONFIGURE): the stream goes on */
-  if (self->conv && gst_audio_info_is_equal (info, &self->info))
+  if (self->stream.conv && gst_audio_info_is_equal (info, &self->info))
     return TRUE;
   gst_cl_fir_filter_free_conv (self);
-  self->info = *info;
-  /* F64 runs in double; S32 too where the device has doubles (32-bit
-   * samples keep 8 bits more than float holds); F32, S16 and S24_32 in
-   * float, which holds their samples exactly */
-  self->cfmt = fmt == GST_AUDIO_FORMAT_F64 || (fmt == GST_AUDIO_FORMAT_S32
-      && clr_device_has_fp64 (self->device)) ? CLR_CONV_F64 : CLR_CONV_F32;
-  self->ssize = self->cfmt == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
+  self->info = self->stream.in_info = self->stream.out_info = *info;
+  self->stream.cfmt = gst_clr_fir_stream_format (self->stream.device, fmt);
 
   GST_OBJECT_LOCK (self);
   taps = fir_taps_ref (self->filter);
@@ -1182,29 +757,27 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   block_size = self->block_size;
   GST_OBJECT_UNLOCK (self);
 
-  self->block = choose_block (self->device, block_size, taps->n_taps);
-  self->conv = gst_cl_fir_filter_build_conv (self, taps, &err);
-  if (!self->conv)
+  self->stream.block = gst_clr_fir_stream_choose_block (self->stream.device,
+      block_size, taps->n_taps);
+  conv = gst_cl_fir_filter_build_conv (self, taps, &err);
+  if (!conv)
     goto failed;
   self->active = taps;
-  work = (gsize) ch * CLR_FIR_CHUNK * self->ssize;
-  self->work_in = g_malloc0 (work);
-  self->work_out = g_malloc0 (work);
-  self->work_old = g_malloc0 (work);
-  hist_configure (self, hist_frames (self, taps));
+  gst_clr_fir_stream_setup (&self->stream, conv, taps->n_taps,
+      hist_frames (self, taps));
   gst_cl_fir_filter_reset_stream (self);
   GST_INFO_OBJECT (self, "%u channels, %" G_GSIZE_FORMAT " taps x %u "
       "filter(s) from %s, blocks of %u frames, %s on '%s'", ch, taps->n_taps,
-      taps->n_filters, taps->origin, self->block,
-      self->cfmt == CLR_CONV_F64 ? "F64" : "F32",
-      clr_device_get_name (self->device));
+      taps->n_filters, taps->origin, self->stream.block,
+      self->stream.cfmt == CLR_CONV_F64 ? "F64" : "F32",
+      clr_device_get_name (self->stream.device));
   return TRUE;
 
 failed:
   GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
       ("clfirfilter cannot filter this stream: %s", err->message),
       ("%u channels, %s, device '%s'", ch, gst_audio_format_to_string (fmt),
-          clr_device_get_name (self->device)));
+          clr_device_get_name (self->stream.device)));
   g_error_free (err);
   fir_taps_unref (taps);
   gst_cl_fir_filter_free_conv (self);
@@ -1217,7 +790,7 @@ gst_cl_fir_filter_start (GstBaseTransform * trans)
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
 
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-      &self->device, NULL);
+      &self->stream.device, NULL);
 }
 
 static gboolean
@@ -1226,7 +799,7 @@ gst_cl_fir_filter_stop (GstBaseTransform * trans)
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
 
   gst_cl_fir_filter_free_conv (self);
-  gst_clr_close_device (GST_ELEMENT (self), &self->device);
+  gst_clr_close_device (GST_ELEMENT (self), &self->stream.device);
   gst_audio_info_init (&self->info);
   return TRUE;
 }
@@ -1239,7 +812,8 @@ gst_cl_fir_filter_transform_caps (GstBaseTransform * trans,
       (trans, direction, caps, filter);
 
   GST_OBJECT_LOCK (trans);
-  res = gst_clr_caps_for_device (res, GST_CL_FIR_FILTER (trans)->device);
+  res = gst_clr_caps_for_device (res,
+      GST_CL_FIR_FILTER (trans)->stream.device);
   GST_OBJECT_UNLOCK (trans);
   return res;
 }
@@ -1251,21 +825,10 @@ gst_cl_fir_filter_reset_stream (GstClFirFilter * self)
 {
   guint64 latency;
 
-  if (self->conv)
-    clr_conv_reset (self->conv);
-  g_clear_pointer (&self->old_conv, clr_conv_free);
-  self->hist_fill = self->hist_pos = 0;
-  self->t0 = GST_CLOCK_TIME_NONE;
-  self->started = FALSE;
-  self->need_discont = TRUE;
-  self->in_total = self->out_total = 0;
-  /* before the stream: silence */
-  self->silent_run = G_MAXUINT64 / 4;
-  self->conv_stale = FALSE;
   GST_OBJECT_LOCK (self);
   latency = self->latency;
   GST_OBJECT_UNLOCK (self);
-  self->delay = self->block + latency;
+  gst_clr_fir_stream_reset (&self->stream, latency);
   if (latency != self->latency_in_use) {
     self->latency_in_use = latency;
     gst_element_post_message (GST_ELEMENT (self),
@@ -1278,43 +841,16 @@ static GstFlowReturn
 gst_cl_fir_filter_drain (GstClFirFilter * self)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GError *err = NULL;
   GstBuffer *buf = NULL;
-  GstAudioBuffer abuf;
-  guint64 first = self->out_total, n = self->in_total - self->out_total;
-  gboolean ok, silent;
+  GstFlowReturn ret;
 
-  if (!self->conv || !self->started)
+  if (!self->stream.conv || !self->stream.started)
     return GST_FLOW_OK;
-  if (n == 0) {
-    gst_cl_fir_filter_reset_stream (self);
-    return GST_FLOW_OK;
-  }
-  buf = gst_clr_alloc_output (trans, &self->info, n);
-  gst_audio_buffer_map (&abuf, &self->info, buf, GST_MAP_WRITE);
-  /* D more frames of silence complete the last D output frames */
-  ok = gst_cl_fir_filter_feed (self, NULL, self->delay, &abuf, &silent, &err);
-  gst_audio_buffer_unmap (&abuf);
-  if (!ok)
-    goto failed;
-  g_assert (self->out_total == first + n);
-  gst_clr_stamp (buf, self->t0, self->offset0,
-      GST_AUDIO_INFO_RATE (&self->info), first, n, &self->need_discont);
-  if (silent)
-    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
-  GST_LOG_OBJECT (self, "draining %" G_GUINT64_FORMAT " frames at %"
-      GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  ret = gst_clr_fir_stream_drain (trans, &self->stream, &buf);
   gst_cl_fir_filter_reset_stream (self);
-  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
-
-failed:
-  gst_buffer_unref (buf);
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("OpenCL FIR filtering failed on '%s'",
-          clr_device_get_name (self->device)), ("%s", err->message));
-  g_error_free (err);
-  gst_cl_fir_filter_reset_stream (self);
-  return GST_FLOW_ERROR;
+  if (buf)
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+  return ret;
 }
 
 /* The filter last set takes over: a new convolution primed with the kept
@@ -1327,9 +863,8 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
   FirTaps *taps;
   ClrConv *conv;
   GError *err = NULL;
-  gsize prime;
 
-  if (self->old_conv)
+  if (self->stream.old_conv)
     return;
   GST_OBJECT_LOCK (self);
   taps = fir_taps_ref (self->filter);
@@ -1340,34 +875,16 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
     return;
   }
   conv = gst_cl_fir_filter_build_conv (self, taps, &err);
-  if (!conv)
+  /* primed with max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames at
+   * most: exact for a filter no longer than both */
+  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, taps->n_taps,
+          hist_frames (self, taps), &err))
     goto failed;
-  /* the new filter's output from here on needs taps - 1 + B frames of the
-   * input before; what came before the stream counts as silence, and so
-   * does what the history no longer holds (input older than
-   * max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames, for a filter
-   * longer than both) */
-  prime = MIN (self->hist_fill, taps->n_taps - 1 + self->block);
-  if (!hist_prime (self, conv, prime, &err)) {
-    clr_conv_free (conv);
-    goto failed;
-  }
-  if (self->started && !self->conv_stale && self->in_total > 0) {
-    self->old_conv = self->conv;
-    self->fade_pos = 0;
-    self->fade_len = self->block;
-  } else {
-    clr_conv_free (self->conv);
-  }
-  self->conv = conv;
-  self->conv_stale = FALSE;
   fir_taps_unref (self->active);
   self->active = taps;
-  hist_configure (self, hist_frames (self, taps));
-  GST_INFO_OBJECT (self, "new filter: %" G_GSIZE_FORMAT " taps x %u from %s "
-      "(primed with %" G_GSIZE_FORMAT " frames)%s", taps->n_taps,
-      taps->n_filters, taps->origin, prime, self->old_conv ?
-      ", crossfading" : "");
+  GST_INFO_OBJECT (self, "new filter: %" G_GSIZE_FORMAT " taps x %u from %s"
+      "%s", taps->n_taps, taps->n_filters, taps->origin,
+      self->stream.old_conv ? ", crossfading" : "");
   return;
 
 failed:
@@ -1384,17 +901,9 @@ gst_cl_fir_filter_transform_size (GstBaseTransform * trans,
     gsize * othersize)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
-  GstAudioInfo info;
-  gsize bpf;
 
-  if (!gst_audio_info_from_caps (&info, caps))
-    return FALSE;
-  bpf = GST_AUDIO_INFO_BPF (&info);
-  if (direction == GST_PAD_SINK && self->conv)
-    *othersize = emitted_for (self, size / bpf) * bpf;
-  else                          /* an estimate for allocation queries */
-    *othersize = size;
-  return TRUE;
+  return gst_clr_fir_stream_transform_size (&self->stream, direction, caps,
+      size, othercaps, othersize);
 }
 
 /* Runs before basetransform sizes the output buffer: a new filter, or a
@@ -1405,11 +914,12 @@ gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
   gboolean changed;
 
-  if (!self->conv)
+  if (!self->stream.conv)
     return;
   /* the old run ends with the old filter; a new one starts with the new */
-  if (self->started && gst_clr_is_discont (GST_ELEMENT (self), buf, self->t0,
-          self->in_total, GST_AUDIO_INFO_RATE (&self->info)))
+  if (self->stream.started && gst_clr_is_discont (GST_ELEMENT (self), buf,
+          self->stream.t0, self->stream.in_total,
+          GST_AUDIO_INFO_RATE (&self->info)))
     gst_cl_fir_filter_drain (self);
   GST_OBJECT_LOCK (self);
   changed = self->filter_changed;
@@ -1422,72 +932,8 @@ static GstFlowReturn
 gst_cl_fir_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
-  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
-  GstAudioBuffer in_ab, out_ab;
-  GError *err = NULL;
-  gsize frames, expected, bpf = GST_AUDIO_INFO_BPF (&self->info);
-  guint64 first;
-  gboolean gap, silent, ok;
-
-  if (G_UNLIKELY (!self->conv))
-    goto not_negotiated;
-  if (!self->started) {
-    GstClockTime pts = GST_BUFFER_PTS (inbuf);
-
-    self->t0 = pts;
-    self->offset0 = GST_CLOCK_TIME_IS_VALID (pts) ?
-        gst_util_uint64_scale_int_round (pts,
-        GST_AUDIO_INFO_RATE (&self->info), GST_SECOND) : 0;
-    self->started = TRUE;
-  }
-  if (!gst_audio_buffer_map (&in_ab, &self->info, inbuf, GST_MAP_READ))
-    goto map_failed;
-  frames = in_ab.n_samples;
-  expected = emitted_for (self, frames);
-  if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * bpf))
-    goto too_small;
-  gst_clr_resize_output (outbuf, &self->info, expected);
-  if (expected > 0 && !gst_audio_buffer_map (&out_ab, &self->info, outbuf,
-          GST_MAP_WRITE)) {
-    gst_audio_buffer_unmap (&in_ab);
-    goto map_failed;
-  }
-  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
-  first = self->out_total;
-  ok = gst_cl_fir_filter_feed (self, gap ? NULL : &in_ab, frames,
-      expected > 0 ? &out_ab : NULL, &silent, &err);
-  if (expected > 0)
-    gst_audio_buffer_unmap (&out_ab);
-  gst_audio_buffer_unmap (&in_ab);
-  if (!ok)
-    goto failed;
-  if (expected == 0)
-    return GST_BASE_TRANSFORM_FLOW_DROPPED;
-  gst_clr_stamp (outbuf, self->t0, self->offset0,
-      GST_AUDIO_INFO_RATE (&self->info), first, expected,
-      &self->need_discont);
-  if (silent)
-    GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
-  else
-    GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
-  return GST_FLOW_OK;
-
-not_negotiated:
-  return gst_clr_not_negotiated (GST_ELEMENT (self));
-map_failed:
-  return gst_clr_map_failed (GST_ELEMENT (self));
-too_small:
-  gst_audio_buffer_unmap (&in_ab);
-  GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
-      ("output buffer of %" G_GSIZE_FORMAT " bytes, need %" G_GSIZE_FORMAT,
-          gst_buffer_get_size (outbuf), expected * bpf));
-  return GST_FLOW_ERROR;
-failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("OpenCL FIR filtering failed on '%s'",
-          clr_device_get_name (self->device)), ("%s", err->message));
-  g_error_free (err);
-  return GST_FLOW_ERROR;
+  return gst_clr_fir_stream_transform (trans,
+      &GST_CL_FIR_FILTER (trans)->stream, inbuf, outbuf);
 }
 
 /* Input that completes no output frame yet (the first B + latency) is no
@@ -1542,8 +988,8 @@ gst_cl_fir_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
 
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && self->conv)
-    return gst_clr_query_latency (trans, query, self->delay,
+      && self->stream.conv)
+    return gst_clr_query_latency (trans, query, self->stream.delay,
         GST_AUDIO_INFO_RATE (&self->info));
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);

@@ -6,6 +6,7 @@
 #include <gst/gst.h>
 #include "gstclresample.h"
 #include "gstclfirfilter.h"
+#include "gstclcrossover.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -13,9 +14,10 @@ plugin_init (GstPlugin * plugin)
   gboolean ok = GST_ELEMENT_REGISTER (clresample, plugin);
 
   ok &= GST_ELEMENT_REGISTER (clfirfilter, plugin);
+  ok &= GST_ELEMENT_REGISTER (clcrossover, plugin);
   return ok;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, clresample,
-    "Audio resampling and FIR filtering on OpenCL devices",
+    "Audio resampling, FIR filtering and crossovers on OpenCL devices",
     plugin_init, PACKAGE_VERSION, "LGPL", PACKAGE_NAME, PACKAGE_ORIGIN)

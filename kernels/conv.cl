@@ -232,15 +232,17 @@ static inline void
 mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
     uint slots, uint parts, __global const cplx4_t * spectra,
     uint filter_stride, __global cplx4_t * prod, uint n,
-    __local acc4_t * tree)
+    __local acc4_t * tree, uint in_channels, uint filter_div)
 {
+  /* c: the output (band-major: band c / in_channels of input channel
+   * c % in_channels), outputs of them */
   const uint v = get_global_id (0), c = get_global_id (1);
   const uint g2 = get_global_id (2), blk0 = g2 / CLR_CONV_SLICES * nblk;
-  const uint channels = get_global_size (1);
+  const uint outputs = get_global_size (1);
   const uint per_slice = (parts + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
   const uint p0 = min (parts, g2 % CLR_CONV_SLICES * per_slice);
   const uint p1 = min (parts, p0 + per_slice);
-  const size_t slot_stride = (size_t) channels * VBINS;
+  const size_t slot_stride = (size_t) in_channels * VBINS;
   __global const cplx4_t *h, *xv;
   acc4_t re[MAC_WIDE], im[MAC_WIDE], xr[MAC_WIDE], xi[MAC_WIDE];
   cplx4_t x;
@@ -253,8 +255,8 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
 #endif
   /* vectors past the last bin only fill the work-group (for the tree) */
   const uint vc = min (v, (uint) VBINS - 1);
-  h = spectra + (size_t) c * filter_stride + vc;
-  xv = ring + (size_t) c * VBINS + vc;
+  h = spectra + (size_t) (c / filter_div) * filter_stride + vc;
+  xv = ring + (size_t) (c % in_channels) * VBINS + vc;
   /* xr, xi[b]: the spectrum of block blk0 + b - p */
   slot = (slot0 + blk0 + slots - p0) % slots;
   for (b = 0; b < nblk; b++) {
@@ -311,7 +313,7 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
   for (b = 0; b < nblk && blk0 + b < n; b++) {
     r = FROM_ACC (re[b]);
     i = FROM_ACC (im[b]);
-    prod[((size_t) (blk0 + b) * channels + c) * VBINS + v] =
+    prod[((size_t) (blk0 + b) * outputs + c) * VBINS + v] =
         (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
   }
 }
@@ -321,25 +323,28 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
 __kernel void
 clr_conv_mac (__global const cplx4_t * ring, uint slot0, uint slots,
     uint parts, __global const cplx4_t * spectra, uint filter_stride,
-    __global cplx4_t * prod, uint n, __local acc4_t * tree)
+    __global cplx4_t * prod, uint n, __local acc4_t * tree,
+    uint in_channels, uint filter_div)
 {
   mac_blocks (1, ring, slot0, slots, parts, spectra, filter_stride, prod, n,
-      tree);
+      tree, in_channels, filter_div);
 }
 
 /* MAC_WIDE blocks a work-item: larger batches */
 __kernel void
 clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
     uint parts, __global const cplx4_t * spectra, uint filter_stride,
-    __global cplx4_t * prod, uint n, __local acc4_t * tree)
+    __global cplx4_t * prod, uint n, __local acc4_t * tree,
+    uint in_channels, uint filter_div)
 {
   mac_blocks (MAC_WIDE, ring, slot0, slots, parts, spectra, filter_stride,
-      prod, n, tree);
+      prod, n, tree, in_channels, filter_div);
 }
 #pragma OPENCL FP_CONTRACT ON
 
-/* Work-group g: block g / channels of channel g % channels. Writes the B
- * output samples to out, planes of out_stride samples, at b B. */
+/* Work-group g: block g / channels of output g % channels (channels: the
+ * output planes). Writes the B output samples to out, planes of out_stride
+ * samples, at b B. */
 __kernel void
 clr_conv_inverse (__global const cplx_t * prod, uint channels,
     __global const fft_t * tw, __global real_t * out, uint out_stride)

@@ -23,7 +23,30 @@ typedef struct {
   ClrConvFormat format;
   size_t frames;
   double max_error;             /* max |error| / RMS of the output */
+  unsigned outputs;             /* outputs a channel (bands); 0: one */
 } ConvCase;
+
+/* output planes: channels x outputs, band-major */
+static unsigned
+n_outputs (const ConvCase * tc)
+{
+  return tc->channels * MAX (tc->outputs, 1);
+}
+
+/* filters: one (or one a channel) for each output a channel */
+static unsigned
+n_filters_of (const ConvCase * tc)
+{
+  return (tc->per_channel ? tc->channels : 1) * MAX (tc->outputs, 1);
+}
+
+/* the filter of output plane o (band o / channels of channel
+ * o % channels) */
+static unsigned
+filter_of (const ConvCase * tc, unsigned o)
+{
+  return tc->per_channel ? o : o / tc->channels;
+}
 
 /* Uniform in [-1, 1) from a 64-bit LCG: the same numbers everywhere. */
 static double
@@ -102,7 +125,8 @@ conv_for (const ConvCase * tc, double **h)
   cfg.format = tc->format;
   cfg.taps = (const double *const *) h;
   cfg.n_taps = tc->taps;
-  cfg.n_filters = tc->per_channel ? tc->channels : 1;
+  cfg.n_filters = n_filters_of (tc);
+  cfg.outputs = tc->outputs;
   c = clr_conv_new (device, &cfg, &err);
   g_assert_no_error (err);
   g_assert_nonnull (c);
@@ -123,7 +147,7 @@ static void
 setup_init (Setup * s, const ConvCase * tc)
 {
   s->tc = tc;
-  s->n_filters = tc->per_channel ? tc->channels : 1;
+  s->n_filters = n_filters_of (tc);
   s->h = make_filters (s->n_filters, tc->taps);
   s->in = make_input (tc, tc->frames, &s->x);
   s->c = conv_for (tc, s->h);
@@ -147,26 +171,27 @@ run_conv (ClrConv * c, const ConvCase * tc, void **in, size_t frames,
 {
   const size_t ss = tc->format == CLR_CONV_F64 ? 8 : 4;
   const size_t total = frames + clr_conv_get_drain_frames (c);
-  char **out = g_new (char *, tc->channels);
+  char **out = g_new (char *, n_outputs (tc));
   const void *ip[CLR_CONV_CHANNELS_MAX];
-  void *op[CLR_CONV_CHANNELS_MAX];
+  void *op[CLR_CONV_OUTPUTS_MAX];
   GError *err = NULL;
   size_t done = 0, i = 0, len;
   unsigned ch;
 
-  for (ch = 0; ch < tc->channels; ch++)
+  g_assert_cmpuint (clr_conv_get_outputs (c), ==, n_outputs (tc));
+  for (ch = 0; ch < n_outputs (tc); ch++)
     out[ch] = g_malloc (total * ss);
   while (done < frames) {
     len = chunks ? MIN (chunks[i++ % n_chunks], frames - done) : frames;
-    for (ch = 0; ch < tc->channels; ch++) {
+    for (ch = 0; ch < tc->channels; ch++)
       ip[ch] = (const char *) in[ch] + done * ss;
+    for (ch = 0; ch < n_outputs (tc); ch++)
       op[ch] = out[ch] + done * ss;
-    }
     g_assert_true (clr_conv_process (c, ip, len, op, &err));
     g_assert_no_error (err);
     done += len;
   }
-  for (ch = 0; ch < tc->channels; ch++)
+  for (ch = 0; ch < n_outputs (tc); ch++)
     op[ch] = out[ch] + frames * ss;
   g_assert_true (clr_conv_drain (c, op, &err));
   g_assert_no_error (err);
@@ -217,15 +242,16 @@ test_reference (gconstpointer data)
   total = tc->frames + clr_conv_get_drain_frames (s.c);
   out = run_conv (s.c, tc, s.in, tc->frames, NULL, 0);
   /* ~ 3e8 multiply-adds at most */
-  stride = MAX (1, (guint64) total * tc->taps * tc->channels / 300000000);
-  for (ch = 0; ch < tc->channels; ch++) {
-    const double *hc = s.h[tc->per_channel ? ch : 0];
+  stride = MAX (1, (guint64) total * tc->taps * n_outputs (tc) / 300000000);
+  for (ch = 0; ch < n_outputs (tc); ch++) {
+    const double *hc = s.h[filter_of (tc, ch)];
+    const double *xc = s.x[ch % tc->channels];
     for (t = 0; t < latency; t++)
       g_assert_cmpfloat (sample_at (tc, out, ch, t), ==, 0.0);
     /* both ends of the output, and the middle sampled */
     for (t = latency; t < total; t += t < 4 * latency
         || t + 2 * latency > total ? 1 : stride) {
-      double want = direct (hc, tc->taps, s.x[ch], tc->frames, t - latency);
+      double want = direct (hc, tc->taps, xc, tc->frames, t - latency);
       double got = sample_at (tc, out, ch, t);
 
       err_max = MAX (err_max, fabs (got - want));
@@ -242,7 +268,7 @@ test_reference (gconstpointer data)
     g_assert_cmpfloat (rel, <=, clr_device_has_fp64 (device) ?
         tc->max_error : F32_FLOAT_MAX);
   }
-  free_planes (out, tc->channels);
+  free_planes (out, n_outputs (tc));
   setup_clear (&s);
 }
 
@@ -252,7 +278,7 @@ outputs_equal (const ConvCase * tc, char **a, char **b, size_t total)
   const size_t ss = tc->format == CLR_CONV_F64 ? 8 : 4;
   unsigned ch;
 
-  for (ch = 0; ch < tc->channels; ch++)
+  for (ch = 0; ch < n_outputs (tc); ch++)
     if (memcmp (a[ch], b[ch], total * ss))
       return FALSE;
   return TRUE;
@@ -279,9 +305,9 @@ test_chunking (gconstpointer data)
     clr_conv_reset (s.c);
     cut = run_conv (s.c, tc, s.in, tc->frames, sizes[i], n_sizes[i]);
     g_assert_true (outputs_equal (tc, whole, cut, total));
-    free_planes (cut, tc->channels);
+    free_planes (cut, n_outputs (tc));
   }
-  free_planes (whole, tc->channels);
+  free_planes (whole, n_outputs (tc));
   setup_clear (&s);
 }
 
@@ -440,6 +466,89 @@ test_errors (void)
   free_planes (big, 1);
 }
 
+/* Several outputs a channel (a crossover's bands): each output plane is,
+ * bit for bit, what an engine of that one filter gives (the input's
+ * transforms are shared, the sums and inverse transforms the same), where
+ * both sum in the same number of slices (CPUs; or slices forced). */
+static void
+test_outputs_alone (gconstpointer data)
+{
+  const ConvCase *tc = data;
+  ConvCase one = *tc;
+  const size_t ss = tc->format == CLR_CONV_F64 ? 8 : 4;
+  char **all, **alone;
+  unsigned o, k;
+  size_t total;
+  Setup s;
+
+  if (clr_device_is_gpu (device) && !clr_tuning_get ()->conv_slices.set) {
+    g_test_skip ("the slices of the sum depend on the outputs on GPUs");
+    return;
+  }
+  setup_init (&s, tc);
+  total = tc->frames + clr_conv_get_drain_frames (s.c);
+  all = run_conv (s.c, tc, s.in, tc->frames, NULL, 0);
+  one.outputs = 0;
+  for (k = 0; k < MAX (tc->outputs, 1); k++) {
+    ClrConv *c1 = conv_for (&one, s.h + k * (tc->per_channel ?
+            tc->channels : 1));
+    alone = run_conv (c1, &one, s.in, tc->frames, NULL, 0);
+    for (o = 0; o < tc->channels; o++)
+      g_assert_true (memcmp (all[k * tc->channels + o], alone[o],
+              total * ss) == 0);
+    free_planes (alone, tc->channels);
+    clr_conv_free (c1);
+  }
+  free_planes (all, n_outputs (tc));
+  setup_clear (&s);
+}
+
+/* outputs: refused counts */
+static void
+test_outputs_errors (void)
+{
+  double taps[64] = { 1.0, 0.5 };
+  const double *hp[8] = { taps, taps, taps, taps, taps, taps, taps, taps };
+  ClrConvConfig cfg = { 2, 64, CLR_CONV_F32, hp, 64, 4, 4 }, bad;
+  GError *err = NULL;
+  ClrConv *c;
+
+  /* 4 filters (one a band) and 8 (one a band and channel) are fine */
+  c = clr_conv_new (device, &cfg, &err);
+  g_assert_no_error (err);
+  g_assert_cmpuint (clr_conv_get_outputs (c), ==, 8);
+  clr_conv_free (c);
+  cfg.n_filters = 8;
+  c = clr_conv_new (device, &cfg, &err);
+  g_assert_no_error (err);
+  clr_conv_free (c);
+  bad = cfg;
+  bad.n_filters = 2;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad.n_filters = 1;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  bad.n_filters = 5;
+  bad.outputs = 5;
+  bad.channels = 256;
+  expect_error (&bad, CLR_ERROR_INVALID);
+}
+
+static const ConvCase outputs_cases[] = {
+  /* name, taps, channels, per channel, B, format, frames, max, outputs */
+  {"4x8191taps-2ch-f32", 8191, 2, FALSE, 256, CLR_CONV_F32, 20000, F32_MAX,
+      4},
+  {"3x500taps-3ch-each-f32", 500, 3, TRUE, 64, CLR_CONV_F32, 5000, F32_MAX,
+      3},
+  {"4x8191taps-2ch-f64", 8191, 2, FALSE, 512, CLR_CONV_F64, 20000, F64_MAX,
+      4},
+  {"2x127taps-1ch-f64", 127, 1, FALSE, 16, CLR_CONV_F64, 3000, F64_MAX, 2},
+};
+
+static const ConvCase outputs_chunking_cases[] = {
+  {"f32", 1000, 2, FALSE, 64, CLR_CONV_F32, 10000, 0, 4},
+  {"f64", 300, 3, TRUE, 128, CLR_CONV_F64, 10000, 0, 2},
+};
 
 static const ConvCase reference_cases[] = {
   {"1tap-1ch-f32", 1, 1, FALSE, 64, CLR_CONV_F32, 3000, F32_MAX},
@@ -486,6 +595,28 @@ main (int argc, char **argv)
       g_test_add_data_func (name, &chunking_cases[i], test_chunking);
     g_free (name);
   }
+  for (i = 0; i < G_N_ELEMENTS (outputs_cases); i++) {
+    char *name;
+    if (outputs_cases[i].format == CLR_CONV_F64
+        && !clr_device_has_fp64 (device))
+      continue;
+    name = g_strdup_printf ("/conv/outputs/reference/%s",
+        outputs_cases[i].name);
+    g_test_add_data_func (name, &outputs_cases[i], test_reference);
+    g_free (name);
+    name = g_strdup_printf ("/conv/outputs/alone/%s", outputs_cases[i].name);
+    g_test_add_data_func (name, &outputs_cases[i], test_outputs_alone);
+    g_free (name);
+  }
+  for (i = 0; i < G_N_ELEMENTS (outputs_chunking_cases); i++) {
+    char *name = g_strdup_printf ("/conv/outputs/chunking/%s",
+        outputs_chunking_cases[i].name);
+    if (outputs_chunking_cases[i].format == CLR_CONV_F32
+        || clr_device_has_fp64 (device))
+      g_test_add_data_func (name, &outputs_chunking_cases[i], test_chunking);
+    g_free (name);
+  }
+  g_test_add_func ("/conv/outputs/errors", test_outputs_errors);
   g_test_add_func ("/conv/latency", test_latency);
   g_test_add_func ("/conv/reset", test_reset);
   g_test_add_func ("/conv/errors", test_errors);

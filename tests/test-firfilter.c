@@ -12,8 +12,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/audio/audio.h>
-
-#define RATE 48000
+#include "clr-audio-check.h"
 
 /* CLRESAMPLE_NO_FP64: the device looks as if it had no doubles: F32 with
  * float transforms and sums (docs/convolution.md: up to 1.7e-6 of the RMS
@@ -21,37 +20,7 @@
 static gboolean no_fp64;
 #define F32_LIMIT (no_fp64 ? 3e-6 : 1e-6)
 
-typedef struct
-{
-  GstAudioFormat format;
-  gboolean planar;
-  guint channels;
-} Fmt;
-
-typedef struct
-{
-  double *data;                 /* every output sample, interleaved */
-  gsize frames;
-  GPtrArray *buffers;
-} Out;
-
 /* ---- signals and the reference ---------------------------------------- */
-
-static guint64
-next_u64 (guint64 * s)
-{
-  *s += 0x9E3779B97F4A7C15ull;
-  guint64 z = *s;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static double
-next_uniform (guint64 * s)
-{
-  return (next_u64 (s) >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 /* Noise filter decaying by 60 dB over its length; values rounded to float
  * so that a float WAV file holds them exactly. */
@@ -67,253 +36,7 @@ make_filter (gsize taps, guint64 seed)
   return h;
 }
 
-/* Noise quantised to what `format` holds */
-static double *
-make_input (const Fmt * f, gsize frames, double amp, guint64 seed)
-{
-  gsize i, n = frames * f->channels;
-  double *x = g_new (double, n);
-
-  for (i = 0; i < n; i++) {
-    double v = amp * next_uniform (&seed);
-    switch (f->format) {
-      case GST_AUDIO_FORMAT_F32:
-        v = (float) v;
-        break;
-      case GST_AUDIO_FORMAT_S16:
-        v = nearbyint (v * 32768.0) / 32768.0;
-        break;
-      case GST_AUDIO_FORMAT_S24_32:
-        v = nearbyint (v * 8388608.0) / 8388608.0;
-        break;
-      case GST_AUDIO_FORMAT_S32:
-        v = nearbyint (v * 2147483648.0) / 2147483648.0;
-        break;
-      default:
-        break;
-    }
-    x[i] = v;
-  }
-  return x;
-}
-
-/* y[m] of channel c, y = x * h, x zero outside 0..frames-1 */
-static double
-direct (const double *h, gsize taps, const double *x, gsize frames,
-    guint ch, guint c, gint64 m)
-{
-  gint64 k0 = MAX (0, m - (gint64) frames + 1), k1 = MIN ((gint64) taps - 1,
-      m), k;
-  double acc = 0.0;
-
-  for (k = k0; k <= k1; k++)
-    acc += h[k] * x[(m - k) * ch + c];
-  return acc;
-}
-
 /* ---- buffers ------------------------------------------------------------ */
-
-static gchar *
-caps_string (const Fmt * f)
-{
-  return g_strdup_printf ("audio/x-raw,format=%s,layout=%s,rate=%d,"
-      "channels=%u,channel-mask=(bitmask)0",
-      gst_audio_format_to_string (f->format),
-      f->planar ? "non-interleaved" : "interleaved", RATE, f->channels);
-}
-
-static void
-fmt_info (const Fmt * f, GstAudioInfo * info)
-{
-  gchar *s = caps_string (f);
-  GstCaps *caps = gst_caps_from_string (s);
-
-  fail_unless (gst_audio_info_from_caps (info, caps));
-  gst_caps_unref (caps);
-  g_free (s);
-}
-
-static void
-put (guint8 * p, gsize i, GstAudioFormat fmt, double v)
-{
-  switch (fmt) {
-    case GST_AUDIO_FORMAT_F32:
-      ((float *) p)[i] = v;
-      break;
-    case GST_AUDIO_FORMAT_F64:
-      ((double *) p)[i] = v;
-      break;
-    case GST_AUDIO_FORMAT_S16:
-      ((gint16 *) p)[i] = (gint16) nearbyint (v * 32768.0);
-      break;
-    case GST_AUDIO_FORMAT_S24_32:
-      ((gint32 *) p)[i] = (gint32) nearbyint (v * 8388608.0);
-      break;
-    default:
-      ((gint32 *) p)[i] = (gint32) nearbyint (v * 2147483648.0);
-      break;
-  }
-}
-
-static double
-get (const guint8 * p, gsize i, GstAudioFormat fmt)
-{
-  switch (fmt) {
-    case GST_AUDIO_FORMAT_F32:
-      return ((const float *) p)[i];
-    case GST_AUDIO_FORMAT_F64:
-      return ((const double *) p)[i];
-    case GST_AUDIO_FORMAT_S16:
-      return ((const gint16 *) p)[i] / 32768.0;
-    case GST_AUDIO_FORMAT_S24_32:
-      return ((const gint32 *) p)[i] / 8388608.0;
-    default:
-      return ((const gint32 *) p)[i] / 2147483648.0;
-  }
-}
-
-/* x (interleaved doubles) as a buffer of f, frames off..off + n, stamped
- * from the sample count; NULL x: a GAP buffer of silence */
-static GstBuffer *
-make_buffer (const Fmt * f, const double *x, gsize off, gsize n,
-    GstClockTime start)
-{
-  GstAudioInfo info;
-  GstBuffer *buf;
-  GstAudioBuffer ab;
-  gsize i, bps;
-  guint c;
-
-  fmt_info (f, &info);
-  bps = GST_AUDIO_INFO_WIDTH (&info) / 8;
-  buf = gst_buffer_new_allocate (NULL, n * GST_AUDIO_INFO_BPF (&info), NULL);
-  if (f->planar)
-    gst_buffer_add_audio_meta (buf, &info, n, NULL);
-  fail_unless (gst_audio_buffer_map (&ab, &info, buf, GST_MAP_WRITE));
-  for (c = 0; c < f->channels; c++)
-    for (i = 0; i < n; i++) {
-      double v = x ? x[(off + i) * f->channels + c] : 0.0;
-      if (f->planar)
-        put (ab.planes[c], i, f->format, v);
-      else
-        put ((guint8 *) ab.planes[0] + c * bps, i * f->channels, f->format,
-            v);
-    }
-  gst_audio_buffer_unmap (&ab);
-  GST_BUFFER_PTS (buf) = start + gst_util_uint64_scale_int (off, GST_SECOND,
-      RATE);
-  GST_BUFFER_DURATION (buf) = start + gst_util_uint64_scale_int (off + n,
-      GST_SECOND, RATE) - GST_BUFFER_PTS (buf);
-  GST_BUFFER_OFFSET (buf) = off;
-  GST_BUFFER_OFFSET_END (buf) = off + n;
-  if (!x)
-    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
-  return buf;
-}
-
-static GstHarness *
-make_harness (GstElement * e, const Fmt * f)
-{
-  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
-  gchar *caps = caps_string (f);
-
-  gst_harness_set_sink_caps_str (h, caps);
-  gst_harness_set_src_caps_str (h, caps);
-  g_free (caps);
-  return h;
-}
-
-/* Pushes frames off..off + n cut into pieces (sizes cycled) */
-static void
-push_range (GstHarness * h, const Fmt * f, const double *x, gsize off,
-    gsize n, const gsize * pieces, gsize n_pieces, gsize * piece)
-{
-  gsize pos = off;
-
-  while (pos < off + n) {
-    gsize len = pieces[(*piece)++ % n_pieces];
-
-    len = MIN (len, off + n - pos);
-    fail_unless_equals_int (gst_harness_push (h, make_buffer (f, x, pos, len,
-                0)), GST_FLOW_OK);
-    pos += len;
-  }
-}
-
-static void
-collect (GstHarness * h, const Fmt * f, Out * o)
-{
-  GstAudioInfo info;
-  GstBuffer *buf;
-  GArray *a = g_array_new (FALSE, FALSE, sizeof (double));
-  gsize i, bps;
-  guint c;
-
-  fmt_info (f, &info);
-  bps = GST_AUDIO_INFO_WIDTH (&info) / 8;
-  if (!o->buffers)
-    o->buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
-        gst_buffer_unref);
-  else
-    g_array_append_vals (a, o->data, o->frames * f->channels);
-  while ((buf = gst_harness_try_pull (h))) {
-    GstAudioBuffer ab;
-    gsize base = a->len;
-
-    fail_unless (gst_audio_buffer_map (&ab, &info, buf, GST_MAP_READ));
-    g_array_set_size (a, base + ab.n_samples * f->channels);
-    for (c = 0; c < f->channels; c++)
-      for (i = 0; i < ab.n_samples; i++)
-        g_array_index (a, double, base + i * f->channels + c) = f->planar ?
-            get (ab.planes[c], i, f->format) :
-            get ((guint8 *) ab.planes[0] + c * bps, i * f->channels,
-            f->format);
-    gst_audio_buffer_unmap (&ab);
-    g_ptr_array_add (o->buffers, buf);
-  }
-  g_free (o->data);
-  o->frames = a->len / f->channels;
-  o->data = (double *) g_array_free (a, FALSE);
-}
-
-static void
-out_clear (Out * o)
-{
-  g_free (o->data);
-  if (o->buffers)
-    g_ptr_array_unref (o->buffers);
-  memset (o, 0, sizeof (*o));
-}
-
-/* Output buffers stamped from the frame count from `start`, contiguous;
- * DISCONT on the first only */
-static void
-check_stamps (const Out * o, GstClockTime start)
-{
-  guint64 pos = 0;
-  guint i;
-
-  for (i = 0; i < o->buffers->len; i++) {
-    GstBuffer *b = g_ptr_array_index (o->buffers, i);
-    gsize n = gst_buffer_get_size (b);
-    GstAudioMeta *meta = gst_buffer_get_audio_meta (b);
-    guint64 frames = meta ? meta->samples : n;
-
-    if (!meta) {
-      /* interleaved: the caller's frame size is not known here, use the
-       * offsets */
-      frames = GST_BUFFER_OFFSET_END (b) - GST_BUFFER_OFFSET (b);
-    }
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), start +
-        gst_util_uint64_scale_int (pos, GST_SECOND, RATE));
-    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), pos +
-        gst_util_uint64_scale_int_round (start, RATE, GST_SECOND));
-    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
-            GST_BUFFER_FLAG_DISCONT), i == 0);
-    pos += frames;
-  }
-  fail_unless_equals_uint64 (pos, o->frames);
-}
 
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
 static void
@@ -380,32 +103,6 @@ make_fir (guint block_size, guint64 latency)
   fail_unless (e != NULL);
   g_object_set (e, "block-size", block_size, "latency", latency, NULL);
   return e;
-}
-
-static gsize *
-random_pieces (gsize n, gsize max, guint32 seed)
-{
-  GRand *r = g_rand_new_with_seed (seed);
-  gsize *p = g_new (gsize, n), i;
-
-  for (i = 0; i < n; i++)
-    p[i] = g_rand_int_range (r, 1, max + 1);
-  g_rand_free (r);
-  return p;
-}
-
-/* Runs x through e (taken), cut into random pieces of 1..3000 frames */
-static void
-run_stream (GstElement * e, const Fmt * f, const double *x, gsize frames,
-    const gsize * pieces, gsize n_pieces, Out * o)
-{
-  GstHarness *h = make_harness (e, f);
-  gsize piece = 0;
-
-  push_range (h, f, x, 0, frames, pieces, n_pieces, &piece);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  collect (h, f, o);
-  gst_harness_teardown (h);
 }
 
 /* ---- accuracy against the float64 reference ----------------------------- */
@@ -1074,40 +771,6 @@ GST_END_TEST;
 
 /* ---- errors ----------------------------------------------------------- */
 
-/* Runs audiotestsrc ! clfirfilter ! fakesink with `setup` applied; returns
- * the error's message (NULL: EOS) */
-static gchar *
-run_for_error (void (*setup) (GstElement * e, gpointer data), gpointer data,
-    guint channels)
-{
-  gchar *desc = g_strdup_printf ("audiotestsrc num-buffers=4 ! "
-      "audio/x-raw,format=F32LE,channels=%u,rate=%d ! clfirfilter name=f ! "
-      "fakesink", channels, RATE);
-  GstElement *pipe = gst_parse_launch (desc, NULL), *e;
-  GstMessage *msg;
-  gchar *text = NULL;
-
-  fail_unless (pipe != NULL);
-  e = gst_bin_get_by_name (GST_BIN (pipe), "f");
-  setup (e, data);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gst_message_parse_error (msg, &err, NULL);
-    text = g_strdup (err->message);
-    g_error_free (err);
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (e);
-  gst_object_unref (pipe);
-  g_free (desc);
-  return text;
-}
-
 typedef struct
 {
   const double *h;
@@ -1133,16 +796,6 @@ setup_block (GstElement * e, gpointer data)
   g_object_set (e, "block-size", GPOINTER_TO_UINT (data), NULL);
 }
 
-static void
-expect_error (gchar * text, const gchar * what)
-{
-  fail_unless (text != NULL, "no error; expected one about '%s'", what);
-  GST_INFO ("error: %s", text);
-  fail_unless (strstr (text, what) != NULL, "error '%s' does not say '%s'",
-      text, what);
-  g_free (text);
-}
-
 GST_START_TEST (test_errors)
 {
   double nan_k[3] = { 0.5, NAN, 0.5 }, inf_k[2] = { 1.0, INFINITY };
@@ -1159,19 +812,19 @@ GST_START_TEST (test_errors)
     h3[i] = make_filter (10, i);
   wav3 = write_wav (h3, 3, 10);
 
-  expect_error (run_for_error (setup_kernel, &empty, 2), "is empty");
-  expect_error (run_for_error (setup_kernel, &nan_a, 2), "tap 1");
-  expect_error (run_for_error (setup_kernel, &nan_a, 2), "NaN");
-  expect_error (run_for_error (setup_kernel, &inf_a, 2), "infinite");
-  expect_error (run_for_error (setup_location, txt, 2), "is not audio");
-  expect_error (run_for_error (setup_location, (gpointer)
+  expect_error (run_for_error ("clfirfilter", setup_kernel, &empty, 2), "is empty");
+  expect_error (run_for_error ("clfirfilter", setup_kernel, &nan_a, 2), "tap 1");
+  expect_error (run_for_error ("clfirfilter", setup_kernel, &nan_a, 2), "NaN");
+  expect_error (run_for_error ("clfirfilter", setup_kernel, &inf_a, 2), "infinite");
+  expect_error (run_for_error ("clfirfilter", setup_location, txt, 2), "is not audio");
+  expect_error (run_for_error ("clfirfilter", setup_location, (gpointer)
           "/nonexistent/ir.wav", 2), "does not exist");
-  expect_error (run_for_error (setup_location, wav3, 2), "3 channels");
-  expect_error (run_for_error (setup_block, GUINT_TO_POINTER (1000), 2),
+  expect_error (run_for_error ("clfirfilter", setup_location, wav3, 2), "3 channels");
+  expect_error (run_for_error ("clfirfilter", setup_block, GUINT_TO_POINTER (1000), 2),
       "power of two");
   /* the same file on a 3-channel stream is fine */
-  fail_unless (run_for_error (setup_location, wav3, 3) == NULL);
-  fail_unless (run_for_error (setup_kernel, &fine, 2) == NULL);
+  fail_unless (run_for_error ("clfirfilter", setup_location, wav3, 3) == NULL);
+  fail_unless (run_for_error ("clfirfilter", setup_kernel, &fine, 2) == NULL);
   g_unlink (txt);
   g_unlink (wav3);
   g_free (txt);
@@ -1254,7 +907,7 @@ GST_START_TEST (test_too_large)
   double *h = make_filter (taps, 1);
   KernelArg big = { h, taps };
 
-  expect_error (run_for_error (setup_kernel, &big, 2), "memory");
+  expect_error (run_for_error ("clfirfilter", setup_kernel, &big, 2), "memory");
   g_free (h);
 }
 

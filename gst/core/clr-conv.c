@@ -42,7 +42,9 @@ struct _ClrConv {
   cl_command_queue queue;
   ClrBudget budget;
 
-  uint32_t channels;
+  uint32_t channels;            /* input channels */
+  uint32_t n_out;               /* output planes: channels x outputs */
+  uint32_t filter_div;          /* output o uses filter o / filter_div */
   uint32_t block;               /* B */
   uint32_t parts;               /* P = ceil (taps / B) */
   uint32_t slots;               /* delay-line spectra: P + max_batch - 1 */
@@ -63,13 +65,13 @@ struct _ClrConv {
   cl_mem spectra;               /* [filter][partition][bin_stride] */
   cl_mem ring;                  /* [slot][channel][bin_stride] */
   cl_mem in;                    /* [channel][(batch + 1) B] */
-  cl_mem prod;                  /* [block][channel][bin_stride] */
-  cl_mem out;                   /* [channel][batch B] */
+  cl_mem prod;                  /* [block][output][bin_stride] */
+  cl_mem out;                   /* [output][batch B] */
 
   char *stage;                  /* channel planes of stage_cap frames */
   size_t stage_cap;
   size_t pending;               /* input frames after the history */
-  char *fifo;                   /* channel planes of fifo_cap frames */
+  char *fifo;                   /* output planes of fifo_cap frames */
   gboolean pinned;              /* stage and fifo are page-locked */
   size_t fifo_cap, fifo_start, fifo_len;
 
@@ -80,6 +82,7 @@ struct _ClrConv {
 static gboolean
 config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
 {
+  const uint32_t outputs = MAX (cfg->outputs, 1);
   size_t f, k;
 
   if (cfg->channels == 0 || cfg->channels > CLR_CONV_CHANNELS_MAX) {
@@ -106,10 +109,27 @@ config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
         "use F32", clr_device_get_name (dev));
     return FALSE;
   }
-  if (cfg->n_filters != 1 && cfg->n_filters != cfg->channels) {
+  if (outputs == 1 && cfg->n_filters != 1
+      && cfg->n_filters != cfg->channels) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "Give one filter for all channels or one per channel (%u), not %u",
         cfg->channels, cfg->n_filters);
+    return FALSE;
+  }
+  if (outputs > 1 && (guint64) cfg->channels * outputs >
+      CLR_CONV_OUTPUTS_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%u channels x %u outputs are %u output planes: at most %u",
+        cfg->channels, outputs, cfg->channels * outputs,
+        CLR_CONV_OUTPUTS_MAX);
+    return FALSE;
+  }
+  if (outputs > 1 && cfg->n_filters != outputs
+      && cfg->n_filters != outputs * cfg->channels) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "With %u outputs a channel give one filter an output (%u) or one "
+        "an output and channel (%u), not %u", outputs, outputs,
+        outputs * cfg->channels, cfg->n_filters);
     return FALSE;
   }
   if (!cfg->taps || cfg->n_taps == 0) {
@@ -317,7 +337,7 @@ fewer_slices:
 static uint32_t
 choose_slices (ClrConv * c, const ClrTuning * tuning)
 {
-  const guint64 vectors = (guint64) c->bin_stride / 4 * c->channels;
+  const guint64 vectors = (guint64) c->bin_stride / 4 * c->n_out;
   size_t item_sizes[3] = { 1, 1, 1 };
   guint64 want;
 
@@ -383,6 +403,12 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->queue = clr_device_get_queue (dev);
   clr_budget_init (&c->budget, dev, tuning->device_memory);
   c->channels = cfg->channels;
+  c->n_out = cfg->channels * MAX (cfg->outputs, 1);
+  /* one filter for all, one a channel (outputs = 1) or one an output
+   * (plane o: filter o), or one a band for all its channels (plane
+   * k channels + c: filter k) */
+  c->filter_div = cfg->outputs > 1 && cfg->n_filters == cfg->outputs ?
+      cfg->channels : 1;
   c->block = B = cfg->block;
   c->n_taps = cfg->n_taps;
   c->n_filters = cfg->n_filters;
@@ -418,11 +444,11 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
               ch * (c->max_batch + 1) * B * c->ssize, NULL, "input buffer",
               error))
       || !(c->prod = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
-              (size_t) c->max_batch * ch * bins * c->csize, NULL,
+              (size_t) c->max_batch * c->n_out * bins * c->csize, NULL,
               "product spectra", error))
       || !(c->out = clr_budget_alloc (&c->budget, CL_MEM_WRITE_ONLY,
-              ch * c->max_batch * B * c->ssize, NULL, "output buffer",
-              error)))
+              (size_t) c->n_out * c->max_batch * B * c->ssize, NULL,
+              "output buffer", error)))
     goto failed;
 
   c->stage_cap = (c->max_batch + 1) * B;
@@ -433,12 +459,12 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->pinned = clr_knob_or (tuning->pinned, clr_device_is_gpu (dev)) != 0;
   if (c->pinned) {
     if (!(c->stage = clr_host_alloc (dev, ch * c->stage_cap * c->ssize,
-                error)) || !(c->fifo = clr_host_alloc (dev, ch * c->fifo_cap *
-                c->ssize, error)))
+                error)) || !(c->fifo = clr_host_alloc (dev,
+                (size_t) c->n_out * c->fifo_cap * c->ssize, error)))
       goto failed;
   } else {
     c->stage = g_try_malloc (ch * c->stage_cap * c->ssize);
-    c->fifo = g_try_malloc (ch * c->fifo_cap * c->ssize);
+    c->fifo = g_try_malloc ((size_t) c->n_out * c->fifo_cap * c->ssize);
     if (!c->stage || !c->fifo) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
           "Out of host memory for the convolution's staging buffers");
@@ -446,10 +472,11 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     }
   }
   clr_conv_reset (c);
-  clr_log (CLR_LOG_INFO, "convolution: %u channels, %u filter(s) of %"
- G_GSIZE_FORMAT " taps, %u partitions of %u frames summed in %u "
-      "slice(s), %s%s%s, %" 
-      G_GUINT64_FORMAT " bytes of device memory", c->channels, c->n_filters,
+  clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
+      "filter(s) of %" G_GSIZE_FORMAT " taps, %u partitions of %u frames summed in %u "
+      "slice(s), %s%s%s, %"
+      G_GUINT64_FORMAT " bytes of device memory", c->channels, c->n_out,
+      c->n_filters,
       c->n_taps, c->parts, c->block, c->slices, f64 ? "F64" : "F32",
       acc_double ? ", partition sums in double" : "",
       c->fft_double && !f64 ? ", transforms in double" : "", c->budget.used);
@@ -500,6 +527,12 @@ clr_conv_get_drain_frames (ClrConv * c)
   return c->block + c->n_taps - 1;
 }
 
+uint32_t
+clr_conv_get_outputs (ClrConv * c)
+{
+  return c->n_out;
+}
+
 void
 clr_conv_reset (ClrConv * c)
 {
@@ -511,10 +544,10 @@ clr_conv_reset (ClrConv * c)
       (size_t) c->slots * c->channels * c->bin_stride * c->csize, 0, NULL,
       NULL);
   clFinish (c->queue);
-  for (ch = 0; ch < c->channels; ch++) {
+  for (ch = 0; ch < c->channels; ch++)
     memset (c->stage + ch * c->stage_cap * c->ssize, 0, c->block * c->ssize);
+  for (ch = 0; ch < c->n_out; ch++)
     memset (c->fifo + ch * c->fifo_cap * c->ssize, 0, c->block * c->ssize);
-  }
   c->pending = 0;
   c->fifo_start = 0;
   c->fifo_len = c->block;
@@ -577,9 +610,10 @@ set_args (ClrConv * c, cl_uint n)
     ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
     ARG_UINT (filter_stride), ARG_MEM (c->prod), ARG_UINT (n),
     /* the slices' tree: re and im of 4 bins a work-item */
-    {2 * c->acc_size * mac_lanes (c) * c->slices, NULL}
+    {2 * c->acc_size * mac_lanes (c) * c->slices, NULL},
+    ARG_UINT (c->channels), ARG_UINT (c->filter_div)
   };
-  const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->channels),
+  const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->n_out),
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_stride)
   };
   cl_int status;
@@ -600,7 +634,7 @@ fifo_compact (ClrConv * c)
 
   if (c->fifo_start == 0)
     return;
-  for (ch = 0; ch < c->channels; ch++) {
+  for (ch = 0; ch < c->n_out; ch++) {
     char *plane = c->fifo + ch * c->fifo_cap * c->ssize;
     memmove (plane, plane + c->fifo_start * c->ssize, c->fifo_len * c->ssize);
   }
@@ -615,12 +649,13 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   const size_t B = c->block, ss = c->ssize, ch = c->channels;
   const size_t zero[3] = { 0, 0, 0 };
   const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
-  const size_t out_region[3] = { n * B * ss, ch, 1 };
+  const size_t out_region[3] = { n * B * ss, c->n_out, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
-  /* the sum: vectors of 4 bins, channels, blocks x slices */
+  size_t ifft_global = c->fft_items * n * c->n_out;
+  /* the sum: vectors of 4 bins, outputs, blocks x slices */
   const size_t lanes = mac_lanes (c);
   const size_t mac_global[3] = { (c->bin_stride / 4 + lanes - 1) / lanes *
-        lanes, ch, (n >= CLR_CONV_MAC_WIDE ?
+        lanes, c->n_out, (n >= CLR_CONV_MAC_WIDE ?
         (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n) * c->slices
   };
   const size_t mac_local[3] = { lanes, 1, c->slices };
@@ -634,7 +669,7 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
         "Launching the forward transforms"},
     {mac_kernel (c, n), 3, mac_global, mac_local,
         "Launching the partition sums"},
-    {c->inverse, 1, &fft_global, &c->fft_items,
+    {c->inverse, 1, &ifft_global, &c->fft_items,
         "Launching the inverse transforms"},
   };
   const char *what;
@@ -709,7 +744,7 @@ fifo_take (ClrConv * c, void *const *out, size_t at, size_t want)
   const size_t ss = c->ssize, n = MIN (want, c->fifo_len);
   size_t ch;
 
-  for (ch = 0; ch < c->channels; ch++)
+  for (ch = 0; ch < c->n_out; ch++)
     memcpy ((char *) out[ch] + at * ss,
         c->fifo + (ch * c->fifo_cap + c->fifo_start) * ss, n * ss);
   c->fifo_start += n;

@@ -30,6 +30,8 @@ G_BEGIN_DECLS
 #define CLR_CONV_BLOCK_MIN 16u
 #define CLR_CONV_BLOCK_MAX 16384u
 #define CLR_CONV_CHANNELS_MAX 256u
+/* channels x outputs at most */
+#define CLR_CONV_OUTPUTS_MAX 1024u
 /* keeps every index the kernels compute in 32 bits within range */
 #define CLR_CONV_TAPS_MAX (1u << 30)
 
@@ -47,6 +49,12 @@ typedef struct {
   const double *const *taps;
   size_t n_taps;
   uint32_t n_filters;
+  /* Outputs a channel, K (0 or 1: one, as above). With K > 1 each input
+   * channel is transformed once a block and filtered by K filters (the
+   * bands of a crossover): the output has channels x K planes, band-major
+   * (plane k channels + c: filter k on channel c), and n_filters is K (filter
+   * k on every channel) or K x channels (filter k channels + c). */
+  uint32_t outputs;
 } ClrConvConfig;
 
 typedef struct _ClrConv ClrConv;
@@ -70,8 +78,11 @@ uint32_t clr_conv_get_latency (ClrConv * c);
 /* Frames clr_conv_drain() writes: L + taps - 1. */
 size_t clr_conv_get_drain_frames (ClrConv * c);
 
+/* Output planes: channels x outputs (clr_conv_get_outputs () planes). */
+uint32_t clr_conv_get_outputs (ClrConv * c);
+
 /* Takes `frames` frames from in (one plane a channel; in == NULL: silence)
- * and writes `frames` frames to out. After an error the stream is lost:
+ * and writes `frames` frames to out (one plane an output). After an error the stream is lost:
  * reset before further input. */
 gboolean clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
     void *const *out, GError ** error);

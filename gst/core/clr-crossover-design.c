@@ -1,0 +1,183 @@
+/* clresample: linear-phase multi-band FIR crossover design. See
+ * clr-crossover-design.h. */
+#include <math.h>
+#include <string.h>
+#include "clr-crossover-design.h"
+#include "clr-device.h"
+
+double
+clr_xo_kaiser_beta (double db)
+{
+  if (db > 50.0)
+    return 0.1102 * (db - 8.7);
+  if (db >= 21.0)
+    return 0.5842 * pow (db - 21.0, 0.4) + 0.07886 * (db - 21.0);
+  return 0.0;
+}
+
+double
+clr_xo_transition_hz (double rate, size_t taps, double stopband_db)
+{
+  return taps > 1 ? MAX (stopband_db - 7.95, 0.0) * rate / (14.36 * (taps -
+          1)) : rate / 2;
+}
+
+/* I0(x), the modified Bessel function of order 0, by its series */
+static double
+bessel_i0 (double x)
+{
+  double sum = 1.0, term = 1.0, q = x * x / 4.0;
+  int k;
+
+  for (k = 1; k < 1000; k++) {
+    term *= q / ((double) k * k);
+    sum += term;
+    if (term < sum * 1e-17)
+      break;
+  }
+  return sum;
+}
+
+gchar *
+clr_xo_check (const ClrXoSpec * s)
+{
+  const unsigned bands = s->n_freqs + 1;
+  unsigned i;
+
+  if (!(s->rate > 0.0))
+    return g_strdup_printf ("the sample rate must be positive (got %g)",
+        s->rate);
+  if (s->n_freqs == 0 || !s->freqs)
+    return g_strdup ("no crossover frequencies: give at least one (e.g. "
+        "\"2000\" for 2 bands)");
+  if (bands > CLR_XO_BANDS_MAX)
+    return g_strdup_printf ("%u crossover frequencies make %u bands: at most "
+        "%u bands", s->n_freqs, bands, CLR_XO_BANDS_MAX);
+  for (i = 0; i < s->n_freqs; i++) {
+    if (!isfinite (s->freqs[i]) || s->freqs[i] <= 0.0
+        || s->freqs[i] >= s->rate / 2)
+      return g_strdup_printf ("crossover frequency %u (%g Hz) is out of "
+          "range: it must lie between 0 and half the sample rate (%g Hz)",
+          i + 1, s->freqs[i], s->rate / 2);
+    if (i > 0 && s->freqs[i] <= s->freqs[i - 1])
+      return g_strdup_printf ("the crossover frequencies must be in "
+          "ascending order: %g Hz follows %g Hz", s->freqs[i],
+          s->freqs[i - 1]);
+  }
+  if (s->taps < 3 || s->taps % 2 == 0)
+    return g_strdup_printf ("the filters need an odd number of taps, at "
+        "least 3 (got %" G_GSIZE_FORMAT "): linear-phase bands that sum to a "
+        "delayed impulse have a centre tap", s->taps);
+  if (!(s->stopband_db >= CLR_XO_STOPBAND_MIN
+          && s->stopband_db <= CLR_XO_STOPBAND_MAX))
+    return g_strdup_printf ("the stopband must be %g to %g dB (got %g)",
+        CLR_XO_STOPBAND_MIN, CLR_XO_STOPBAND_MAX, s->stopband_db);
+  for (i = 0; s->gains_db && i < bands; i++)
+    if (!(s->gains_db[i] >= CLR_XO_GAIN_MIN_DB
+            && s->gains_db[i] <= CLR_XO_GAIN_MAX_DB))
+      return g_strdup_printf ("the gain of band %u (%g dB) is out of range: "
+          "%g to %g dB", i, s->gains_db[i], CLR_XO_GAIN_MIN_DB,
+          CLR_XO_GAIN_MAX_DB);
+  return NULL;
+}
+
+/* LP(fc) into h (n taps), on the shared window w: unit DC gain */
+static void
+lowpass (double *h, const double *w, size_t n, double fc_norm)
+{
+  const double m = (n - 1) / 2.0;
+  double sum = 0.0;
+  size_t k;
+
+  for (k = 0; k < n; k++) {
+    double t = k - m, v;
+
+    v = t == 0.0 ? 2.0 * fc_norm : sin (2.0 * G_PI * fc_norm * t) /
+        (G_PI * t);
+    h[k] = v * w[k];
+    sum += h[k];
+  }
+  for (k = 0; k < n; k++)
+    h[k] /= sum;
+}
+
+double **
+clr_xo_design (const ClrXoSpec * s, size_t *n_taps, GError ** error)
+{
+  const unsigned bands = s->n_freqs + 1;
+  const size_t n = s->taps, mid = (n - 1) / 2;
+  gchar *why = clr_xo_check (s);
+  double **out, *w, *lp_prev, *lp, beta, i0b;
+  size_t max_delay = 0, len, k;
+  unsigned b;
+
+  if (why) {
+    g_set_error_literal (error, CLR_ERROR, CLR_ERROR_INVALID, why);
+    g_free (why);
+    return NULL;
+  }
+  for (b = 0; s->delays && b < bands; b++)
+    max_delay = MAX (max_delay, s->delays[b]);
+  len = n + max_delay;
+
+  /* the Kaiser window, shared by every lowpass */
+  beta = clr_xo_kaiser_beta (s->stopband_db);
+  i0b = bessel_i0 (beta);
+  w = g_new (double, n);
+  for (k = 0; k <= mid; k++) {
+    double r = (double) ((gssize) k - (gssize) mid) / mid;
+    w[k] = w[n - 1 - k] = bessel_i0 (beta * sqrt (MAX (0.0, 1.0 - r * r))) /
+        i0b;
+  }
+
+  out = g_new0 (double *, bands);
+  lp_prev = g_new0 (double, n);
+  lp = g_new (double, n);
+  for (b = 0; b < bands; b++) {
+    double gain = s->gains_db ? pow (10.0, s->gains_db[b] / 20.0) : 1.0;
+    size_t d = s->delays ? s->delays[b] : 0;
+    double *h = out[b] = g_new0 (double, len);
+
+    if (b < s->n_freqs) {
+      lowpass (lp, w, n, s->freqs[b] / s->rate);
+    } else {
+      memset (lp, 0, n * sizeof (double));
+      lp[mid] = 1.0;
+    }
+    /* band b = LP(f_b) - LP(f_{b-1}): LP(f_{-1}) = 0, LP(f_n) = delta */
+    for (k = 0; k < n; k++)
+      h[d + k] = gain * (lp[k] - lp_prev[k]);
+    memcpy (lp_prev, lp, n * sizeof (double));
+  }
+  g_free (lp);
+  g_free (lp_prev);
+  g_free (w);
+  *n_taps = len;
+  return out;
+}
+
+void
+clr_xo_free (double **bands, unsigned n_bands)
+{
+  unsigned b;
+
+  if (!bands)
+    return;
+  for (b = 0; b < n_bands; b++)
+    g_free (bands[b]);
+  g_free (bands);
+}
+
+double
+clr_xo_magnitude (const double *h, size_t n, double rate, double f)
+{
+  const double wstep = 2.0 * G_PI * f / rate;
+  double re = 0.0, im = 0.0;
+  size_t k;
+
+  for (k = 0; k < n; k++) {
+    re += h[k] * cos (wstep * k);
+    im -= h[k] * sin (wstep * k);
+  }
+  return sqrt (re * re + im * im);
+}

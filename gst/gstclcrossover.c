@@ -1,0 +1,849 @@
+/* clresample: GStreamer element splitting audio into bands with a
+ * linear-phase multi-band FIR crossover on OpenCL devices.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-clcrossover
+ * @title: clcrossover
+ *
+ * clcrossover splits audio into frequency bands with linear-phase FIR
+ * filters (docs/crossover.md): `frequencies` "250,2000,8000" make 4 bands.
+ * The bands go out as the channels of one stream, band-major (band 0's
+ * channels, then band 1's, ...), unpositioned (channel-mask 0): a stereo
+ * input and 4 bands give 8 channels, for deinterleave or audioconvert's
+ * mix-matrix to route to the amplifiers.
+ *
+ * The band filters are designed in double precision as complementary
+ * linear-phase FIRs of `taps` taps: band k = LP(f_k) - LP(f_{k-1}), the
+ * top band the input minus LP(f_last), so that the bands sum to the input,
+ * exactly up to rounding, and each pair crosses at -6.02 dB. The filters'
+ * delay of (taps - 1) / 2 frames is compensated in the timestamps (as
+ * clfirfilter's latency): output frame t is the bands of input frame t.
+ * One input transform a block serves all bands (the convolution engine's
+ * several outputs a channel).
+ *
+ * `frequencies`, `gains`, `delays` and `stopband` may change while
+ * PLAYING: the filters are designed again and the new ones crossfaded over
+ * one block (not the number of bands, which fixes the output's channels).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 filesrc location=song.wav ! wavparse ! audioconvert ! \
+ *     audio/x-raw,channels=2 ! clcrossover frequencies=250,2000,8000 ! \
+ *     audioconvert ! wavenc ! filesink location=bands.wav
+ * ]| Splits a stereo file into 4 bands, an 8-channel WAV file.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include "gstclcrossover.h"
+#include "gstclrcommon.h"
+#include "gstclrfirstream.h"
+#include "core/clr-conv.h"
+#include "core/clr-crossover-design.h"
+
+GST_DEBUG_CATEGORY_STATIC (cl_crossover_debug);
+#define GST_CAT_DEFAULT cl_crossover_debug
+
+#define DEFAULT_FREQUENCIES "250,2000,8000"
+#define DEFAULT_TAPS 8191u
+#define TAPS_MAX 1048575u
+#define DEFAULT_STOPBAND 120.0
+#define DEFAULT_BLOCK_SIZE 256u
+#define DELAY_MAX_MS 1000.0
+
+enum
+{
+  PROP_0,
+  PROP_FREQUENCIES,
+  PROP_TAPS,
+  PROP_STOPBAND,
+  PROP_TRANSITION,
+  PROP_GAINS,
+  PROP_DELAYS,
+  PROP_BLOCK_SIZE,
+  PROP_DEVICE,
+  PROP_DEVICE_NAME,
+};
+
+#define CLR_XO_FORMATS "format = (string) { " GST_AUDIO_NE (F32) ", " \
+  GST_AUDIO_NE (F64) ", " GST_AUDIO_NE (S16) ", " GST_AUDIO_NE (S32) ", " \
+  GST_AUDIO_NE (S24_32) " }, rate = (int) [ 1, MAX ], " \
+  "layout = (string) { interleaved, non-interleaved }"
+#define CLR_XO_SINK_CAPS "audio/x-raw, " CLR_XO_FORMATS \
+  ", channels = (int) [ 1, 256 ]"
+#define CLR_XO_SRC_CAPS "audio/x-raw, " CLR_XO_FORMATS \
+  ", channels = (int) [ 2, 1024 ], channel-mask = (bitmask) 0"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLR_XO_SINK_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLR_XO_SRC_CAPS));
+
+/* A comma list of numbers as a property gives it: the text, the values,
+ * or why it is not one */
+typedef struct
+{
+  gchar *text;
+  GArray *values;               /* doubles */
+  gchar *error;
+} NumList;
+
+struct _GstClCrossover
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  NumList freqs, gains, delays;
+  guint taps;
+  double stopband;
+  guint block_size;
+  gchar *device_spec;
+  gboolean design_changed;      /* applied at the next buffer */
+  guint design_serial;          /* counts the changes */
+
+  /* streaming state: the streaming thread, start/stop and set_caps; the
+   * device (stream.device) set under the object lock */
+  GstClrFirStream stream;
+  guint bands;                  /* of the stream's filters */
+  guint stream_taps;            /* taps of the stream's designs */
+  guint active_serial;          /* the design the stream runs */
+  double transition;            /* Hz, of the stream's design; 0: none */
+};
+
+#define gst_cl_crossover_parent_class parent_class
+G_DEFINE_TYPE (GstClCrossover, gst_cl_crossover, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (clcrossover, "clcrossover", GST_RANK_NONE,
+    GST_TYPE_CL_CROSSOVER);
+
+static void gst_cl_crossover_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cl_crossover_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_cl_crossover_finalize (GObject * object);
+static gboolean gst_cl_crossover_start (GstBaseTransform * trans);
+static gboolean gst_cl_crossover_stop (GstBaseTransform * trans);
+static GstCaps *gst_cl_crossover_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+static gboolean gst_cl_crossover_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cl_crossover_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize);
+static void gst_cl_crossover_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cl_crossover_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+static GstFlowReturn gst_cl_crossover_generate_output (GstBaseTransform *
+    trans, GstBuffer ** outbuf);
+static GstFlowReturn gst_cl_crossover_submit_input_buffer (GstBaseTransform *
+    trans, gboolean is_discont, GstBuffer * input);
+static gboolean gst_cl_crossover_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_cl_crossover_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+
+/* ---- number lists ------------------------------------------------------- */
+
+static void
+num_list_clear (NumList * l)
+{
+  g_clear_pointer (&l->text, g_free);
+  g_clear_pointer (&l->values, g_array_unref);
+  g_clear_pointer (&l->error, g_free);
+}
+
+/* "250,2000,8000" (commas, blanks or semicolons between the numbers) */
+static void
+num_list_set (NumList * l, const gchar * text, const gchar * what)
+{
+  gchar **parts;
+  guint i;
+
+  num_list_clear (l);
+  l->text = g_strdup (text ? text : "");
+  l->values = g_array_new (FALSE, FALSE, sizeof (double));
+  parts = g_strsplit_set (l->text, ",; \t", -1);
+  for (i = 0; parts[i]; i++) {
+    gchar *end;
+    double v;
+
+    if (!*parts[i])
+      continue;
+    v = g_ascii_strtod (parts[i], &end);
+    if (end == parts[i] || *end || !isfinite (v)) {
+      l->error = g_strdup_printf ("%s \"%s\": '%s' is not a number", what,
+          l->text, parts[i]);
+      break;
+    }
+    g_array_append_val (l->values, v);
+  }
+  g_strfreev (parts);
+}
+
+/* ---- GObject ---------------------------------------------------------- */
+
+static void
+gst_cl_crossover_class_init (GstClCrossoverClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags playing = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_PLAYING;
+  const GParamFlags ready = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY;
+
+  GST_DEBUG_CATEGORY_INIT (cl_crossover_debug, "clcrossover", 0,
+      "clcrossover element");
+
+  gobject_class->set_property = gst_cl_crossover_set_property;
+  gobject_class->get_property = gst_cl_crossover_get_property;
+  gobject_class->finalize = gst_cl_crossover_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_FREQUENCIES,
+      g_param_spec_string ("frequencies", "Crossover frequencies",
+          "The crossover points in Hz, ascending, between 0 and half the "
+          "sample rate, separated by commas: n points make n + 1 bands (the "
+          "number of bands is fixed while PLAYING, the points are not)",
+          DEFAULT_FREQUENCIES, playing));
+  g_object_class_install_property (gobject_class, PROP_TAPS,
+      g_param_spec_uint ("taps", "Taps",
+          "Taps of each band's filter (odd): the filters' delay, "
+          "(taps - 1) / 2 frames, and their transition width (see "
+          "transition). Taken at the next caps", 3, TAPS_MAX, DEFAULT_TAPS, ready));
+  g_object_class_install_property (gobject_class, PROP_STOPBAND,
+      g_param_spec_double ("stopband", "Stopband",
+          "Stopband depth of the lowpasses in dB: a band is at most "
+          "-(stopband - 6) dB two bands away. Deeper stopbands widen the "
+          "transition for the same taps (transition = (stopband - 7.95) "
+          "rate / (14.36 (taps - 1)))", CLR_XO_STOPBAND_MIN,
+          CLR_XO_STOPBAND_MAX, DEFAULT_STOPBAND, playing));
+  g_object_class_install_property (gobject_class, PROP_TRANSITION,
+      g_param_spec_double ("transition", "Transition width",
+          "Width of each crossover's transition band in Hz, centred on its "
+          "frequency, for the stream's rate (0 until it is known)", 0,
+          G_MAXDOUBLE, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_GAINS,
+      g_param_spec_string ("gains", "Band gains",
+          "Gain of each band in dB, separated by commas, one a band (empty: "
+          "0 dB)", "", playing));
+  g_object_class_install_property (gobject_class, PROP_DELAYS,
+      g_param_spec_string ("delays", "Band delays",
+          "Delay of each band in milliseconds (driver alignment), separated "
+          "by commas, one a band (empty: none), rounded to whole frames, "
+          "0 to 1000 ms", "", playing));
+  g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
+      g_param_spec_uint ("block-size", "Block size",
+          "Frames a partition (a power of two, 16-16384): the latency beyond "
+          "the filters' delay, and the work a block; 0: one block as long "
+          "as the filters (up to 16384), for offline throughput", 0,
+          CLR_CONV_BLOCK_MAX, DEFAULT_BLOCK_SIZE, ready));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device", GST_CLR_DEVICE_BLURB,
+          GST_CLR_DEFAULT_DEVICE, ready));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          GST_CLR_DEVICE_NAME_BLURB, NULL,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "OpenCL crossover", "Filter/Effect/Audio",
+      "Splits audio into bands with linear-phase FIR crossover filters on "
+      "OpenCL devices, the bands as channels", "clresample developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_crossover_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_crossover_stop);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cl_crossover_transform_caps);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cl_crossover_set_caps);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_cl_crossover_transform_size);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cl_crossover_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_crossover_transform);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cl_crossover_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cl_crossover_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_crossover_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_crossover_query);
+}
+
+static void
+gst_cl_crossover_init (GstClCrossover * self)
+{
+  num_list_set (&self->freqs, DEFAULT_FREQUENCIES, "frequencies");
+  num_list_set (&self->gains, "", "gains");
+  num_list_set (&self->delays, "", "delays");
+  self->taps = DEFAULT_TAPS;
+  self->stopband = DEFAULT_STOPBAND;
+  self->block_size = DEFAULT_BLOCK_SIZE;
+  self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
+  self->stream.t0 = GST_CLOCK_TIME_NONE;
+  gst_audio_info_init (&self->stream.in_info);
+  gst_audio_info_init (&self->stream.out_info);
+  gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_cl_crossover_finalize (GObject * object)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (object);
+
+  num_list_clear (&self->freqs);
+  num_list_clear (&self->gains);
+  num_list_clear (&self->delays);
+  g_free (self->device_spec);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_cl_crossover_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (object);
+  gboolean redesign = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FREQUENCIES:
+      num_list_set (&self->freqs, g_value_get_string (value), "frequencies");
+      break;
+    case PROP_GAINS:
+      num_list_set (&self->gains, g_value_get_string (value), "gains");
+      break;
+    case PROP_DELAYS:
+      num_list_set (&self->delays, g_value_get_string (value), "delays");
+      break;
+    case PROP_STOPBAND:
+      self->stopband = g_value_get_double (value);
+      break;
+    case PROP_TAPS:
+      self->taps = g_value_get_uint (value);
+      break;
+    case PROP_BLOCK_SIZE:
+      self->block_size = g_value_get_uint (value);
+      redesign = FALSE;
+      break;
+    case PROP_DEVICE:
+      g_free (self->device_spec);
+      self->device_spec = g_value_dup_string (value);
+      if (!self->device_spec)
+        self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
+      redesign = FALSE;
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      redesign = FALSE;
+      break;
+  }
+  if (redesign) {
+    self->design_changed = TRUE;
+    self->design_serial++;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cl_crossover_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_FREQUENCIES:
+      g_value_set_string (value, self->freqs.text);
+      break;
+    case PROP_GAINS:
+      g_value_set_string (value, self->gains.text);
+      break;
+    case PROP_DELAYS:
+      g_value_set_string (value, self->delays.text);
+      break;
+    case PROP_STOPBAND:
+      g_value_set_double (value, self->stopband);
+      break;
+    case PROP_TRANSITION:
+      g_value_set_double (value, self->transition);
+      break;
+    case PROP_TAPS:
+      g_value_set_uint (value, self->taps);
+      break;
+    case PROP_BLOCK_SIZE:
+      g_value_set_uint (value, self->block_size);
+      break;
+    case PROP_DEVICE:
+      g_value_set_string (value, self->device_spec);
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, self->stream.device ?
+          clr_device_get_name (self->stream.device) : NULL);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ---- the design --------------------------------------------------------- */
+
+/* Bands the frequencies property asks for now (its numbers + 1; its
+ * items + 1 when one is no number) */
+static guint
+bands_asked (GstClCrossover * self)
+{
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  n = self->freqs.values->len + 1;
+  if (self->freqs.error) {
+    gchar **parts = g_strsplit (self->freqs.text, ",", -1);
+    n = g_strv_length (parts) + 1;
+    g_strfreev (parts);
+  }
+  GST_OBJECT_UNLOCK (self);
+  return n;
+}
+
+/* Why a band list (gains or delays) cannot be used, or NULL */
+static gchar *
+band_list_check (const NumList * l, guint bands, const gchar * what,
+    double lo, double hi, const gchar * unit)
+{
+  guint i;
+
+  if (l->error)
+    return g_strdup (l->error);
+  if (l->values->len && l->values->len != bands)
+    return g_strdup_printf ("%s \"%s\" gives %u values for %u bands: give "
+        "one a band, or none", what, l->text, l->values->len, bands);
+  for (i = 0; i < l->values->len; i++) {
+    double v = g_array_index (l->values, double, i);
+    if (v < lo || v > hi)
+      return g_strdup_printf ("%s: %g %s for band %u is out of range (%g to "
+          "%g %s)", what, v, unit, i, lo, hi, unit);
+  }
+  return NULL;
+}
+
+/* The band filters the properties ask for, at `rate`, into an engine for
+ * the stream (the stream's block and format); NULL with *err saying why.
+ * *n_taps: their length. */
+static ClrConv *
+gst_cl_crossover_build (GstClCrossover * self, guint bands, gsize * n_taps,
+    guint * serial, GError ** err)
+{
+  const gint rate = GST_AUDIO_INFO_RATE (&self->stream.in_info);
+  ClrXoSpec spec = { rate };
+  ClrConvConfig cfg = { 0 };
+  double *freqs = NULL, *gains = NULL, **h;
+  gsize *delays = NULL, len = 0;
+  gchar *why = NULL;
+  ClrConv *conv = NULL;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  *serial = self->design_serial;
+  self->design_changed = FALSE;
+  if (self->freqs.error)
+    why = g_strdup (self->freqs.error);
+  else if (self->freqs.values->len + 1 != bands)
+    why = g_strdup_printf ("frequencies \"%s\" make %u bands, but the "
+        "stream has %u: the number of bands can change only in READY",
+        self->freqs.text, self->freqs.values->len + 1, bands);
+  if (!why)
+    why = band_list_check (&self->gains, bands, "gains", CLR_XO_GAIN_MIN_DB,
+        CLR_XO_GAIN_MAX_DB, "dB");
+  if (!why)
+    why = band_list_check (&self->delays, bands, "delays", 0.0,
+        DELAY_MAX_MS, "ms");
+  if (!why) {
+    freqs = g_memdup2 (self->freqs.values->data, (bands - 1) *
+        sizeof (double));
+    if (self->gains.values->len)
+      gains = g_memdup2 (self->gains.values->data, bands * sizeof (double));
+    if (self->delays.values->len) {
+      delays = g_new (gsize, bands);
+      for (i = 0; i < bands; i++)
+        delays[i] = (gsize) llround (g_array_index (self->delays.values,
+                double, i) * rate / 1000.0);
+    }
+  }
+  spec.taps = self->stream_taps;
+  spec.stopband_db = self->stopband;
+  GST_OBJECT_UNLOCK (self);
+  if (why)
+    goto refused;
+
+  spec.freqs = freqs;
+  spec.n_freqs = bands - 1;
+  spec.gains_db = gains;
+  spec.delays = delays;
+  why = clr_xo_check (&spec);
+  if (why)
+    goto refused;
+  h = clr_xo_design (&spec, &len, err);
+  if (h) {
+    cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->stream.in_info);
+    cfg.block = self->stream.block;
+    cfg.format = self->stream.cfmt;
+    cfg.taps = (const double *const *) h;
+    cfg.n_taps = len;
+    cfg.n_filters = bands;
+    cfg.outputs = bands;
+    conv = clr_conv_new (self->stream.device, &cfg, err);
+    clr_xo_free (h, bands);
+  }
+  if (conv) {
+    *n_taps = len;
+    GST_OBJECT_LOCK (self);
+    self->transition = clr_xo_transition_hz (rate, spec.taps,
+        spec.stopband_db);
+    GST_OBJECT_UNLOCK (self);
+  }
+  g_free (freqs);
+  g_free (gains);
+  g_free (delays);
+  return conv;
+
+refused:
+  g_set_error_literal (err, CLR_ERROR, CLR_ERROR_INVALID, why);
+  g_free (why);
+  g_free (freqs);
+  g_free (gains);
+  g_free (delays);
+  return NULL;
+}
+
+/* The input kept for a new design: its filters are taps + the delays long,
+ * the delays at most DELAY_MAX_MS */
+static gsize
+hist_frames (GstClCrossover * self, guint taps)
+{
+  return taps + (gsize) ceil (DELAY_MAX_MS / 1000.0 *
+      GST_AUDIO_INFO_RATE (&self->stream.in_info)) - 1 + self->stream.block;
+}
+
+/* ---- caps ------------------------------------------------------------- */
+
+/* channels x or / bands, on an int or a range; FALSE: none fits */
+static gboolean
+map_channels (GstStructure * st, guint bands, gboolean to_src)
+{
+  const GValue *v = gst_structure_get_value (st, "channels");
+  gint lo, hi;
+
+  if (!v)
+    return TRUE;
+  if (G_VALUE_HOLDS_INT (v)) {
+    lo = hi = g_value_get_int (v);
+  } else if (GST_VALUE_HOLDS_INT_RANGE (v)) {
+    lo = gst_value_get_int_range_min (v);
+    hi = gst_value_get_int_range_max (v);
+  } else {
+    return FALSE;
+  }
+  if (to_src) {
+    lo = MIN ((gint64) lo * bands, G_MAXINT);
+    hi = MIN ((gint64) hi * bands, G_MAXINT);
+  } else {
+    lo = (lo + bands - 1) / bands;
+    hi = hi / bands;
+  }
+  if (lo > hi || hi < 1)
+    return FALSE;
+  if (lo == hi)
+    gst_structure_set (st, "channels", G_TYPE_INT, lo, NULL);
+  else
+    gst_structure_set (st, "channels", GST_TYPE_INT_RANGE, MAX (lo, 1), hi,
+        NULL);
+  return TRUE;
+}
+
+static GstCaps *
+gst_cl_crossover_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+  const guint bands = self->stream.conv ? self->bands : bands_asked (self);
+  GstCaps *res = gst_caps_new_empty ();
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure *st = gst_structure_copy (gst_caps_get_structure (caps, i));
+
+    if (!map_channels (st, bands, direction == GST_PAD_SINK)) {
+      gst_structure_free (st);
+      continue;
+    }
+    if (direction == GST_PAD_SINK)
+      gst_structure_set (st, "channel-mask", GST_TYPE_BITMASK,
+          (guint64) 0, NULL);
+    else
+      gst_structure_remove_field (st, "channel-mask");
+    res = gst_caps_merge_structure (res, st);
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, res,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (res);
+    res = tmp;
+  }
+  GST_OBJECT_LOCK (self);
+  res = gst_clr_caps_for_device (res, self->stream.device);
+  GST_OBJECT_UNLOCK (self);
+  GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "sink" : "src", caps, res);
+  return res;
+}
+
+static void
+gst_cl_crossover_reset_stream (GstClCrossover * self)
+{
+  /* the filters' delay: taps changes wait for the next caps */
+  gst_clr_fir_stream_reset (&self->stream, self->stream.conv ?
+      (self->stream_taps - 1) / 2 : 0);
+}
+
+static gboolean
+gst_cl_crossover_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+  GstAudioInfo in, out;
+  GError *err = NULL;
+  ClrConv *conv;
+  guint bands, block_size, taps, serial;
+  gsize n_taps = 0;
+
+  if (!self->stream.device || !gst_audio_info_from_caps (&in, incaps)
+      || !gst_audio_info_from_caps (&out, outcaps))
+    return FALSE;
+  bands = GST_AUDIO_INFO_CHANNELS (&out) / GST_AUDIO_INFO_CHANNELS (&in);
+  /* the same caps again (a renegotiation): the stream goes on */
+  if (self->stream.conv && gst_audio_info_is_equal (&in,
+          &self->stream.in_info) && gst_audio_info_is_equal (&out,
+          &self->stream.out_info))
+    return TRUE;
+  gst_clr_fir_stream_clear (&self->stream);
+  self->stream.in_info = in;
+  self->stream.out_info = out;
+  self->stream.cfmt = gst_clr_fir_stream_format (self->stream.device,
+      GST_AUDIO_INFO_FORMAT (&in));
+  self->bands = bands;
+  GST_OBJECT_LOCK (self);
+  block_size = self->block_size;
+  taps = self->taps;
+  GST_OBJECT_UNLOCK (self);
+  self->stream_taps = taps;
+  self->stream.block = gst_clr_fir_stream_choose_block (self->stream.device,
+      block_size, taps);
+  conv = gst_cl_crossover_build (self, bands, &n_taps, &serial, &err);
+  if (!conv)
+    goto failed;
+  self->active_serial = serial;
+  gst_clr_fir_stream_setup (&self->stream, conv, n_taps, hist_frames (self,
+          taps));
+  gst_cl_crossover_reset_stream (self);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
+  GST_INFO_OBJECT (self, "%u channels in %u bands, %" G_GSIZE_FORMAT " taps, "
+      "blocks of %u frames, %s on '%s'", GST_AUDIO_INFO_CHANNELS (&in), bands,
+      n_taps, self->stream.block, self->stream.cfmt == CLR_CONV_F64 ?
+      "F64" : "F32", clr_device_get_name (self->stream.device));
+  return TRUE;
+
+failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("clcrossover cannot split this stream: %s", err->message),
+      ("%u channels, %u bands, %s, device '%s'",
+          GST_AUDIO_INFO_CHANNELS (&in), bands,
+          gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (&in)),
+          clr_device_get_name (self->stream.device)));
+  g_error_free (err);
+  gst_clr_fir_stream_clear (&self->stream);
+  return FALSE;
+}
+
+static gboolean
+gst_cl_crossover_start (GstBaseTransform * trans)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+
+  return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
+      &self->stream.device, NULL);
+}
+
+static gboolean
+gst_cl_crossover_stop (GstBaseTransform * trans)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+
+  gst_clr_fir_stream_clear (&self->stream);
+  gst_clr_close_device (GST_ELEMENT (self), &self->stream.device);
+  gst_audio_info_init (&self->stream.in_info);
+  gst_audio_info_init (&self->stream.out_info);
+  GST_OBJECT_LOCK (self);
+  self->transition = 0;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* ---- the stream ------------------------------------------------------- */
+
+/* Pushes the frames the stream still owes (N in, N out) and resets. */
+static GstFlowReturn
+gst_cl_crossover_drain (GstClCrossover * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret;
+
+  if (!self->stream.conv || !self->stream.started)
+    return GST_FLOW_OK;
+  ret = gst_clr_fir_stream_drain (trans, &self->stream, &buf);
+  gst_cl_crossover_reset_stream (self);
+  if (buf)
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+  return ret;
+}
+
+/* The design last asked for takes over: a new engine primed with the kept
+ * input, crossfaded over one block. A change during a crossfade waits for
+ * its end; a design that cannot be made is refused with a warning, and the
+ * old filters go on. */
+static void
+gst_cl_crossover_apply (GstClCrossover * self)
+{
+  GError *err = NULL;
+  ClrConv *conv;
+  guint serial;
+  gsize n_taps = 0;
+
+  if (self->stream.old_conv)
+    return;
+  conv = gst_cl_crossover_build (self, self->bands, &n_taps, &serial, &err);
+  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, n_taps,
+          hist_frames (self, self->stream_taps), &err)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("Could not use the new crossover design; going on with the old "
+            "one: %s", err->message), (NULL));
+    g_error_free (err);
+    return;
+  }
+  self->active_serial = serial;
+  GST_DEBUG_OBJECT (self, "new design %u: %" G_GSIZE_FORMAT " taps%s",
+      serial, n_taps, self->stream.old_conv ? ", crossfading" : "");
+}
+
+static gboolean
+gst_cl_crossover_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+
+  return gst_clr_fir_stream_transform_size (&self->stream, direction, caps,
+      size, othercaps, othersize);
+}
+
+/* Runs before basetransform sizes the output buffer: a discontinuity that
+ * drains the old run, or a new design, comes first. */
+static void
+gst_cl_crossover_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+  gboolean changed;
+
+  if (!self->stream.conv)
+    return;
+  if (self->stream.started && gst_clr_is_discont (GST_ELEMENT (self), buf,
+          self->stream.t0, self->stream.in_total,
+          GST_AUDIO_INFO_RATE (&self->stream.in_info)))
+    gst_cl_crossover_drain (self);
+  GST_OBJECT_LOCK (self);
+  changed = self->design_changed;
+  GST_OBJECT_UNLOCK (self);
+  if (changed)
+    gst_cl_crossover_apply (self);
+}
+
+static GstFlowReturn
+gst_cl_crossover_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  return gst_clr_fir_stream_transform (trans,
+      &GST_CL_CROSSOVER (trans)->stream, inbuf, outbuf);
+}
+
+/* Input that completes no output frame yet is no loss */
+static GstFlowReturn
+gst_cl_crossover_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
+      trans, outbuf);
+}
+
+static GstFlowReturn
+gst_cl_crossover_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+
+  input = gst_clr_clip_input (trans, &self->stream.in_info, input);
+  if (!input)
+    return GST_FLOW_OK;         /* wholly outside the segment */
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+}
+
+static gboolean
+gst_cl_crossover_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+      /* the tail belongs to the old format, before the event passes on */
+      gst_cl_crossover_drain (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_cl_crossover_reset_stream (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+/* Latency: B + (taps - 1) / 2 frames, what output frame t waits for
+ * (input up to frame t + (taps - 1) / 2, then a whole block). */
+static gboolean
+gst_cl_crossover_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstClCrossover *self = GST_CL_CROSSOVER (trans);
+
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && self->stream.conv)
+    return gst_clr_query_latency (trans, query, self->stream.delay,
+        GST_AUDIO_INFO_RATE (&self->stream.in_info));
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}

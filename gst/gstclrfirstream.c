@@ -1,0 +1,621 @@
+/* clresample: the streaming side of the convolution elements. See
+ * gstclrfirstream.h.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+#include "gstclrfirstream.h"
+#include "gstclrcommon.h"
+
+#define PLANE(s, base, c) \
+  ((base) + (gsize) (c) * GST_CLR_FIR_CHUNK * (s)->ssize)
+
+ClrConvFormat
+gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt)
+{
+  return fmt == GST_AUDIO_FORMAT_F64 || (fmt == GST_AUDIO_FORMAT_S32
+      && clr_device_has_fp64 (dev)) ? CLR_CONV_F64 : CLR_CONV_F32;
+}
+
+guint
+gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
+    gsize n_taps)
+{
+  guint b = CLR_CONV_BLOCK_MIN, max = clr_conv_max_block (dev);
+
+  if (block_size > 0)
+    return block_size;
+  while (b < max && b < n_taps)
+    b <<= 1;
+  return b;
+}
+
+/* ---- samples ---------------------------------------------------------- */
+
+/* Where channel c's frame `off` lies in a mapped buffer, and how many
+ * samples apart its frames are. */
+static guint8 *
+sample_ptr (const GstAudioBuffer * ab, guint c, gsize off, gsize * stride)
+{
+  const GstAudioInfo *info = &ab->info;
+  /* not GST_AUDIO_INFO_BPS: that is the depth, 3 bytes for S24_32 */
+  gsize bps = GST_AUDIO_INFO_WIDTH (info) / 8;
+  guint ch = GST_AUDIO_INFO_CHANNELS (info);
+
+  if (GST_AUDIO_INFO_LAYOUT (info) == GST_AUDIO_LAYOUT_INTERLEAVED) {
+    *stride = ch;
+    return (guint8 *) ab->planes[0] + (off * ch + c) * bps;
+  }
+  *stride = 1;
+  return (guint8 *) ab->planes[c] + off * bps;
+}
+
+static inline double
+read_sample (const guint8 * p, gsize i, GstAudioFormat fmt)
+{
+  switch (fmt) {
+    case GST_AUDIO_FORMAT_F32:
+      return ((const float *) p)[i];
+    case GST_AUDIO_FORMAT_F64:
+      return ((const double *) p)[i];
+    case GST_AUDIO_FORMAT_S16:
+      return ((const gint16 *) p)[i] * (1.0 / 32768.0);
+    case GST_AUDIO_FORMAT_S32:
+      return ((const gint32 *) p)[i] * (1.0 / 2147483648.0);
+    default:                   /* S24_32: 24 bits, sign-extended here */
+      return (gint32) ((guint32) ((const gint32 *) p)[i] << 8) *
+          (1.0 / 2147483648.0);
+  }
+}
+
+/* Rounded to nearest (even) and saturated, as clresample's kernels store */
+static inline void
+write_sample (guint8 * p, gsize i, GstAudioFormat fmt, double v)
+{
+  switch (fmt) {
+    case GST_AUDIO_FORMAT_F32:
+      ((float *) p)[i] = (float) v;
+      break;
+    case GST_AUDIO_FORMAT_F64:
+      ((double *) p)[i] = v;
+      break;
+    case GST_AUDIO_FORMAT_S16:
+      ((gint16 *) p)[i] = (gint16) CLAMP (nearbyint (v * 32768.0), -32768.0,
+          32767.0);
+      break;
+    case GST_AUDIO_FORMAT_S32:
+      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 2147483648.0),
+          -2147483648.0, 2147483647.0);
+      break;
+    default:
+      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 8388608.0),
+          -8388608.0, 8388607.0);
+      break;
+  }
+}
+
+static inline double
+engine_get (const GstClrFirStream * s, const guint8 * plane, gsize i)
+{
+  return s->cfmt == CLR_CONV_F64 ? ((const double *) plane)[i] :
+      ((const float *) plane)[i];
+}
+
+static inline void
+engine_set (const GstClrFirStream * s, guint8 * plane, gsize i, double v)
+{
+  if (s->cfmt == CLR_CONV_F64)
+    ((double *) plane)[i] = v;
+  else
+    ((float *) plane)[i] = (float) v;
+}
+
+/* Frames off..off + n of the stream's buffer into the planar work input */
+/* The stream's samples are the engine's own type: no conversion. */
+static inline gboolean
+is_float_as_engine (const GstClrFirStream * s, GstAudioFormat fmt)
+{
+  return (s->cfmt == CLR_CONV_F32 && fmt == GST_AUDIO_FORMAT_F32)
+      || (s->cfmt == CLR_CONV_F64 && fmt == GST_AUDIO_FORMAT_F64);
+}
+
+static void
+convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
+    gsize n)
+{
+  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->in_info);
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
+  gsize i, stride;
+
+  /* interleaved floats frame by frame: a channel at a time would walk the
+   * buffer ch times, a cache line a sample (64 channels: 3/4 of a block's
+   * time on an H100's host) */
+  if (ch > 1 && GST_AUDIO_INFO_LAYOUT (&ab->info) ==
+      GST_AUDIO_LAYOUT_INTERLEAVED && is_float_as_engine (s, fmt)) {
+    const guint8 *src = sample_ptr (ab, 0, off, &stride);
+    guint8 *planes[CLR_CONV_CHANNELS_MAX];
+
+    for (c = 0; c < ch; c++)
+      planes[c] = PLANE (s, s->work_in, c);
+    if (s->cfmt == CLR_CONV_F32)
+      for (i = 0; i < n; i++)
+        for (c = 0; c < ch; c++)
+          ((float *) planes[c])[i] = ((const float *) src)[i * ch + c];
+    else
+      for (i = 0; i < n; i++)
+        for (c = 0; c < ch; c++)
+          ((double *) planes[c])[i] = ((const double *) src)[i * ch + c];
+    return;
+  }
+  for (c = 0; c < ch; c++) {
+    const guint8 *src = sample_ptr (ab, c, off, &stride);
+    guint8 *dst = PLANE (s, s->work_in, c);
+
+    if (is_float_as_engine (s, fmt) && stride == 1)
+      memcpy (dst, src, n * s->ssize);
+    else
+      for (i = 0; i < n; i++)
+        engine_set (s, dst, i, read_sample (src, i * stride, fmt));
+  }
+}
+
+/* Work output frames from..from + n into the buffer at frame off */
+static void
+convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
+    gsize from, gsize n)
+{
+  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->out_info);
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
+  gsize i, stride;
+
+  /* frame by frame, as convert_in() */
+  if (ch > 1 && GST_AUDIO_INFO_LAYOUT (&ab->info) ==
+      GST_AUDIO_LAYOUT_INTERLEAVED && is_float_as_engine (s, fmt)) {
+    guint8 *dst = sample_ptr (ab, 0, off, &stride);
+    const guint8 *planes[CLR_CONV_OUTPUTS_MAX];
+
+    for (c = 0; c < ch; c++)
+      planes[c] = PLANE (s, s->work_out, c);
+    if (s->cfmt == CLR_CONV_F32)
+      for (i = 0; i < n; i++)
+        for (c = 0; c < ch; c++)
+          ((float *) dst)[i * ch + c] = ((const float *) planes[c])[from + i];
+    else
+      for (i = 0; i < n; i++)
+        for (c = 0; c < ch; c++)
+          ((double *) dst)[i * ch + c] =
+              ((const double *) planes[c])[from + i];
+    return;
+  }
+  for (c = 0; c < ch; c++) {
+    guint8 *dst = sample_ptr (ab, c, off, &stride);
+    const guint8 *src = PLANE (s, s->work_out, c);
+
+    if (is_float_as_engine (s, fmt) && stride == 1)
+      memcpy (dst, src + from * s->ssize, n * s->ssize);
+    else
+      for (i = 0; i < n; i++)
+        write_sample (dst, i * stride, fmt, engine_get (s, src, from + i));
+  }
+}
+
+/* ---- the input history, to prime a new filter --------------------------- */
+
+static void
+hist_configure (GstClrFirStream * s, gsize cap)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
+  gsize keep = MIN (s->hist_fill, cap), i, src;
+  guint8 *h = g_malloc0 (MAX (cap, 1) * ch * s->ssize);
+
+  /* the newest `keep` frames move to the front of the new ring */
+  for (c = 0; c < ch && s->hist; c++)
+    for (i = 0; i < keep; i++) {
+      src = (s->hist_pos + s->hist_cap - keep + i) % s->hist_cap;
+      memcpy (h + (c * cap + i) * s->ssize,
+          s->hist + (c * s->hist_cap + src) * s->ssize, s->ssize);
+    }
+  g_free (s->hist);
+  s->hist = h;
+  s->hist_cap = MAX (cap, 1);
+  s->hist_fill = keep;
+  s->hist_pos = keep % s->hist_cap;
+}
+
+/* Appends the work input's first n frames (n <= GST_CLR_FIR_CHUNK), or n
+ * frames of silence (any n). */
+static void
+hist_append (GstClrFirStream * s, gboolean silence, gsize n)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
+  const gsize cap = s->hist_cap, ss = s->ssize;
+  gsize skip = n > cap ? n - cap : 0, len = n - skip, first, pos;
+
+  pos = s->hist_pos;
+  first = MIN (len, cap - pos);
+  for (c = 0; c < ch; c++) {
+    guint8 *h = s->hist + c * cap * ss;
+    const guint8 *src = PLANE (s, s->work_in, c) + skip * ss;
+
+    if (silence) {
+      memset (h + pos * ss, 0, first * ss);
+      memset (h, 0, (len - first) * ss);
+    } else {
+      memcpy (h + pos * ss, src, first * ss);
+      memcpy (h, src + first * ss, (len - first) * ss);
+    }
+  }
+  s->hist_pos = (pos + len) % cap;
+  s->hist_fill = MIN (cap, s->hist_fill + len);
+}
+
+/* Plane pointers into a work buffer: n of them (g_free the array). */
+static void **
+work_planes (GstClrFirStream * s, guint8 * base, guint n)
+{
+  void **p = g_new (void *, MAX (n, 1));
+  guint c;
+
+  for (c = 0; c < n; c++)
+    p[c] = PLANE (s, base, c);
+  return p;
+}
+
+/* Runs the last `frames` frames of the history through conv, output
+ * discarded: conv then continues the stream where it is. */
+static gboolean
+hist_prime (GstClrFirStream * s, ClrConv * conv, gsize frames, GError ** err)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
+  const gsize cap = s->hist_cap, ss = s->ssize;
+  void **in = work_planes (s, s->work_in, ch);
+  void **out = work_planes (s, s->work_out, clr_conv_get_outputs (conv));
+  gsize done = 0, n, i, src;
+  gboolean ok = TRUE;
+
+  while (ok && done < frames) {
+    n = MIN (GST_CLR_FIR_CHUNK, frames - done);
+    for (c = 0; c < ch; c++)
+      for (i = 0; i < n; i++) {
+        src = (s->hist_pos + cap - frames + done + i) % cap;
+        memcpy ((guint8 *) in[c] + i * ss, s->hist + (c * cap + src) * ss,
+            ss);
+      }
+    ok = clr_conv_process (conv, (const void *const *) in, n, out, err);
+    done += n;
+  }
+  g_free (in);
+  g_free (out);
+  return ok;
+}
+
+/* ---- set-up ----------------------------------------------------------- */
+
+void
+gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
+    gsize hist_frames)
+{
+  const gsize plane = (gsize) GST_CLR_FIR_CHUNK * (s->cfmt == CLR_CONV_F64 ?
+      sizeof (double) : sizeof (float));
+
+  gst_clr_fir_stream_clear (s);
+  s->ssize = s->cfmt == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
+  s->conv = conv;
+  s->n_taps = n_taps;
+  s->work_in = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->in_info) * plane);
+  s->work_out = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->out_info) * plane);
+  s->work_old = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->out_info) * plane);
+  hist_configure (s, hist_frames);
+}
+
+void
+gst_clr_fir_stream_clear (GstClrFirStream * s)
+{
+  g_clear_pointer (&s->conv, clr_conv_free);
+  g_clear_pointer (&s->old_conv, clr_conv_free);
+  g_clear_pointer (&s->work_in, g_free);
+  g_clear_pointer (&s->work_out, g_free);
+  g_clear_pointer (&s->work_old, g_free);
+  g_clear_pointer (&s->hist, g_free);
+  s->hist_cap = s->hist_fill = s->hist_pos = 0;
+}
+
+void
+gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated)
+{
+  if (s->conv)
+    clr_conv_reset (s->conv);
+  g_clear_pointer (&s->old_conv, clr_conv_free);
+  s->hist_fill = s->hist_pos = 0;
+  s->t0 = GST_CLOCK_TIME_NONE;
+  s->started = FALSE;
+  s->need_discont = TRUE;
+  s->in_total = s->out_total = 0;
+  /* before the stream: silence */
+  s->silent_run = G_MAXUINT64 / 4;
+  s->conv_stale = FALSE;
+  s->delay = s->block + compensated;
+}
+
+/* ---- processing ------------------------------------------------------- */
+
+/* Output frame k is frame k + D of what the engine gives (k + the
+ * compensated delay of the convolution). */
+guint64
+gst_clr_fir_stream_emitted_for (GstClrFirStream * s, guint64 n)
+{
+  guint64 end = s->in_total + n;
+
+  return (end > s->delay ? end - s->delay : 0) - s->out_total;
+}
+
+/* The crossfade over the emitted frames: (1 - w) old + w new, w = i / F
+ * over its F frames; the old engine goes at its end. */
+static void
+crossfade (GstClrFirStream * s, void **newp, void **oldp, gsize skip,
+    gsize emit)
+{
+  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
+  gsize i;
+
+  for (i = 0; i < emit; i++) {
+    guint64 f = s->fade_pos + i;
+    double w = f < s->fade_len ? (double) f / s->fade_len : 1.0;
+
+    for (c = 0; c < ch; c++) {
+      double a = engine_get (s, oldp[c], skip + i);
+      double b = engine_get (s, newp[c], skip + i);
+      engine_set (s, newp[c], skip + i, a + w * (b - a));
+    }
+  }
+  s->fade_pos += emit;
+  if (s->fade_pos >= s->fade_len)
+    g_clear_pointer (&s->old_conv, clr_conv_free);
+}
+
+/* One step of at most GST_CLR_FIR_CHUNK frames: in (NULL: silence) from
+ * frame in_off through the filter, the output frames it completes into out
+ * from frame *out_off (out NULL: none may come). */
+static gboolean
+process_chunk (GstClrFirStream * s, const GstAudioBuffer * in, gsize in_off,
+    gsize n, GstAudioBuffer * out, gsize * out_off, GError ** err)
+{
+  const guint n_out = GST_AUDIO_INFO_CHANNELS (&s->out_info);
+  void **inp = work_planes (s, s->work_in,
+      GST_AUDIO_INFO_CHANNELS (&s->in_info));
+  void **outp = work_planes (s, s->work_out, n_out);
+  void **oldp = work_planes (s, s->work_old, n_out);
+  gsize skip, emit;
+  gboolean ok = FALSE;
+
+  if (in)
+    convert_in (s, in, in_off, n);
+  hist_append (s, in == NULL, n);
+  if (!clr_conv_process (s->conv, in ? (const void *const *) inp : NULL,
+          n, outp, err))
+    goto done;
+  if (s->old_conv && !clr_conv_process (s->old_conv, in ?
+          (const void *const *) inp : NULL, n, oldp, err))
+    goto done;
+
+  skip = s->in_total < s->delay ? MIN (n, s->delay - s->in_total) : 0;
+  emit = n - skip;
+  if (s->old_conv && emit > 0)
+    crossfade (s, outp, oldp, skip, emit);
+  if (emit > 0) {
+    g_assert (out != NULL);
+    convert_out (s, out, *out_off, skip, emit);
+    *out_off += emit;
+  }
+  s->in_total += n;
+  s->out_total += emit;
+  ok = TRUE;
+done:
+  g_free (inp);
+  g_free (outp);
+  g_free (oldp);
+  return ok;
+}
+
+/* n frames of in (NULL: silence, GAP) through the filter, the output frames
+ * they complete (emitted_for (n)) into out. *silent: the output is silence
+ * by construction and no device work was done. */
+static gboolean
+feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
+    GstAudioBuffer * out, gboolean * silent, GError ** err)
+{
+  gsize done = 0, out_off = 0, emit = gst_clr_fir_stream_emitted_for (s, n);
+  guint c;
+
+  *silent = FALSE;
+  /* Silence after at least B + taps - 1 silent frames gives silence (the
+   * state holds nothing else): a GAP costs no device work, and the
+   * convolution is reset before the next audio. */
+  if (!in && !s->old_conv && s->silent_run >= (guint64) s->block +
+      s->n_taps - 1) {
+    for (c = 0; emit > 0 && c < (guint) GST_AUDIO_BUFFER_N_PLANES (out); c++)
+      memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&s->out_info)
+              == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
+              (&s->out_info) : GST_AUDIO_INFO_WIDTH (&s->out_info) / 8));
+    hist_append (s, TRUE, n);
+    s->in_total += n;
+    s->out_total += emit;
+    s->silent_run += n;
+    s->conv_stale = TRUE;
+    *silent = TRUE;
+    return TRUE;
+  }
+  if (s->conv_stale) {
+    clr_conv_reset (s->conv);
+    s->conv_stale = FALSE;
+  }
+  while (done < n) {
+    gsize len = MIN (GST_CLR_FIR_CHUNK, n - done);
+    if (!process_chunk (s, in, done, len, out, &out_off, err))
+      return FALSE;
+    done += len;
+  }
+  g_assert (out_off == emit);
+  s->silent_run = in ? 0 : s->silent_run + n;
+  return TRUE;
+}
+
+gboolean
+gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
+    gsize hist_frames, GError ** err)
+{
+  /* the new filter's output from here on needs taps - 1 + B frames of the
+   * input before; what came before the stream counts as silence, and so
+   * does what the history no longer holds */
+  gsize prime = MIN (s->hist_fill, n_taps - 1 + s->block);
+
+  if (!hist_prime (s, conv, prime, err)) {
+    clr_conv_free (conv);
+    return FALSE;
+  }
+  if (s->started && !s->conv_stale && s->in_total > 0) {
+    s->old_conv = s->conv;
+    s->fade_pos = 0;
+    s->fade_len = s->block;
+  } else {
+    clr_conv_free (s->conv);
+  }
+  s->conv = conv;
+  s->n_taps = n_taps;
+  s->conv_stale = FALSE;
+  hist_configure (s, hist_frames);
+  return TRUE;
+}
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static void
+post_failed (GstBaseTransform * trans, GstClrFirStream * s, GError * err)
+{
+  GST_ELEMENT_ERROR (trans, RESOURCE, FAILED,
+      ("OpenCL filtering failed on '%s'", clr_device_get_name (s->device)),
+      ("%s", err->message));
+  g_error_free (err);
+}
+
+GstFlowReturn
+gst_clr_fir_stream_drain (GstBaseTransform * trans, GstClrFirStream * s,
+    GstBuffer ** outbuf)
+{
+  GError *err = NULL;
+  GstBuffer *buf = NULL;
+  GstAudioBuffer abuf;
+  guint64 first = s->out_total, n = s->in_total - s->out_total;
+  gboolean ok, silent;
+
+  *outbuf = NULL;
+  if (!s->conv || !s->started || n == 0)
+    return GST_FLOW_OK;
+  buf = gst_clr_alloc_output (trans, &s->out_info, n);
+  gst_audio_buffer_map (&abuf, &s->out_info, buf, GST_MAP_WRITE);
+  /* D more frames of silence complete the last D output frames */
+  ok = feed (s, NULL, s->delay, &abuf, &silent, &err);
+  gst_audio_buffer_unmap (&abuf);
+  if (!ok) {
+    gst_buffer_unref (buf);
+    post_failed (trans, s, err);
+    return GST_FLOW_ERROR;
+  }
+  g_assert (s->out_total == first + n);
+  gst_clr_stamp (buf, s->t0, s->offset0, GST_AUDIO_INFO_RATE (&s->in_info),
+      first, n, &s->need_discont);
+  if (silent)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
+  GST_LOG_OBJECT (trans, "draining %" G_GUINT64_FORMAT " frames at %"
+      GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  *outbuf = buf;
+  return GST_FLOW_OK;
+}
+
+gboolean
+gst_clr_fir_stream_transform_size (GstClrFirStream * s,
+    GstPadDirection direction, GstCaps * caps, gsize size,
+    GstCaps * othercaps, gsize * othersize)
+{
+  GstAudioInfo info, other;
+
+  if (!gst_audio_info_from_caps (&info, caps)
+      || !gst_audio_info_from_caps (&other, othercaps))
+    return FALSE;
+  if (direction == GST_PAD_SINK && s->conv)
+    *othersize = gst_clr_fir_stream_emitted_for (s,
+        size / GST_AUDIO_INFO_BPF (&info)) * GST_AUDIO_INFO_BPF (&other);
+  else                          /* an estimate for allocation queries */
+    *othersize = size / GST_AUDIO_INFO_BPF (&info) *
+        GST_AUDIO_INFO_BPF (&other);
+  return TRUE;
+}
+
+GstFlowReturn
+gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
+    GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  GstElement *element = GST_ELEMENT (trans);
+  GstAudioBuffer in_ab, out_ab;
+  GError *err = NULL;
+  gsize frames, expected, bpf = GST_AUDIO_INFO_BPF (&s->out_info);
+  guint64 first;
+  gboolean gap, silent, ok;
+
+  if (G_UNLIKELY (!s->conv))
+    return gst_clr_not_negotiated (element);
+  if (!s->started) {
+    GstClockTime pts = GST_BUFFER_PTS (inbuf);
+
+    s->t0 = pts;
+    s->offset0 = GST_CLOCK_TIME_IS_VALID (pts) ?
+        gst_util_uint64_scale_int_round (pts,
+        GST_AUDIO_INFO_RATE (&s->in_info), GST_SECOND) : 0;
+    s->started = TRUE;
+  }
+  if (!gst_audio_buffer_map (&in_ab, &s->in_info, inbuf, GST_MAP_READ))
+    return gst_clr_map_failed (element);
+  frames = in_ab.n_samples;
+  expected = gst_clr_fir_stream_emitted_for (s, frames);
+  if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * bpf)) {
+    gst_audio_buffer_unmap (&in_ab);
+    GST_ELEMENT_ERROR (element, CORE, FAILED, (NULL),
+        ("output buffer of %" G_GSIZE_FORMAT " bytes, need %" G_GSIZE_FORMAT,
+            gst_buffer_get_size (outbuf), expected * bpf));
+    return GST_FLOW_ERROR;
+  }
+  gst_clr_resize_output (outbuf, &s->out_info, expected);
+  if (expected > 0 && !gst_audio_buffer_map (&out_ab, &s->out_info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_audio_buffer_unmap (&in_ab);
+    return gst_clr_map_failed (element);
+  }
+  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
+  first = s->out_total;
+  ok = feed (s, gap ? NULL : &in_ab, frames, expected > 0 ? &out_ab : NULL,
+      &silent, &err);
+  if (expected > 0)
+    gst_audio_buffer_unmap (&out_ab);
+  gst_audio_buffer_unmap (&in_ab);
+  if (!ok) {
+    post_failed (trans, s, err);
+    return GST_FLOW_ERROR;
+  }
+  if (expected == 0)
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  gst_clr_stamp (outbuf, s->t0, s->offset0, GST_AUDIO_INFO_RATE (&s->in_info),
+      first, expected, &s->need_discont);
+  if (silent)
+    GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
+  else
+    GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
+  return GST_FLOW_OK;
+}

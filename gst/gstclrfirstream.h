@@ -1,0 +1,100 @@
+/* clresample: the streaming side of the elements built on the convolution
+ * engine (clfirfilter, clcrossover): host format conversion, the engine's
+ * latency hidden (output frame t is frame t + D of the engine's, D = B +
+ * the compensated delay; N input frames give N output frames, the rest
+ * drained at EOS), timestamps from counters, GAP input without device work,
+ * and filter changes while playing (a second engine primed with the input
+ * kept on the host, crossfaded over one block). */
+#ifndef __GST_CLR_FIR_STREAM_H__
+#define __GST_CLR_FIR_STREAM_H__
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/audio/audio.h>
+#include "core/clr-conv.h"
+
+G_BEGIN_DECLS
+
+/* Frames converted and convolved a step: bounds the host work buffers
+ * whatever the size of the buffers or of the drain. */
+#define GST_CLR_FIR_CHUNK 16384u
+
+typedef struct
+{
+  /* set by the element before gst_clr_fir_stream_setup () */
+  ClrDevice *device;
+  GstAudioInfo in_info, out_info;       /* out: in's channels x outputs */
+  ClrConvFormat cfmt;
+  guint block;                  /* B */
+
+  /* the stream */
+  gsize ssize;                  /* bytes an engine sample */
+  guint64 delay;                /* D = B + compensated delay */
+  gsize n_taps;                 /* the active filter's length */
+  ClrConv *conv;
+  ClrConv *old_conv;            /* fading out, or NULL */
+  guint64 fade_pos, fade_len;   /* frames of the crossfade emitted, all */
+  GstClockTime t0;              /* time of input frame 0 of this run */
+  guint64 offset0;              /* sample offset of output frame 0 */
+  gboolean started;
+  gboolean need_discont;
+  guint64 in_total, out_total;  /* frames of this run */
+  guint64 silent_run;           /* GAP frames fed since the last audio */
+  gboolean conv_stale;          /* conv skipped silence: reset before use */
+  /* planar work buffers, GST_CLR_FIR_CHUNK frames a plane */
+  guint8 *work_in, *work_out, *work_old;
+  /* the last input frames (engine format, planar ring), to prime a new
+   * filter's convolution */
+  guint8 *hist;
+  gsize hist_cap, hist_pos, hist_fill;
+} GstClrFirStream;
+
+/* The engine's sample format for a stream format: F64 runs in double, S32
+ * too where the device has doubles (32-bit samples keep 8 bits more than
+ * float holds); F32, S16 and S24_32 in float, which holds them exactly. */
+ClrConvFormat gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt);
+
+/* B for a filter: block_size, or with 0 the power of two at least as long
+ * as the filter, from 16 up to the largest block the device takes
+ * (CLR_CONV_BLOCK_MAX on CPUs; longer filters take more partitions of
+ * that block). */
+guint gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
+    gsize n_taps);
+
+/* Takes `conv` (for a filter of n_taps taps) and sets up the work buffers
+ * and a history of hist_frames input frames. */
+void gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv,
+    gsize n_taps, gsize hist_frames);
+/* Frees the engines and buffers (not the device). */
+void gst_clr_fir_stream_clear (GstClrFirStream * s);
+/* A new run: counters, history and engine reset; D = B + compensated. */
+void gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated);
+
+/* Output frames n more input frames complete. */
+guint64 gst_clr_fir_stream_emitted_for (GstClrFirStream * s, guint64 n);
+
+/* `conv` (for a filter of n_taps taps) takes over: primed with the last
+ * n_taps - 1 + B frames of the history, then crossfaded from the old one's
+ * output over one block (when the run has output to fade from); the
+ * history resized to hist_frames. FALSE (conv freed) when priming failed. */
+gboolean gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv,
+    gsize n_taps, gsize hist_frames, GError ** err);
+
+/* transform(): inbuf's frames through the filter into outbuf, stamped.
+ * Posts errors on the element itself. */
+GstFlowReturn gst_clr_fir_stream_transform (GstBaseTransform * trans,
+    GstClrFirStream * s, GstBuffer * inbuf, GstBuffer * outbuf);
+
+/* The frames the run still owes (N in, N out) into *outbuf (NULL: none),
+ * stamped, for the caller to push after resetting the run. Posts errors
+ * on the element itself. */
+GstFlowReturn gst_clr_fir_stream_drain (GstBaseTransform * trans,
+    GstClrFirStream * s, GstBuffer ** outbuf);
+
+/* transform_size(): output bytes for `size` input bytes. */
+gboolean gst_clr_fir_stream_transform_size (GstClrFirStream * s,
+    GstPadDirection direction, GstCaps * caps, gsize size,
+    GstCaps * othercaps, gsize * othersize);
+
+G_END_DECLS
+#endif
