@@ -37,6 +37,7 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <gst/gst.h>
+#include "clr-bench-util.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstharness.h>
@@ -61,15 +62,6 @@ typedef struct
 } Result;
 
 static double
-now_s (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double
 cpu_s (void)
 {
   struct rusage ru;
@@ -77,48 +69,6 @@ cpu_s (void)
   getrusage (RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-static double
-percentile (const double *v, size_t n, double p)
-{
-  size_t k = (size_t) ceil (p * n);
-
-  return n == 0 ? NAN : v[k == 0 ? 0 : MIN (k - 1, n - 1)];
-}
-
-static double
-next_uniform (guint64 * state)
-{
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (double) (*state >> 11) / (double) (1ull << 52) - 1.0;
-}
-
-static guint
-parse_list (const gchar * text, guint64 * out, guint max)
-{
-  gchar **parts = g_strsplit (text, ",", -1);
-  guint n = 0, i;
-
-  for (i = 0; parts[i] && n < max; i++) {
-    gchar *end;
-    guint64 v = g_ascii_strtoull (parts[i], &end, 10);
-    if (end == parts[i] || *end != '\0') {
-      n = 0;
-      break;
-    }
-    out[n++] = v;
-  }
-  g_strfreev (parts);
-  return n;
 }
 
 static gchar *
@@ -493,11 +443,12 @@ main (int argc, char **argv)
   g_strfreev (fparts);
   o.bands++;
   if (o.seconds <= 0
-      || (taps_text && !(n_taps = parse_list (taps_text, taps_list, 16)))
+      || (taps_text && !(n_taps = parse_list (taps_text, taps_list, 16,
+                  FALSE)))
       || (channels_text && !(n_channels = parse_list (channels_text,
-                  channels_list, 16)))
+                  channels_list, 16, FALSE)))
       || (blocks_text && !(n_blocks = parse_list (blocks_text, blocks,
-                  16)))) {
+                  16, TRUE)))) {
     fprintf (stderr, "--seconds must be > 0; --taps, --channels and "
         "--blocks lists of numbers\n");
     return 2;
