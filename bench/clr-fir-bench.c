@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 #include <gst/gst.h>
+#include "clr-bench-util.h"
 #include <gst/audio/audio.h>
 #include <gst/check/gstharness.h>
 
@@ -46,39 +47,6 @@ typedef struct
   gboolean no_pipelines;
 } Options;
 
-static double
-now_s (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of sorted v[0..n). */
-static double
-percentile (const double *v, size_t n, double p)
-{
-  size_t k = (size_t) ceil (p * n);
-
-  return n == 0 ? NAN : v[k == 0 ? 0 : MIN (k - 1, n - 1)];
-}
-
-static double
-next_uniform (guint64 * state)
-{
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (double) (*state >> 11) / (double) (1ull << 52) - 1.0;
-}
-
 /* A filter of noise decaying by 60 dB over its length: every tap matters
  * and the output stays near the input's level. */
 static double *
@@ -92,25 +60,6 @@ make_filter (size_t taps)
     h[n] = next_uniform (&state) * exp (-6.9 * n / taps) * 4.0 /
         sqrt ((double) taps);
   return h;
-}
-
-static guint
-parse_list (const gchar * text, guint64 * out, guint max, gboolean zero_ok)
-{
-  gchar **parts = g_strsplit (text, ",", -1);
-  guint n = 0, i;
-
-  for (i = 0; parts[i] && n < max; i++) {
-    gchar *end;
-    guint64 v = g_ascii_strtoull (parts[i], &end, 10);
-    if (end == parts[i] || *end != '\0' || (v == 0 && !zero_ok)) {
-      n = 0;
-      break;
-    }
-    out[n++] = v;
-  }
-  g_strfreev (parts);
-  return n;
 }
 
 /* Sets the filter on either element the way an application does: the

@@ -705,21 +705,18 @@ gst_cl_crossover_stop (GstBaseTransform * trans)
 
 /* ---- the stream ------------------------------------------------------- */
 
+static void
+reset_run (GstBaseTransform * trans)
+{
+  gst_cl_crossover_reset_stream (GST_CL_CROSSOVER (trans));
+}
+
 /* Pushes the frames the stream still owes (N in, N out) and resets. */
 static GstFlowReturn
 gst_cl_crossover_drain (GstClCrossover * self)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstBuffer *buf = NULL;
-  GstFlowReturn ret;
-
-  if (!self->stream.conv || !self->stream.started)
-    return GST_FLOW_OK;
-  ret = gst_clr_fir_stream_drain (trans, &self->stream, &buf);
-  gst_cl_crossover_reset_stream (self);
-  if (buf)
-    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
-  return ret;
+  return gst_clr_fir_stream_drain_push (GST_BASE_TRANSFORM (self),
+      &self->stream, reset_run);
 }
 
 /* The design last asked for takes over: a new engine primed with the kept
@@ -803,47 +800,26 @@ static GstFlowReturn
 gst_cl_crossover_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
 {
-  GstClCrossover *self = GST_CL_CROSSOVER (trans);
-
-  input = gst_clr_clip_input (trans, &self->stream.in_info, input);
-  if (!input)
-    return GST_FLOW_OK;         /* wholly outside the segment */
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
-      is_discont, input);
+  return gst_clr_fir_stream_submit_input (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
+      &GST_CL_CROSSOVER (trans)->stream, is_discont, input);
 }
 
 static gboolean
 gst_cl_crossover_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstClCrossover *self = GST_CL_CROSSOVER (trans);
-
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_CAPS:
-      /* the tail belongs to the old format, before the event passes on */
-      gst_cl_crossover_drain (self);
-      break;
-    case GST_EVENT_FLUSH_STOP:
-      gst_cl_crossover_reset_stream (self);
-      break;
-    default:
-      break;
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+  return gst_clr_fir_stream_sink_event (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
+      &GST_CL_CROSSOVER (trans)->stream, reset_run,
+      event);
 }
 
 /* Latency: B + (taps - 1) / 2 frames, what output frame t waits for
  * (input up to frame t + (taps - 1) / 2, then a whole block). */
+/* Latency: D = B + the compensated delay, what output frame t waits
+ * for. */
 static gboolean
 gst_cl_crossover_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  GstClCrossover *self = GST_CL_CROSSOVER (trans);
-
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && self->stream.conv)
-    return gst_clr_query_latency (trans, query, self->stream.delay,
-        GST_AUDIO_INFO_RATE (&self->stream.in_info));
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
-      query);
+  return gst_clr_fir_stream_query (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
+      &GST_CL_CROSSOVER (trans)->stream, direction, query);
 }

@@ -619,3 +619,61 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
     GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
   return GST_FLOW_OK;
 }
+
+GstFlowReturn
+gst_clr_fir_stream_drain_push (GstBaseTransform * trans, GstClrFirStream * s,
+    GstClrFirStreamReset reset)
+{
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret;
+
+  if (!s->conv || !s->started)
+    return GST_FLOW_OK;
+  ret = gst_clr_fir_stream_drain (trans, s, &buf);
+  reset (trans);
+  if (buf)
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+  return ret;
+}
+
+gboolean
+gst_clr_fir_stream_sink_event (GstBaseTransformClass * parent,
+    GstBaseTransform * trans, GstClrFirStream * s, GstClrFirStreamReset reset,
+    GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+      gst_clr_fir_stream_drain_push (trans, s, reset);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      reset (trans);
+      break;
+    default:
+      break;
+  }
+  return parent->sink_event (trans, event);
+}
+
+GstFlowReturn
+gst_clr_fir_stream_submit_input (GstBaseTransformClass * parent,
+    GstBaseTransform * trans, GstClrFirStream * s, gboolean is_discont,
+    GstBuffer * input)
+{
+  input = gst_clr_clip_input (trans, &s->in_info, input);
+  if (!input)
+    return GST_FLOW_OK;         /* wholly outside the segment */
+  return parent->submit_input_buffer (trans, is_discont, input);
+}
+
+gboolean
+gst_clr_fir_stream_query (GstBaseTransformClass * parent,
+    GstBaseTransform * trans, GstClrFirStream * s, GstPadDirection direction,
+    GstQuery * query)
+{
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && s->conv)
+    return gst_clr_query_latency (trans, query, s->delay,
+        GST_AUDIO_INFO_RATE (&s->in_info));
+  return parent->query (trans, direction, query);
+}
