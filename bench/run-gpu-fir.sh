@@ -15,3 +15,10 @@ b=build/bench/clr-fir-bench
   $b --device gpu -s 10 -t 262144 -c 64 -b 1024,0 -e clfirfilter
   $b --device gpu -s 10 -t 1048576 -c 2 -b 256,1024 -e clfirfilter --f64
 } 2>&1 | tee "$out/gpu-fir-bench.txt"
+# clcrossover: issue 11's H100 target (4 bands x 65536 taps x 8 channels,
+# 256-frame blocks), and the 4 x 8192 stereo case beside audiofirfilter
+{
+  build/bench/clr-crossover-bench --device gpu -s 10 -t 65535 -c 8 -b 256,1024 \
+    -e clcrossover
+  build/bench/clr-crossover-bench --device gpu -s 10 -t 8191 -c 2 -b 256,1024
+} 2>&1 | tee "$out/gpu-crossover-bench.txt"

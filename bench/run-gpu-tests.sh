@@ -43,6 +43,8 @@ run conv-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-conv
 run conv-1-slice CLRESAMPLE_CONV_SLICES=1 $t/test-conv
 run firfilter $t/test-firfilter
 run firfilter-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-firfilter
+run crossover-design $t/test-crossover-design
+run crossover $t/test-crossover
 run quality-check $t/quality/clr-quality --check
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
