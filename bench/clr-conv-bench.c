@@ -7,7 +7,10 @@
  * (PoCL's threads included), steadier than wall time on a shared machine.
  *
  * usage: clr-conv-bench [--seconds S] [--device SPEC] [--f64]
- *            [--taps N,N,..] [--blocks B,B,..] [--channels C] [--verbose]
+ *            [--taps N,N,..] [--blocks B,B,..] [--channels C] [--outputs K]
+ *            [--verbose]
+ * --outputs K: K outputs a channel (a crossover's bands: one input
+ * transform a block, K filters a channel; ClrConvConfig.outputs).
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +48,8 @@ cpu_seconds (void)
  * wall time in seconds and sets *cpu to the CPU time, or returns a negative
  * value after printing the error. */
 static guint channels = 2;
+/* outputs a channel; planes out: channels x outputs */
+static guint outputs = 1;
 /* every stream call's wall time in microseconds, for the p99 */
 static GArray *call_us;
 
@@ -54,7 +59,7 @@ run (ClrConv * c, size_t ss, void **in, void **out, size_t frames,
 {
   const double cpu0 = cpu_seconds ();
   const void *ip[CHANNELS_MAX];
-  void *op[CHANNELS_MAX];
+  void *op[CLR_CONV_OUTPUTS_MAX];
   GError *err = NULL;
   gint64 t0 = g_get_monotonic_time ();
   size_t done, len, ch;
@@ -64,10 +69,10 @@ run (ClrConv * c, size_t ss, void **in, void **out, size_t frames,
     gint64 t_call = g_get_monotonic_time ();
 
     len = MIN (call, frames - done);
-    for (ch = 0; ch < channels; ch++) {
+    for (ch = 0; ch < channels; ch++)
       ip[ch] = (char *) in[ch] + done * ss;
+    for (ch = 0; ch < channels * outputs; ch++)
       op[ch] = (char *) out[ch] + done * ss;
-    }
     if (!clr_conv_process (c, ip, len, op, &err)) {
       fprintf (stderr, "clr_conv_process: %s\n", err->message);
       g_error_free (err);
@@ -111,17 +116,17 @@ excerpt_error (double *const *h, size_t taps, double *const *x,
   double err = 0.0, sum_sq = 0.0;
   size_t t, k, ch;
 
-  for (ch = 0; ch < channels; ch++)
+  for (ch = 0; ch < channels * outputs; ch++)
     for (t = end - EXCERPT; t < end; t++) {
       size_t n = t - latency;
       double want = 0.0, got;
       for (k = 0; k < taps && k <= n; k++)
-        want += h[ch][k] * x[ch][n - k];
+        want += h[ch][k] * x[ch % channels][n - k];
       got = f64 ? ((double *) out[ch])[t] : ((float *) out[ch])[t];
       err = MAX (err, fabs (got - want));
       sum_sq += want * want;
     }
-  return err / sqrt (sum_sq / (channels * EXCERPT));
+  return err / sqrt (sum_sq / (channels * outputs * EXCERPT));
 }
 
 /* A comma-separated list of positive integers into out (at most max). */
@@ -165,7 +170,7 @@ main (int argc, char **argv)
   double seconds = 10.0;
   gchar *spec = NULL, *taps_text = NULL, *blocks_text = NULL;
   gboolean f64 = FALSE, verbose = FALSE;
-  gint channels_opt = 2;
+  gint channels_opt = 2, outputs_opt = 1;
   GOptionEntry entries[] = {
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &seconds,
         "Seconds of noise at 48 kHz per run (default 10)", "S"},
@@ -179,6 +184,8 @@ main (int argc, char **argv)
         "Block sizes, powers of two (default 256,1024)", "B,B,.."},
     {"channels", 'c', 0, G_OPTION_ARG_INT, &channels_opt,
         "Channels, one filter each (default 2)", "C"},
+    {"outputs", 'o', 0, G_OPTION_ARG_INT, &outputs_opt,
+        "Outputs (bands) a channel, each its own filter (default 1)", "K"},
     {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
         "Print the engine's log (its set-up of each run)", NULL},
     {NULL}
@@ -188,8 +195,8 @@ main (int argc, char **argv)
   size_t frames, ss;
   GError *err = NULL;
   ClrDevice *dev;
-  double *x[CHANNELS_MAX], *h[CHANNELS_MAX];
-  void *in[CHANNELS_MAX], *out[CHANNELS_MAX];
+  double *x[CHANNELS_MAX], *h[CLR_CONV_OUTPUTS_MAX];
+  void *in[CHANNELS_MAX], *out[CLR_CONV_OUTPUTS_MAX];
   size_t i, j, ch, n;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -207,6 +214,7 @@ main (int argc, char **argv)
     return 2;
   }
   channels = channels_opt;
+  outputs = CLAMP (outputs_opt, 1, (gint) (CLR_CONV_OUTPUTS_MAX / channels));
   if (verbose)
     clr_log_set_func (print_log);
   frames = (size_t) (seconds * RATE);
@@ -220,7 +228,6 @@ main (int argc, char **argv)
     guint64 state = 1 + ch;
     x[ch] = g_new (double, frames);
     in[ch] = g_malloc (frames * ss);
-    out[ch] = g_malloc (frames * ss);
     for (n = 0; n < frames; n++) {
       double v = 0.5 * next_uniform (&state);
       if (f64)
@@ -230,9 +237,11 @@ main (int argc, char **argv)
       x[ch][n] = f64 ? v : (float) v;
     }
   }
-  printf ("clr-conv-bench: '%s', %u channels %s, %.1f s of noise at %u Hz, "
-      "one filter a channel\n", clr_device_get_name (dev), channels,
-      f64 ? "F64" : "F32", seconds, RATE);
+  for (ch = 0; ch < channels * outputs; ch++)
+    out[ch] = g_malloc (frames * ss);
+  printf ("clr-conv-bench: '%s', %u channels x %u output(s) %s, %.1f s of "
+      "noise at %u Hz, one filter an output\n", clr_device_get_name (dev),
+      channels, outputs, f64 ? "F64" : "F32", seconds, RATE);
   printf ("%8s %6s | %9s %9s %9s %9s | %9s %9s %9s | %11s\n", "", "",
       "stream:", "", "", "", "offline:", "", "", "");
   printf ("%8s %6s | %9s %9s %9s %9s | %9s %9s %9s | %11s\n", "taps", "B",
@@ -240,7 +249,7 @@ main (int argc, char **argv)
       "cpu us", "max err/RMS");
   for (i = 0; i < n_taps; i++) {
     const size_t taps = taps_list[i];
-    for (ch = 0; ch < channels; ch++) {
+    for (ch = 0; ch < channels * outputs; ch++) {
       guint64 state = 100 + ch;
       h[ch] = g_new (double, taps);
       for (n = 0; n < taps; n++)
@@ -249,7 +258,7 @@ main (int argc, char **argv)
     for (j = 0; j < n_blocks_list; j++) {
       ClrConvConfig cfg = { channels, (uint32_t) blocks[j],
         f64 ? CLR_CONV_F64 : CLR_CONV_F32, (const double *const *) h, taps,
-        channels
+        channels * outputs, outputs
       };
       ClrConv *c = clr_conv_new (dev, &cfg, &err);
       double t_stream, t_offline, cpu_stream, cpu_offline, cpu, p99;
@@ -282,14 +291,15 @@ main (int argc, char **argv)
       fflush (stdout);
       clr_conv_free (c);
     }
-    for (ch = 0; ch < channels; ch++)
+    for (ch = 0; ch < channels * outputs; ch++)
       g_free (h[ch]);
   }
   for (ch = 0; ch < channels; ch++) {
     g_free (x[ch]);
     g_free (in[ch]);
-    g_free (out[ch]);
   }
+  for (ch = 0; ch < channels * outputs; ch++)
+    g_free (out[ch]);
   clr_device_unref (dev);
   g_free (spec);
   g_free (taps_text);

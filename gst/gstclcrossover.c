@@ -220,7 +220,8 @@ gst_cl_crossover_class_init (GstClCrossoverClass * klass)
       g_param_spec_uint ("taps", "Taps",
           "Taps of each band's filter (odd): the filters' delay, "
           "(taps - 1) / 2 frames, and their transition width (see "
-          "transition). Taken at the next caps", 3, TAPS_MAX, DEFAULT_TAPS, ready));
+          "transition). Taken at the next caps", 3, TAPS_MAX, DEFAULT_TAPS,
+          ready));
   g_object_class_install_property (gobject_class, PROP_STOPBAND,
       g_param_spec_double ("stopband", "Stopband",
           "Stopband depth of the lowpasses in dB: a band is at most "
@@ -800,26 +801,26 @@ static GstFlowReturn
 gst_cl_crossover_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
 {
-  return gst_clr_fir_stream_submit_input (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
-      &GST_CL_CROSSOVER (trans)->stream, is_discont, input);
+  return gst_clr_fir_stream_submit_input (GST_BASE_TRANSFORM_CLASS
+      (parent_class), trans, &GST_CL_CROSSOVER (trans)->stream, is_discont,
+      input);
 }
 
 static gboolean
 gst_cl_crossover_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  return gst_clr_fir_stream_sink_event (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
-      &GST_CL_CROSSOVER (trans)->stream, reset_run,
+  return gst_clr_fir_stream_sink_event (GST_BASE_TRANSFORM_CLASS
+      (parent_class), trans, &GST_CL_CROSSOVER (trans)->stream, reset_run,
       event);
 }
 
-/* Latency: B + (taps - 1) / 2 frames, what output frame t waits for
- * (input up to frame t + (taps - 1) / 2, then a whole block). */
 /* Latency: D = B + the compensated delay, what output frame t waits
  * for. */
 static gboolean
 gst_cl_crossover_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  return gst_clr_fir_stream_query (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
-      &GST_CL_CROSSOVER (trans)->stream, direction, query);
+  return gst_clr_fir_stream_query (GST_BASE_TRANSFORM_CLASS
+      (parent_class), trans, &GST_CL_CROSSOVER (trans)->stream, direction,
+      query);
 }

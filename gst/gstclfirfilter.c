@@ -947,15 +947,16 @@ static GstFlowReturn
 gst_cl_fir_filter_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
 {
-  return gst_clr_fir_stream_submit_input (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
-      &GST_CL_FIR_FILTER (trans)->stream, is_discont, input);
+  return gst_clr_fir_stream_submit_input (GST_BASE_TRANSFORM_CLASS
+      (parent_class), trans, &GST_CL_FIR_FILTER (trans)->stream, is_discont,
+      input);
 }
 
 static gboolean
 gst_cl_fir_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  return gst_clr_fir_stream_sink_event (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
-      &GST_CL_FIR_FILTER (trans)->stream, reset_run,
+  return gst_clr_fir_stream_sink_event (GST_BASE_TRANSFORM_CLASS
+      (parent_class), trans, &GST_CL_FIR_FILTER (trans)->stream, reset_run,
       event);
 }
 
@@ -965,6 +966,7 @@ static gboolean
 gst_cl_fir_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  return gst_clr_fir_stream_query (GST_BASE_TRANSFORM_CLASS (parent_class), trans,
-      &GST_CL_FIR_FILTER (trans)->stream, direction, query);
+  return gst_clr_fir_stream_query (GST_BASE_TRANSFORM_CLASS
+      (parent_class), trans, &GST_CL_FIR_FILTER (trans)->stream, direction,
+      query);
 }
