@@ -1,4 +1,4 @@
-/* clresample benchmarks: the small helpers clr-fir-bench and
+/* clresample benchmarks: the small helpers clr-conv-bench, clr-fir-bench and
  * clr-crossover-bench share (timing, percentiles, noise, lists). */
 #ifndef __CLR_BENCH_UTIL_H__
 #define __CLR_BENCH_UTIL_H__

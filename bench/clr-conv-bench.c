@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <glib.h>
+#include "clr-bench-util.h"
 #include "clr-conv.h"
 #include "clr-log.h"
 
@@ -26,13 +27,6 @@
 #define OFFLINE_CALL 16384
 #define EXCERPT 512
 #define REPEATS 3
-
-static double
-next_uniform (guint64 * state)
-{
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (double) (*state >> 11) / (double) (1ull << 52) - 1.0;
-}
 
 /* The process's CPU time in seconds, PoCL's threads included. */
 static double
@@ -129,33 +123,6 @@ excerpt_error (double *const *h, size_t taps, double *const *x,
   return err / sqrt (sum_sq / (channels * outputs * EXCERPT));
 }
 
-/* A comma-separated list of positive integers into out (at most max). */
-static guint
-parse_list (const gchar * text, guint64 * out, guint max)
-{
-  gchar **parts = g_strsplit (text, ",", -1);
-  guint n = 0, i;
-
-  for (i = 0; parts[i] && n < max; i++) {
-    gchar *end;
-    guint64 v = g_ascii_strtoull (parts[i], &end, 10);
-    if (end == parts[i] || *end != '\0' || v == 0) {
-      n = 0;
-      break;
-    }
-    out[n++] = v;
-  }
-  g_strfreev (parts);
-  return n;
-}
-
-static int
-compare_double (gconstpointer a, gconstpointer b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
 static void
 print_log (ClrLogLevel level, const char *msg)
 {
@@ -206,9 +173,10 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   if (seconds <= 0 || channels_opt < 1 || channels_opt > CHANNELS_MAX
-      || (taps_text && !(n_taps = parse_list (taps_text, taps_list, 16)))
+      || (taps_text && !(n_taps = parse_list (taps_text, taps_list, 16,
+                  FALSE)))
       || (blocks_text && !(n_blocks_list = parse_list (blocks_text, blocks,
-                  16)))) {
+                  16, FALSE)))) {
     fprintf (stderr, "--seconds must be > 0, --channels 1..%u, --taps and "
         "--blocks lists of positive integers\n", CHANNELS_MAX);
     return 2;
@@ -274,7 +242,7 @@ main (int argc, char **argv)
           &cpu);
       call_us = g_array_new (FALSE, FALSE, sizeof (double));
       t_stream = best_of (c, ss, in, out, frames, blocks[j], &cpu_stream);
-      g_array_sort (call_us, compare_double);
+      g_array_sort (call_us, cmp_double);
       p99 = call_us->len ? g_array_index (call_us, double,
           (guint) (0.99 * (call_us->len - 1))) : 0.0;
       g_array_free (call_us, TRUE);
