@@ -38,6 +38,7 @@
 #include <sys/resource.h>
 #include <gst/gst.h>
 #include "clr-bench-util.h"
+#include "clr-bench-gst.h"
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstharness.h>
@@ -69,14 +70,6 @@ cpu_s (void)
   getrusage (RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
-
-static gchar *
-caps_string (const Options * o, guint channels)
-{
-  return g_strdup_printf ("audio/x-raw,format=%s,layout=interleaved,"
-      "rate=%d,channels=%u,channel-mask=(bitmask)0", o->f64 ? "F64LE" :
-      "F32LE", RATE, channels);
 }
 
 /* The run's input: noise, interleaved, as the format holds it */
@@ -191,8 +184,9 @@ run_harness (const Options * o, double **h, size_t len, size_t taps,
   GstElement *el = make_crossover (o, taps, block);
   GArray *y = g_array_new (FALSE, FALSE, sizeof (double));
   double *x = make_input (o, frames, channels), *times, total = 0.0;
-  gchar *in_caps = caps_string (o, channels);
-  gchar *out_caps = caps_string (o, channels * o->bands);
+  gchar *in_caps = clr_bench_caps_string (o->f64, RATE, channels);
+  gchar *out_caps = clr_bench_caps_string (o->f64, RATE,
+      channels * o->bands);
   GstHarness *hn;
   GstBuffer *out;
   size_t i;
@@ -297,22 +291,9 @@ make_pipeline (const Options * o, const gchar * what, double **h,
       for (b = 0; b < o->bands; b++) {
         gchar *name = g_strdup_printf ("f%u_%u", c, b);
         GstElement *f = gst_bin_get_by_name (GST_BIN (pipe), name);
-        GValueArray *va;
-        GValue v = G_VALUE_INIT;
-        size_t k;
 
-        G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-        va = g_value_array_new (len);
-        g_value_init (&v, G_TYPE_DOUBLE);
-        for (k = 0; k < len; k++) {
-          g_value_set_double (&v, h[b][k]);
-          g_value_array_append (va, &v);
-        }
-        g_value_unset (&v);
-        g_object_set (f, "kernel", va, "latency", (gint64) ((taps - 1) / 2),
-            NULL);
-        g_value_array_free (va);
-        G_GNUC_END_IGNORE_DEPRECATIONS;
+        clr_bench_set_kernel (f, h[b], len);
+        g_object_set (f, "latency", (gint64) ((taps - 1) / 2), NULL);
         gst_object_unref (f);
         g_free (name);
       }
@@ -343,7 +324,7 @@ run_pipeline (const Options * o, const gchar * what, double **h, size_t len,
   }
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  cs = caps_string (o, channels);
+  cs = clr_bench_caps_string (o->f64, RATE, channels);
   caps = gst_caps_from_string (cs);
   g_object_set (src, "caps", caps, "max-bytes", (guint64) 0, NULL);
   gst_caps_unref (caps);

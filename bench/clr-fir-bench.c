@@ -32,6 +32,7 @@
 #include <time.h>
 #include <gst/gst.h>
 #include "clr-bench-util.h"
+#include "clr-bench-gst.h"
 #include <gst/audio/audio.h>
 #include <gst/check/gstharness.h>
 
@@ -62,28 +63,6 @@ make_filter (size_t taps)
   return h;
 }
 
-/* Sets the filter on either element the way an application does: the
- * `kernel` property, a GValueArray of doubles, as audiofirfilter has it. */
-static void
-set_kernel (GstElement * el, const double *h, size_t taps)
-{
-  GValueArray *va;
-  GValue v = G_VALUE_INIT;
-  size_t i;
-
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-  va = g_value_array_new (taps);
-  g_value_init (&v, G_TYPE_DOUBLE);
-  for (i = 0; i < taps; i++) {
-    g_value_set_double (&v, h[i]);
-    g_value_array_append (va, &v);
-  }
-  g_value_unset (&v);
-  g_object_set (el, "kernel", va, NULL);
-  g_value_array_free (va);
-  G_GNUC_END_IGNORE_DEPRECATIONS;
-}
-
 static GstElement *
 make_filter_element (const gchar * name, const Options * o, size_t taps,
     guint block)
@@ -94,7 +73,7 @@ make_filter_element (const gchar * name, const Options * o, size_t taps,
   if (!el)
     return NULL;
   h = make_filter (taps);
-  set_kernel (el, h, taps);
+  clr_bench_set_kernel (el, h, taps);
   g_free (h);
   if (g_str_equal (name, "clfirfilter")) {
     g_object_set (el, "block-size", block, NULL);
@@ -102,14 +81,6 @@ make_filter_element (const gchar * name, const Options * o, size_t taps,
       g_object_set (el, "device", o->device, NULL);
   }
   return el;
-}
-
-static gchar *
-caps_string (const Options * o, guint channels)
-{
-  return g_strdup_printf ("audio/x-raw,format=%s,layout=interleaved,"
-      "rate=%d,channels=%u,channel-mask=(bitmask)0", o->f64 ? "F64LE" :
-      "F32LE", RATE, channels);
 }
 
 typedef struct
@@ -193,7 +164,7 @@ run_harness (const Options * o, const gchar * name, size_t taps,
     return;
   }
   h = gst_harness_new_with_element (el, "sink", "src");
-  caps = caps_string (o, channels);
+  caps = clr_bench_caps_string (o->f64, RATE, channels);
   gst_harness_set_caps_str (h, caps, caps);
   g_free (caps);
   x = g_new (double, frames * channels);
@@ -275,7 +246,7 @@ run_child (const Options * o, const gchar * name, size_t taps,
 {
   const size_t buf_frames = block ? block : OFFLINE_BUFFER;
   const gint n_bufs = (gint) ceil (o->seconds * RATE / buf_frames);
-  gchar *caps_str = caps_string (o, channels);
+  gchar *caps_str = clr_bench_caps_string (o->f64, RATE, channels);
   GstCaps *caps = gst_caps_from_string (caps_str);
   GstElement *pipe = gst_pipeline_new (NULL);
   GstElement *src = gst_element_factory_make ("audiotestsrc", NULL);
