@@ -490,14 +490,14 @@ failed:
 void
 clr_conv_free (ClrConv * c)
 {
-  cl_mem *mems[] = { &c->twiddles, &c->spectra, &c->ring, &c->in, &c->prod,
-    &c->out
-  };
-  cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
   size_t i;
 
   if (!c)
     return;
+  cl_mem *mems[] = { &c->twiddles, &c->spectra, &c->ring, &c->in, &c->prod,
+    &c->out
+  };
+  cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
   clFinish (c->queue);
   for (i = 0; i < G_N_ELEMENTS (mems); i++)
     clr_budget_free (&c->budget, mems[i]);

@@ -17,6 +17,8 @@ G_BEGIN_DECLS
  * where DMA from pageable memory goes through an extra driver copy at a
  * fraction of the bus speed; plain memory on CPU devices, where it makes no
  * difference. */
+typedef struct _ClrFftPath ClrFftPath;
+
 typedef struct {
   char *ptr;
   size_t size;
@@ -56,6 +58,10 @@ struct _ClrEngine {
   size_t win_len;
   uint64_t silent_tail;         /* trailing frames of the window known to be 0 */
   gboolean drained;
+  uint32_t lag;                 /* input frames of delay: K/2, or K/2 + B
+                                 * on the FFT path */
+  ClrFftPath *fft;              /* the FFT path (clr-engine-fft.c), or NULL:
+                                 * the kernels of resample.cl */
 };
 
 /* Refuses an allocation past the budget or past what the device can
@@ -87,6 +93,24 @@ gboolean clr_svm_read_output (ClrEngine * e, void *const *out,
 void clr_svm_get_history (ClrEngine * e, char *host, size_t len);
 void clr_svm_put_history (ClrEngine * e, const char *host, size_t pad,
     size_t len);
+
+/* The FFT path (clr-engine-fft.c): the engine's filter as I long FIRs
+ * through the convolution engine, blocks of `block` frames. It keeps its
+ * input history on the host, frames [win_start, win_start + win_len). */
+gboolean clr_fft_new (ClrEngine * e, uint32_t block,
+    const ClrTuning * tuning, GError ** error);
+void clr_fft_free (ClrEngine * e);
+uint32_t clr_fft_lag (ClrEngine * e);
+void clr_fft_reset (ClrEngine * e);
+gboolean clr_fft_is_silent (ClrEngine * e);
+gboolean clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
+    size_t max_out, void *const *out, size_t * out_frames, GError ** error);
+/* The last len frames of the history into host planes of len frames. */
+void clr_fft_get_history (ClrEngine * e, char *host, size_t len);
+/* Continues a stream: in_total and out_total set, the history is `pad`
+ * frames of silence then host's len frames, from input frame `start`. */
+gboolean clr_fft_continue (ClrEngine * e, int64_t start, const char *host,
+    size_t pad, size_t len, uint64_t silent_tail, GError ** error);
 
 G_END_DECLS
 #endif

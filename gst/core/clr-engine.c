@@ -15,6 +15,7 @@
  */
 #include <string.h>
 #include "clr-engine-private.h"
+#include "clr-conv.h"
 #include "clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
@@ -305,7 +306,9 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   facts.I = e->ratio.I;
   facts.D = e->ratio.D;
   facts.taps = e->filter.taps;
+  facts.fft_block_max = clr_conv_max_block (dev);
   clr_kernel_plan_choose (&facts, tuning, &e->plan);
+  e->lag = e->filter.taps / 2;
 
   clr_bank_layout (&e->bank, &e->filter, &e->ratio, e->plan.coef_double ?
       sizeof (double) : sizeof (float));
@@ -320,6 +323,14 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
       "%s bank of %u rows", cfg->in_rate, cfg->out_rate, e->ratio.I,
       e->ratio.D, cfg->channels, e->filter.quality, e->filter.taps,
       e->bank.interpolated ? "interpolated" : "polyphase", e->bank.rows);
+  if (e->plan.fft_block) {
+    /* no kernel, window or bank of its own: the convolution engine's */
+    if (!clr_fft_new (e, e->plan.fft_block, tuning, error))
+      goto failed;
+    e->lag = clr_fft_lag (e);
+    clr_engine_reset (e);
+    return e;
+  }
   if (e->plan.svm)
     clr_log (CLR_LOG_INFO, "window and output in shared virtual memory: one "
         "kernel launch a buffer%s", e->plan.wsize != e->ssize ?
@@ -382,6 +393,7 @@ clr_engine_free (ClrEngine * e)
     clReleaseKernel (e->kernel);
   host_buf_free (e, &e->in_stage);
   host_buf_free (e, &e->out_stage);
+  clr_fft_free (e);
   clr_device_unref (e->dev);
   g_free (e);
 }
@@ -395,7 +407,7 @@ clr_engine_get_filter (ClrEngine * e)
 gboolean
 clr_engine_get_pinned (ClrEngine * e)
 {
-  return e->plan.pinned;
+  return e->plan.pinned && !e->fft;
 }
 
 const ClrRatio *
@@ -413,7 +425,7 @@ clr_engine_get_bank (ClrEngine * e)
 uint32_t
 clr_engine_get_latency (ClrEngine * e)
 {
-  return e->filter.taps / 2;
+  return e->lag;
 }
 
 uint64_t
@@ -431,6 +443,8 @@ clr_engine_get_out_total (ClrEngine * e)
 gboolean
 clr_engine_is_silent (ClrEngine * e)
 {
+  if (e->fft)
+    return clr_fft_is_silent (e);
   return e->silent_tail >= e->win_len;
 }
 
@@ -443,6 +457,11 @@ clr_engine_reset (ClrEngine * e)
    * and the filter delay never shows in the timestamps. */
   e->in_total = 0;
   e->out_total = 0;
+  e->drained = FALSE;
+  if (e->fft) {
+    clr_fft_reset (e);
+    return;
+  }
   e->win_start = -(int64_t) (half - 1 + e->plan.back);
   e->win_len = half - 1 + e->plan.back;
   e->silent_tail = e->win_len;
@@ -453,7 +472,7 @@ clr_engine_reset (ClrEngine * e)
 size_t
 clr_engine_out_frames (ClrEngine * e, size_t in_frames)
 {
-  int64_t last = e->in_total + (int64_t) in_frames - 1 - e->filter.taps / 2;
+  int64_t last = e->in_total + (int64_t) in_frames - 1 - e->lag;
   uint64_t upto = clr_ratio_out_upto (&e->ratio, last);
 
   if (e->drained)
@@ -973,7 +992,8 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   *out_frames = 0;
   do {
     len = MIN (in_frames, e->chunk_in);
-    if (!push (e, in ? ip : NULL, len, G_MAXSIZE, op, &n, error))
+    if (!(e->fft ? clr_fft_push : push) (e, in ? ip : NULL, len, G_MAXSIZE,
+            op, &n, error))
       return FALSE;
     for (c = 0; c < n_planes; c++) {
       ip[c] = in ? (const char *) ip[c] + len * step : NULL;
@@ -997,9 +1017,14 @@ clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
   cl_int status;
   gboolean ok = FALSE;
 
+  *out_frames = 0;
+  if (e->fft) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The FFT path has no kernel of its own to time: bench the stream");
+    return FALSE;
+  }
   clr_engine_reset (e);
   n_out = clr_engine_out_frames (e, in_frames);
-  *out_frames = 0;
   if (n_out == 0) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "%" G_GSIZE_FORMAT " input frames complete no output", in_frames);
@@ -1100,16 +1125,19 @@ window_write (ClrEngine * e, size_t at, size_t len, const char *host)
 }
 
 /* Copies the window through host memory: the two engines may live on
- * different devices (a live change of the device property). */
+ * different devices (a live change of the device property), or take
+ * different paths (direct kernels or FFT). */
 gboolean
 clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
 {
   const size_t ss = e->ssize, ch = e->cfg.channels;
   const int64_t half = e->filter.taps / 2;
-  uint64_t k0, p0;
+  const int64_t back = e->fft ? 0 : (int64_t) e->plan.back;
+  uint64_t k0, p0, silent_tail;
   int64_t n0, j0, start;
   size_t pad, len;
   char *host;
+  gboolean ok = TRUE;
   cl_int status = CL_SUCCESS;
 
   if (old->cfg.in_rate != e->cfg.in_rate || old->cfg.channels != ch
@@ -1124,11 +1152,14 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   k0 = (old->out_total * e->cfg.out_rate + old->cfg.out_rate - 1) /
       old->cfg.out_rate;
   clr_ratio_position (&e->ratio, k0, &n0, &p0);
-  j0 = n0 - half + 1 - (int64_t) e->plan.back;
+  j0 = n0 - half + 1 - back;
   start = MIN (j0, old->win_start);
   pad = (size_t) (old->win_start - start);
   len = old->win_len;
-  if (!ensure_window (e, pad + len + CLR_WINDOW_SLACK, error))
+  silent_tail = old->fft ? (clr_engine_is_silent (old) ? G_MAXUINT64 :
+      0) : old->silent_tail >= old->win_len ? G_MAXUINT64 :
+      old->silent_tail;
+  if (!e->fft && !ensure_window (e, pad + len + CLR_WINDOW_SLACK, error))
     return FALSE;
 
   host = g_try_malloc (MAX (len, 1) * ch * ss);
@@ -1137,8 +1168,19 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
         "Out of host memory for the filter history");
     return FALSE;
   }
-  if (len > 0)
+  if (len > 0 && old->fft)
+    clr_fft_get_history (old, host, len);
+  else if (len > 0)
     status = window_read (old, len, host);
+  e->in_total = old->in_total;
+  e->out_total = k0;
+  e->drained = FALSE;
+  if (e->fft) {
+    ok = status == CL_SUCCESS && clr_fft_continue (e, start, host, pad, len,
+        silent_tail, error);
+    g_free (host);
+    goto done;
+  }
   if (status == CL_SUCCESS && !zero_buffer (e, e->win[e->active], error)) {
     g_free (host);
     return FALSE;
@@ -1146,20 +1188,17 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   if (len > 0 && status == CL_SUCCESS)
     status = window_write (e, pad, len, host);
   g_free (host);
+  e->win_start = start;
+  e->win_len = pad + len;
+  e->silent_tail = MIN (silent_tail, e->win_len);
+  e->zeroed = FALSE;
+
+done:
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Moving the filter history");
     return FALSE;
   }
-
-  e->in_total = old->in_total;
-  e->out_total = k0;
-  e->win_start = start;
-  e->win_len = pad + len;
-  e->silent_tail = old->silent_tail >= old->win_len ? e->win_len :
-      old->silent_tail;
-  e->zeroed = FALSE;
-  e->drained = FALSE;
-  return TRUE;
+  return ok;
 }
 
 gboolean
@@ -1174,8 +1213,9 @@ clr_engine_drain (ClrEngine * e, void *const *out, size_t * out_frames,
     e->drained = TRUE;
     return TRUE;
   }
-  /* K/2 frames of silence complete the support of the last output frame */
-  ok = push (e, NULL, e->filter.taps / 2, want, out, out_frames, error);
+  /* lag frames of silence complete the support of the last output frame */
+  ok = (e->fft ? clr_fft_push : push) (e, NULL, e->lag, want, out,
+      out_frames, error);
   e->drained = TRUE;
   return ok;
 }

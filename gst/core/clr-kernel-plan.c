@@ -53,7 +53,52 @@
  * its other conversion a tap. GPUs stage through page-locked memory.
  */
 #include <string.h>
+#include "clr-conv.h"
 #include "clr-kernel-plan.h"
+
+/* The FFT path (clr-engine-fft.c) from this many taps per phase on, for
+ * integer ratios: where it ran faster than the direct kernels, measured
+ * with bench/clr-bench --fft-sweep (docs/performance.md, "Very long
+ * filters"). */
+#define CLR_FFT_MIN_TAPS_CPU 2048u
+#define CLR_FFT_MIN_TAPS_GPU 8192u
+
+/* The FFT path's block: the power of two nearest K / CLR_FFT_BLOCK_DIV,
+ * within what the device runs; measured best on the CPU at 16 x 63488
+ * taps (docs/performance.md). */
+#define CLR_FFT_BLOCK_DIV 16u
+
+static uint32_t
+fft_block (const ClrKernelFacts * f, const ClrTuning * o)
+{
+  /* the default to the nearest power of two (up to 1.5 x), a knob's
+   * value down to one */
+  guint64 want = o->fft_block.set ? o->fft_block.value :
+      (guint64) f->taps / CLR_FFT_BLOCK_DIV * 3 / 2;
+  uint32_t b = CLR_CONV_BLOCK_MIN;
+
+  while ((guint64) b * 2 <= want && b * 2 <= f->fft_block_max)
+    b *= 2;
+  return b;
+}
+
+/* Whether the FFT path serves this stream, and with what block. */
+static uint32_t
+fft_plan (const ClrKernelFacts * f, const ClrTuning * o)
+{
+  const gboolean integer = f->D == 1 || f->I == 1;
+  const uint32_t min_taps = f->is_gpu ? CLR_FFT_MIN_TAPS_GPU :
+      CLR_FFT_MIN_TAPS_CPU;
+
+  if (f->fft_block_max < CLR_CONV_BLOCK_MIN || !integer
+      || f->channels > CLR_CONV_CHANNELS_MAX
+      || f->I * f->channels > CLR_CONV_OUTPUTS_MAX
+      || f->taps > CLR_CONV_TAPS_MAX)
+    return 0;
+  if (!clr_knob_or (o->fft, f->taps >= min_taps))
+    return 0;
+  return fft_block (f, o);
+}
 
 /* How far apart, at most, the first taps of n neighbouring output frames
  * lie: ceil ((n - 1) D / I) input frames. */
@@ -125,4 +170,5 @@ clr_kernel_plan_choose (const ClrKernelFacts * f, const ClrTuning * o,
     p->span = (f->taps + p->lead + 3) / 4 * 4;
     p->spare = p->span - f->taps;
   }
+  p->fft_block = fft_plan (f, o);
 }

@@ -21,6 +21,9 @@ typedef struct {
   uint32_t channels;
   uint64_t I, D;                /* the reduced ratio (clr-rate.h) */
   uint32_t taps;                /* K, a multiple of 4 */
+  uint32_t fft_block_max;       /* the largest convolution block the device
+                                 * runs (clr_conv_max_block); 0: no FFT
+                                 * path */
 } ClrKernelFacts;
 
 typedef struct {
@@ -44,6 +47,8 @@ typedef struct {
   uint32_t span;                /* taps the several-frame kernel runs over */
   size_t spare;                 /* zero frames kept after the input */
   size_t back;                  /* frames kept before the first tap */
+  /* the FFT path (clr-engine-fft.c) instead of a kernel: its block, or 0 */
+  uint32_t fft_block;
 } ClrKernelPlan;
 
 void clr_kernel_plan_choose (const ClrKernelFacts * facts,

@@ -40,6 +40,12 @@
  *                           tuning           cut into that many runs (a
  *                                            power of two; default 1 on CPUs,
  *                                            what fills a GPU)
+ * CLRESAMPLE_FFT           tests,  0|1      0: never the FFT path; 1: the FFT
+ *                           bench            path for every integer ratio
+ *                                            (default: past the crossover in
+ *                                            taps, clr-kernel-plan.c)
+ * CLRESAMPLE_FFT_BLOCK      tuning  frames   the FFT path's block (a power
+ *                                            of two; default from the taps)
  *
  * Numbers are read with g_ascii_strtoull: text that is no number reads as
  * 0. docs/performance.md has the measurements the tuning switches served.
@@ -73,6 +79,8 @@ typedef struct {
   ClrKnob fpi;
   ClrKnob local_size;
   ClrKnob conv_slices;
+  ClrKnob fft;
+  ClrKnob fft_block;
 } ClrTuning;
 
 /* The environment's settings, read on the first call; thread-safe. Tests

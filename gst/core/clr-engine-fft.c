@@ -1,0 +1,462 @@
+/* clresample: the engine's FFT path, for very long filters (M-Scaler-class
+ * oversampling). See clr-engine.h; docs/design.md has the derivation.
+ *
+ * Output frame m sits at t(m) = a + p / I (a = floor (m D / I), p its
+ * phase), and the direct kernels compute
+ *   y[m] = sum_k x[a - K/2 + 1 + k] row_p[k]
+ * with row_p the bank's row for phase p (clr_bank_row). That is
+ * (x * g_p)[a + K/2], g_p[n] = row_p[K - 1 - n] a causal K-tap filter: every
+ * phase is a long FIR at the input rate. The convolution engine (clr-conv.c)
+ * runs all I of them on one input transform a block (ClrConvConfig.outputs
+ * = I), and this file picks output m from plane p at the conv frame of a.
+ * With the conv's latency B, conv frame t of a run fed from input frame s0
+ * on is (x * g_p)[s0 + t - B], so a = s0 + t - lag, lag = K/2 + B: the
+ * engine answers B frames later than the direct kernels, the same numbers.
+ *
+ * Every phase of every input frame is computed, so the path pays where
+ * D = 1 (integer upsampling: all are used) or I = 1 (integer decimation:
+ * one plane, 1 frame in D used, the transforms still far cheaper than the
+ * direct sum of a long filter). clr_kernel_plan_choose() decides.
+ *
+ * The input is also kept on the host (engine format, planar), the last
+ * max (K, history) frames, as e->win_start / e->win_len describe: what
+ * clr_engine_continue_from() hands a successor engine. After a continue,
+ * frames of that history not yet fed to the conv (`fed` < in_total) go in
+ * first at the next push, so that no output is due before it is asked for.
+ */
+#include <math.h>
+#include <string.h>
+#include "clr-engine-private.h"
+#include "clr-conv.h"
+#include "clr-log.h"
+
+/* bytes of conv output a chunk at most: bounds host memory whatever I and
+ * the channels */
+#define CLR_FFT_CHUNK_BYTES (8u << 20)
+#define CLR_FFT_CHUNK_MIN 256u
+#define CLR_FFT_CHUNK_MAX 16384u
+
+struct _ClrFftPath {
+  ClrConv *conv;
+  uint32_t block;               /* B */
+  uint32_t planes;              /* conv outputs a channel: I */
+  gboolean dbl;                 /* the conv runs F64 */
+  size_t csize;                 /* bytes a conv sample */
+  size_t chunk;                 /* frames a conv call at most */
+  int64_t s0;                   /* input frame of conv frame 0 */
+  uint64_t conv_frames;         /* conv frames since its reset */
+  gboolean conv_idle;           /* reset, not fed since: s0 set at next feed */
+  int64_t fed;                  /* input frames [.., fed) went to the conv */
+  uint64_t zero_run;            /* trailing frames of silence */
+  uint64_t flushed;             /* zero_run past which the conv is silent */
+  size_t keep;                  /* history frames kept: max (K, history) */
+  char *hist;                   /* engine-format planes of hist_cap frames */
+  size_t hist_cap;
+  char *cin;                    /* conv input: channels planes of chunk */
+  char *cout;                   /* conv output: I x channels planes */
+};
+
+static void
+free_path (ClrFftPath * f)
+{
+  if (!f)
+    return;
+  clr_conv_free (f->conv);
+  g_free (f->hist);
+  g_free (f->cin);
+  g_free (f->cout);
+  g_free (f);
+}
+
+gboolean
+clr_fft_new (ClrEngine * e, uint32_t block, const ClrTuning * tuning,
+    GError ** error)
+{
+  const uint32_t K = e->filter.taps, ch = e->cfg.channels;
+  const uint32_t planes = (uint32_t) e->ratio.I;
+  /* rows of the bank as a table of one row a phase, whatever layout the
+   * kernels would have used */
+  const ClrBankLayout table = { 0, planes, K, 0 };
+  ClrConvConfig cc = { 0, };
+  ClrFftPath *f;
+  double **taps;
+  double *row;
+  uint32_t p, k;
+
+  f = g_new0 (ClrFftPath, 1);
+  f->block = block;
+  f->planes = planes;
+  /* the formats the direct kernels sum in double (clr-kernel-plan.c) */
+  f->dbl = clr_device_has_fp64 (e->dev) && (e->cfg.format == CLR_FORMAT_F64
+      || e->cfg.format == CLR_FORMAT_S32
+      || e->cfg.format == CLR_FORMAT_S24_32);
+  f->csize = f->dbl ? sizeof (double) : sizeof (float);
+  f->chunk = CLAMP (CLR_FFT_CHUNK_BYTES / ((size_t) planes * ch * f->csize),
+      CLR_FFT_CHUNK_MIN, CLR_FFT_CHUNK_MAX);
+  /* and a block more: a restart after silence goes back to the block grid
+   * (feed ()) */
+  f->keep = MAX (K, e->cfg.history) + block;
+  /* the conv's output is silent once K taps, its block and its fifo have
+   * seen only silence */
+  f->flushed = (uint64_t) K + 2 * block;
+  e->fft = f;
+
+  /* phase p's filter, reversed row p of the bank: the same numbers the
+   * direct kernels use */
+  taps = g_new (double *, planes);
+  row = g_new (double, K);
+  for (p = 0; p < planes; p++) {
+    taps[p] = g_new (double, K);
+    clr_bank_row (&table, &e->filter, &e->ratio, p, row);
+    for (k = 0; k < K; k++)
+      taps[p][k] = row[K - 1 - k];
+  }
+  cc.channels = ch;
+  cc.block = block;
+  cc.format = f->dbl ? CLR_CONV_F64 : CLR_CONV_F32;
+  cc.taps = (const double *const *) taps;
+  cc.n_taps = K;
+  cc.n_filters = planes;
+  cc.outputs = planes;
+  f->conv = clr_conv_new_tuned (e->dev, &cc, tuning, error);
+  for (p = 0; p < planes; p++)
+    g_free (taps[p]);
+  g_free (taps);
+  g_free (row);
+  if (!f->conv)
+    return FALSE;
+
+  f->cin = g_try_malloc ((size_t) ch * f->chunk * f->csize);
+  f->cout = g_try_malloc ((size_t) planes * ch * f->chunk * f->csize);
+  f->hist_cap = f->keep + e->chunk_in;
+  f->hist = g_try_malloc ((size_t) ch * f->hist_cap * e->ssize);
+  if (!f->cin || !f->cout || !f->hist) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the FFT path's buffers");
+    return FALSE;
+  }
+  clr_log (CLR_LOG_INFO, "FFT path: %u phases of %u taps as long FIRs, "
+      "blocks of %u frames, %s; %u frames of latency", planes, K, block,
+      f->dbl ? "F64" : "F32", K / 2 + block);
+  return TRUE;
+}
+
+void
+clr_fft_free (ClrEngine * e)
+{
+  free_path (e->fft);
+  e->fft = NULL;
+}
+
+uint32_t
+clr_fft_lag (ClrEngine * e)
+{
+  return e->filter.taps / 2 + e->fft->block;
+}
+
+void
+clr_fft_reset (ClrEngine * e)
+{
+  ClrFftPath *f = e->fft;
+
+  clr_conv_reset (f->conv);
+  f->conv_idle = TRUE;
+  f->conv_frames = 0;
+  f->s0 = 0;
+  f->fed = 0;
+  /* the stream is preceded by silence, which the history holds none of */
+  f->zero_run = f->flushed;
+  e->win_start = 0;
+  e->win_len = 0;
+}
+
+gboolean
+clr_fft_is_silent (ClrEngine * e)
+{
+  return e->fft->zero_run >= e->fft->flushed && e->fft->fed == e->in_total;
+}
+
+static char *
+hist_plane (ClrEngine * e, size_t c)
+{
+  return e->fft->hist + c * e->fft->hist_cap * e->ssize;
+}
+
+/* Drops history older than the successor's needs, keeping every frame not
+ * yet fed, so that n more frames fit. */
+static gboolean
+hist_make_room (ClrEngine * e, size_t n, GError ** error)
+{
+  ClrFftPath *f = e->fft;
+  const size_t ss = e->ssize, ch = e->cfg.channels;
+  size_t unfed = (size_t) (e->in_total - f->fed);
+  size_t keep = MIN (e->win_len, MAX (f->keep, unfed));
+  size_t drop = e->win_len - keep, c;
+
+  if (drop > 0)
+    for (c = 0; c < ch; c++)
+      memmove (hist_plane (e, c), hist_plane (e, c) + drop * ss, keep * ss);
+  e->win_start += drop;
+  e->win_len = keep;
+  if (keep + n > f->hist_cap) {
+    size_t cap = keep + n;
+    char *h = g_try_malloc ((size_t) ch * cap * ss);
+
+    if (!h) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+          "Out of host memory for the FFT path's history");
+      return FALSE;
+    }
+    for (c = 0; c < ch; c++)
+      memcpy (h + c * cap * ss, hist_plane (e, c), keep * ss);
+    g_free (f->hist);
+    f->hist = h;
+    f->hist_cap = cap;
+  }
+  return TRUE;
+}
+
+/* Appends n frames (engine layout; NULL: silence) to the history. */
+static void
+hist_append (ClrEngine * e, const void *const *in, size_t n)
+{
+  const size_t ss = e->ssize, ch = e->cfg.channels;
+  char *at[CLR_CHANNELS_MAX];
+  size_t c;
+
+  for (c = 0; c < ch; c++)
+    at[c] = hist_plane (e, c) + e->win_len * ss;
+  if (!in)
+    for (c = 0; c < ch; c++)
+      memset (at[c], 0, n * ss);
+  else if (e->cfg.planar)
+    for (c = 0; c < ch; c++)
+      memcpy (at[c], in[c], n * ss);
+  else
+    clr_engine_deinterleave (at, in[0], n, ch, ss);
+  e->win_len += n;
+}
+
+/* A sample of the engine's format at full scale 1. */
+static inline double
+load (ClrFormat fmt, const char *plane, size_t i)
+{
+  switch (fmt) {
+    case CLR_FORMAT_F32:
+      return ((const float *) plane)[i];
+    case CLR_FORMAT_F64:
+      return ((const double *) plane)[i];
+    case CLR_FORMAT_S16:
+      return ((const int16_t *) plane)[i] / 32768.0;
+    case CLR_FORMAT_S32:
+      return ((const int32_t *) plane)[i] / 2147483648.0;
+    default:
+      return ((const int32_t *) plane)[i] / 8388608.0;
+  }
+}
+
+/* ... and back, as the kernels store: rounded to nearest even (rint in
+ * the default rounding mode) and saturated. */
+static inline void
+store (ClrFormat fmt, char *dst, double v)
+{
+  double s;
+
+  switch (fmt) {
+    case CLR_FORMAT_F32:
+      *(float *) dst = (float) v;
+      return;
+    case CLR_FORMAT_F64:
+      *(double *) dst = v;
+      return;
+    case CLR_FORMAT_S16:
+      s = CLAMP (rint (v * 32768.0), -32768.0, 32767.0);
+      *(int16_t *) dst = (int16_t) s;
+      return;
+    case CLR_FORMAT_S32:
+      s = CLAMP (rint (v * 2147483648.0), -2147483648.0, 2147483647.0);
+      *(int32_t *) dst = (int32_t) s;
+      return;
+    default:
+      s = CLAMP (rint (v * 8388608.0), -8388608.0, 8388607.0);
+      *(int32_t *) dst = (int32_t) s;
+      return;
+  }
+}
+
+/* Where output frame `w` of this call goes, channel c. */
+static inline char *
+out_at (ClrEngine * e, void *const *out, size_t w, size_t c)
+{
+  const size_t ss = e->ssize;
+
+  if (e->cfg.planar)
+    return (char *) out[c] + w * ss;
+  return (char *) out[0] + (w * e->cfg.channels + c) * ss;
+}
+
+/* Writes the outputs of n conv frames (cout, planes of `pitch` frames; NULL:
+ * silence), the first of them at input frame a0, from output frame *w of
+ * this call on; at most max_out in all. */
+static void
+emit (ClrEngine * e, int64_t a0, size_t n, size_t pitch, void *const *out,
+    size_t * w, size_t max_out)
+{
+  ClrFftPath *f = e->fft;
+  const ClrRatio *r = &e->ratio;
+  const size_t ch = e->cfg.channels;
+  const ClrFormat fmt = e->cfg.format;
+  size_t j, c;
+
+  for (j = 0; j < n && *w < max_out; j++) {
+    const int64_t a = a0 + (int64_t) j;
+    uint64_t m, end;
+
+    if (a < 0)
+      continue;
+    m = MAX (e->out_total, clr_ratio_out_upto (r, a - 1));
+    end = clr_ratio_out_upto (r, a);
+    for (; m < end && *w < max_out; m++, (*w)++, e->out_total++) {
+      /* m D mod I, without the product m D (clr_ratio_position) */
+      const uint64_t p = (m % r->I) * r->D % r->I;
+
+      for (c = 0; c < ch; c++) {
+        double v = 0;
+
+        if (pitch) {
+          const char *plane = f->cout + (p * ch + c) * pitch * f->csize;
+          v = f->dbl ? ((const double *) plane)[j] :
+              ((const float *) plane)[j];
+        }
+        store (fmt, out_at (e, out, *w, c), v);
+      }
+    }
+  }
+}
+
+/* Feeds history frames [fed, upto) to the conv and writes their outputs. */
+static gboolean
+feed (ClrEngine * e, int64_t upto, void *const *out, size_t * w,
+    size_t max_out, GError ** error)
+{
+  ClrFftPath *f = e->fft;
+  const size_t ch = e->cfg.channels;
+  void *ip[CLR_CONV_CHANNELS_MAX];
+  void *op[CLR_CONV_OUTPUTS_MAX];
+  size_t c, i;
+
+  if (f->conv_idle && f->fed < upto) {
+    /* a fresh conv starts on the old block grid, with the silence since:
+     * its blocks, and so every rounding, fall where they would have had
+     * it been fed the silence; the output does not depend on the cut */
+    f->s0 = f->fed - (f->fed - f->s0) % f->block;
+    f->fed = f->s0;
+    f->conv_frames = 0;
+    f->conv_idle = FALSE;
+  }
+  for (c = 0; c < ch; c++)
+    ip[c] = f->cin + c * f->chunk * f->csize;
+  for (c = 0; c < (size_t) f->planes * ch; c++)
+    op[c] = f->cout + c * f->chunk * f->csize;
+  while (f->fed < upto) {
+    const size_t n = (size_t) MIN ((int64_t) f->chunk, upto - f->fed);
+    const size_t from = (size_t) (f->fed - e->win_start);
+
+    for (c = 0; c < ch; c++) {
+      const char *src = hist_plane (e, c);
+      if (f->dbl)
+        for (i = 0; i < n; i++)
+          ((double *) ip[c])[i] = load (e->cfg.format, src, from + i);
+      else
+        for (i = 0; i < n; i++)
+          ((float *) ip[c])[i] = (float) load (e->cfg.format, src, from + i);
+    }
+    if (!clr_conv_process (f->conv, (const void *const *) ip, n, op, error))
+      return FALSE;
+    emit (e, f->s0 + (int64_t) f->conv_frames - (int64_t) clr_fft_lag (e), n,
+        f->chunk, out, w, max_out);
+    f->conv_frames += n;
+    f->fed += n;
+  }
+  return TRUE;
+}
+
+gboolean
+clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
+    size_t max_out, void *const *out, size_t * out_frames, GError ** error)
+{
+  ClrFftPath *f = e->fft;
+  const gboolean silent = !in && clr_fft_is_silent (e);
+  size_t w = 0;
+
+  *out_frames = 0;
+  max_out = MIN (max_out, clr_engine_out_frames (e, n_in));
+  if (!hist_make_room (e, n_in, error))
+    return FALSE;
+  hist_append (e, in, n_in);
+  e->in_total += n_in;
+  f->zero_run = in ? 0 : f->zero_run + n_in;
+
+  if (silent) {
+    /* the conv would compute zeros: skip it, and start it afresh at the
+     * next sound */
+    if (!f->conv_idle)
+      clr_conv_reset (f->conv);
+    f->conv_idle = TRUE;
+    f->fed = e->in_total;
+    /* the outputs of the frames skipped: silence */
+    emit (e, e->in_total - (int64_t) n_in - (int64_t) clr_fft_lag (e), n_in,
+        0, out, &w, max_out);
+  } else if (!feed (e, e->in_total, out, &w, max_out, error)) {
+    return FALSE;
+  }
+  g_assert (w == max_out);
+  *out_frames = w;
+  return TRUE;
+}
+
+void
+clr_fft_get_history (ClrEngine * e, char *host, size_t len)
+{
+  const size_t ss = e->ssize;
+  size_t c;
+
+  for (c = 0; c < e->cfg.channels; c++)
+    memcpy (host + c * len * ss, hist_plane (e, c) + (e->win_len - len) * ss,
+        len * ss);
+}
+
+gboolean
+clr_fft_continue (ClrEngine * e, int64_t start, const char *host,
+    size_t pad, size_t len, uint64_t silent_tail, GError ** error)
+{
+  ClrFftPath *f = e->fft;
+  const size_t ss = e->ssize;
+  int64_t n0, upto;
+  uint64_t p0;
+  size_t c, w = 0;
+
+  clr_conv_reset (f->conv);
+  e->win_start = start;
+  e->win_len = 0;
+  if (!hist_make_room (e, pad + len, error))
+    return FALSE;
+  for (c = 0; c < e->cfg.channels; c++) {
+    memset (hist_plane (e, c), 0, pad * ss);
+    memcpy (hist_plane (e, c) + pad * ss, host + c * len * ss, len * ss);
+  }
+  e->win_len = pad + len;
+  f->fed = start;
+  f->s0 = start;
+  f->conv_idle = TRUE;
+  f->zero_run = MIN (silent_tail, f->flushed);
+  /* feed what completes no output at or after out_total yet (the input of
+   * conv frames up to the one of a = n (out_total) - 1); the rest goes in
+   * with the next push */
+  clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
+  upto = MIN (e->in_total, n0 + (int64_t) clr_fft_lag (e));
+  if (!feed (e, upto, NULL, &w, 0, error))
+    return FALSE;
+  g_assert (w == 0);
+  return TRUE;
+}
