@@ -9,6 +9,7 @@
 #include <gst/audio/audio.h>
 #include <stdlib.h>
 #include "clr-device.h"
+#include "clr-engine.h"
 #include "clr-filter.h"
 #include "clr-rate.h"
 #include "clr-reference.h"
@@ -17,7 +18,8 @@
 #include "clr-harness.h"
 
 static void
-check_reference (int in_rate, int out_rate, int channels)
+check_reference_launch (const char *launch, guint taps, int in_rate,
+    int out_rate, int channels)
 {
   size_t frames = 4000, n_ref, i;
   float *in = g_new (float, frames * channels);
@@ -27,10 +29,10 @@ check_reference (int in_rate, int out_rate, int channels)
   double *ref, worst = 0.0;
 
   clr_signal_noise (in, frames * channels, 0.5, in_rate ^ out_rate);
-  clr_run_stream ("clresample", in_rate, out_rate, channels, in, frames, NULL, 0,
+  clr_run_stream (launch, in_rate, out_rate, channels, in, frames, NULL, 0,
       &c);
   clr_ratio_init (&r, in_rate, out_rate);
-  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, 0);
+  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, taps);
   ref = clr_reference_resample (&r, &f, in, frames, channels, &n_ref);
   fail_unless_equals_uint64 (c.frames, n_ref);
   for (i = 0; i < n_ref * channels; i++)
@@ -42,6 +44,12 @@ check_reference (int in_rate, int out_rate, int channels)
   g_free (ref);
   g_free (in);
   clr_collected_free (&c);
+}
+
+static void
+check_reference (int in_rate, int out_rate, int channels)
+{
+  check_reference_launch ("clresample", 0, in_rate, out_rate, channels);
 }
 
 GST_START_TEST (test_reference)
@@ -125,10 +133,11 @@ GST_END_TEST;
 /* Timestamps, durations and offsets are contiguous and come from counters;
  * the first output sits on the first input; EOS drains to the exact total. */
 static void
-check_timestamps (int in_rate, int out_rate, size_t frames, size_t piece)
+check_timestamps_launch (const char *launch, int in_rate, int out_rate,
+    size_t frames, size_t piece)
 {
   const GstClockTime start = 1 * GST_SECOND + 12345;
-  GstHarness *h = clr_make_harness ("clresample", in_rate, out_rate, 1);
+  GstHarness *h = clr_make_harness (launch, in_rate, out_rate, 1);
   float *in = g_new0 (float, frames);
   guint64 total = 0, offset0;
   Collected c;
@@ -171,6 +180,12 @@ check_timestamps (int in_rate, int out_rate, size_t frames, size_t piece)
   g_free (in);
   clr_collected_free (&c);
   gst_harness_teardown (h);
+}
+
+static void
+check_timestamps (int in_rate, int out_rate, size_t frames, size_t piece)
+{
+  check_timestamps_launch ("clresample", in_rate, out_rate, frames, piece);
 }
 
 GST_START_TEST (test_timestamps)
@@ -450,13 +465,12 @@ GST_END_TEST;
 /* Output frame m is the input evaluated at m / out_rate: a sine comes out
  * with the phase it went in with, to 0.001 of an output sample. */
 static double
-time_offset (int in_rate, int out_rate, int quality)
+time_offset_launch (const char *launch, int in_rate, int out_rate)
 {
   const size_t frames = in_rate;        /* one second */
   const unsigned f = 997;
   const double phase = 0.3;
   float *in = g_new (float, frames);
-  char *launch = g_strdup_printf ("clresample quality=%d", quality);
   ClrSineFit fit;
   Collected c;
   double d, skip = out_rate / 5;
@@ -466,11 +480,20 @@ time_offset (int in_rate, int out_rate, int quality)
   clr_sine_fit (c.data, skip, c.frames - 2 * skip, 1, 0, f, out_rate, &fit);
   d = remainder (fit.phase - phase, 2.0 * M_PI);
   d = d / (2.0 * M_PI * f / out_rate);
-  g_printerr ("time offset %d -> %d Hz, quality %d: %+.6f output samples\n",
-      in_rate, out_rate, quality, d);
-  g_free (launch);
+  g_printerr ("time offset %d -> %d Hz, %s: %+.6f output samples\n",
+      in_rate, out_rate, launch, d);
   g_free (in);
   clr_collected_free (&c);
+  return d;
+}
+
+static double
+time_offset (int in_rate, int out_rate, int quality)
+{
+  char *launch = g_strdup_printf ("clresample quality=%d", quality);
+  double d = time_offset_launch (launch, in_rate, out_rate);
+
+  g_free (launch);
   return d;
 }
 
@@ -488,6 +511,52 @@ GST_START_TEST (test_time_alignment)
   }
   fail_unless (fabs (time_offset (44100, 48000, 0)) <= 0.001);
   fail_unless (fabs (time_offset (44100, 48000, 10)) <= 0.001);
+}
+
+GST_END_TEST;
+
+/* Long filters take the FFT path (clr-engine-fft.c): the same guarantees
+ * as the direct kernels, with its own latency. 4096 taps are past the
+ * CPU's crossover; CLRESAMPLE_FFT=1 is not needed. */
+GST_START_TEST (test_fft_path)
+{
+  static const int pairs[][2] = { {44100, 176400}, {192000, 48000} };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pairs); i++) {
+    const int in_rate = pairs[i][0], out_rate = pairs[i][1];
+    ClrEngineConfig cfg = { in_rate, out_rate, 2, CLR_QUALITY_DEFAULT, 4096,
+      CLR_FORMAT_F32, FALSE, 0
+    };
+    GError *err = NULL;
+    ClrDevice *dev = clr_device_acquire ("auto", &err);
+    ClrEngine *e = clr_engine_new (dev, &cfg, &err);
+    GstHarness *h;
+    double d;
+
+    fail_unless (e != NULL);
+    /* the samples, against the float64 reference */
+    check_reference_launch ("clresample taps=4096", 4096, in_rate, out_rate,
+        2);
+    /* counters, the first output on the first input, exact totals */
+    check_timestamps_launch ("clresample taps=4096", in_rate, out_rate,
+        20000, 1024);
+    check_timestamps_launch ("clresample taps=4096", in_rate, out_rate, 7,
+        1);
+    d = time_offset_launch ("clresample taps=4096", in_rate, out_rate);
+    fail_unless (fabs (d) <= 0.001, "%d -> %d: offset %g samples", in_rate,
+        out_rate, d);
+    /* the latency query: K/2 + the convolution's block */
+    h = clr_make_harness ("clresample taps=4096", in_rate, out_rate, 2);
+    gst_harness_set_upstream_latency (h, 0);
+    fail_unless (clr_engine_get_latency (e) > 4096 / 2);
+    fail_unless_equals_clocktime (gst_harness_query_latency (h),
+        gst_util_uint64_scale_int_round (clr_engine_get_latency (e),
+            GST_SECOND, in_rate));
+    gst_harness_teardown (h);
+    clr_engine_free (e);
+    clr_device_unref (dev);
+  }
 }
 
 GST_END_TEST;
@@ -675,6 +744,7 @@ clresample_suite (void)
   tcase_add_test (tc, test_thdn_default);
   tcase_add_test (tc, test_time_alignment);
   tcase_add_test (tc, test_formats);
+  tcase_add_test (tc, test_fft_path);
   tcase_add_test (tc, test_device_name);
   return s;
 }

@@ -212,6 +212,74 @@ GST_START_TEST (test_quality_change)
 
 GST_END_TEST;
 
+/* taps changed while playing, across the crossover: the direct kernels
+ * hand the stream to the FFT path (clr-engine-fft.c) and back. No DISCONT,
+ * no gap, and the samples on each side are those of a run with that filter
+ * from the start (within float rounding: the FFT path's blocks fall
+ * elsewhere in a stream it joins). */
+static void
+check_taps_change (guint from, guint to)
+{
+  char *launch = g_strdup_printf ("clresample taps=%u", from);
+  char *launch_to = g_strdup_printf ("clresample taps=%u", to);
+  GstHarness *h = clr_make_harness (launch, 44100, 176400, 2);
+  GstElement *e = find_resampler (h);
+  const size_t n = 30000;
+  float *in = g_new (float, n * 2);
+  Collected before, after, one, two;
+  double e2 = 0, r2 = 0;
+  size_t i;
+
+  clr_signal_noise (in, n * 2, 0.5, 4);
+  clr_run_stream (launch, 44100, 176400, 2, in, n, NULL, 0, &one);
+  clr_run_stream (launch_to, 44100, 176400, 2, in, n, NULL, 0, &two);
+  clr_push_stream (h, in, n / 2, 2, 44100, 0, NULL, 0);
+  clr_collect (h, 2, &before);
+  g_object_set (e, "taps", to, NULL);
+  {
+    GstBuffer *b = clr_make_buffer (in + (n / 2) * 2, n - n / 2, 2, 44100, 0,
+        n / 2);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  clr_collect (h, 2, &after);
+  fail_unless_equals_uint64 (before.frames + after.frames, one.frames);
+  for (i = 0; i < before.frames * 2; i++)
+    fail_unless_equals_float (before.data[i], one.data[i]);
+  for (i = 0; i < after.frames * 2; i++) {
+    double d = after.data[i] - two.data[before.frames * 2 + i];
+    e2 += d * d;
+    r2 += two.data[before.frames * 2 + i] * two.data[before.frames * 2 + i];
+    fail_unless (fabs (d) < 1e-5, "frame %zu after the change: %g, not %g",
+        i / 2, after.data[i], two.data[before.frames * 2 + i]);
+  }
+  GST_INFO ("taps %u -> %u: relative RMS %.3g after the change", from, to,
+      sqrt (e2 / r2));
+  fail_unless (sqrt (e2 / r2) < 1e-6);
+  fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
+          GST_BUFFER_FLAG_DISCONT));
+  fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
+          (after.buffers, 0)), gst_util_uint64_scale_int (before.frames,
+          GST_SECOND, 176400));
+  clr_collected_free (&before);
+  clr_collected_free (&after);
+  clr_collected_free (&one);
+  clr_collected_free (&two);
+  gst_object_unref (e);
+  g_free (in);
+  g_free (launch);
+  g_free (launch_to);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_taps_change_paths)
+{
+  check_taps_change (256, 4096);
+  check_taps_change (4096, 256);
+}
+
+GST_END_TEST;
+
 /* Properties hammered from other threads while buffers flow: no crash, no
  * race, and the stream stays exact (each change continues it). */
 GST_START_TEST (test_property_stress)
@@ -775,6 +843,7 @@ robust_suite (void)
   tcase_add_test (tc, test_input_caps_change);
   tcase_add_test (tc, test_output_rate_change);
   tcase_add_test (tc, test_quality_change);
+  tcase_add_test (tc, test_taps_change_paths);
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_long_gap);
   tcase_add_test (tc, test_untimed_and_empty);

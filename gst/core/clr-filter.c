@@ -61,7 +61,7 @@ clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
   double rho = r->I < r->D ? (double) r->I / (double) r->D : 1.0;
   double f_stop = 0.5 * rho, f_pass = 0.5 * rho * q->pass_edge;
   double a = q->stop_db;
-  uint64_t min_taps;
+  uint64_t min_taps, k_quality;
 
   f->quality = quality < CLR_QUALITY_MIN ? CLR_QUALITY_MIN :
       quality > CLR_QUALITY_MAX ? CLR_QUALITY_MAX : quality;
@@ -74,14 +74,23 @@ clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
   /* Kaiser's length estimate, in input samples: the continuous kernel is the
    * prototype of I phases, each K input samples long. */
   min_taps = 4 * ((r->D + r->I - 1) / r->I) + 4;
-  if (taps == 0) {
-    double k = (a - 7.95) / (2.285 * 2.0 * M_PI * (f_stop - f_pass));
-    taps = round_up4 ((uint64_t) ceil (k) + 1);
-  } else {
-    taps = round_up4 (taps);
-  }
+  k_quality = round_up4 ((uint64_t) ceil ((a - 7.95) / (2.285 * 2.0 * M_PI *
+              (f_stop - f_pass))) + 1);
+  taps = taps == 0 ? k_quality : round_up4 (taps);
   if (taps < min_taps)
     taps = round_up4 (min_taps);
+  if (taps > k_quality) {
+    /* More taps than the quality needs buy a steeper transition, still
+     * ending at the lower Nyquist frequency, at the same attenuation: the
+     * passband reaches as far as Kaiser's formula allows with K taps
+     * (16 x 63488 taps at 44.1 kHz, q10: flat to 22.040 kHz). Kaiser's
+     * formula is an estimate: taken as it is, the stopband's first lobe
+     * measured -185 dB for q10's 195; 5 % more width measured -194.6
+     * (tests/quality/clr-brickwall). */
+    f_pass = f_stop - 1.05 * (a - 7.95) / (2.285 * 2.0 * M_PI * (taps - 1));
+    f->pass_edge = f_pass / f_stop;
+    f->fc = 0.5 * (f_pass + f_stop);
+  }
   f->taps = taps;
   f->half_width = taps / 2.0;
 }

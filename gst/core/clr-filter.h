@@ -42,7 +42,10 @@ typedef struct {
 
 /* Designs the filter for ratio r. taps = 0 takes the length from quality;
  * otherwise taps is rounded up to a multiple of 4 and raised to the minimum a
- * decimation by D/I needs to see every input sample. */
+ * decimation by D/I needs to see every input sample. Taps past the
+ * quality's own length narrow the transition band towards the lower
+ * Nyquist frequency at the quality's attenuation: the passband edge moves
+ * up (pass_edge says where), the stopband still starts at Nyquist. */
 void clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
     uint32_t taps);
 
