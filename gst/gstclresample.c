@@ -47,6 +47,7 @@
 #include "gstclrpinnedallocator.h"
 #include "gstclrcommon.h"
 #include "core/clr-log.h"
+#include "core/clr-conv.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
 #define GST_CAT_DEFAULT cl_resample_debug
@@ -65,6 +66,10 @@ GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
 /* ... and only while the input runs this far ahead of the pipeline clock:
  * then holding half a second delays nothing anyone waits for. */
 #define CLR_HOLD_AHEAD GST_SECOND
+/* Input kept on the host for a successor filter: 64 Ki frames of stereo
+ * F32 are 0.5 MiB; past 32 MiB (64 channels of F64) the longest filters
+ * join a stream with less history than they read, the oldest as silence. */
+#define CLR_HISTORY_MAX_BYTES (32u << 20)
 
 enum
 {
@@ -548,9 +553,6 @@ static gboolean
 config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
     gint quality, guint taps, ClrEngineConfig * cfg)
 {
-  ClrRatio ratio;
-  ClrFilter best;
-
   cfg->quality = quality;
   cfg->taps = taps;
   cfg->in_rate = GST_AUDIO_INFO_RATE (in);
@@ -576,13 +578,12 @@ config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
     default:
       return FALSE;
   }
-  /* keep the history the longest filter of the quality range needs, so a
-   * live change of quality continues without a gap in the input */
-  cfg->history = 0;
-  if (clr_ratio_init (&ratio, cfg->in_rate, cfg->out_rate) == 0) {
-    clr_filter_design (&best, &ratio, CLR_QUALITY_MAX, 0);
-    cfg->history = best.taps;
-  }
+  /* keep the history the longest filter a live change of quality or taps
+   * may bring needs (and a running FFT path's latency on top), so that the
+   * new filter continues without a gap in its input: on the host, a copy of
+   * the input (clr-history.h), at most CLR_HISTORY_MAX_BYTES of it */
+  cfg->history = MIN (CLR_TAPS_MAX + CLR_CONV_BLOCK_MAX,
+      CLR_HISTORY_MAX_BYTES / GST_AUDIO_INFO_BPF (in));
   return TRUE;
 }
 

@@ -18,8 +18,8 @@
  * one plane, 1 frame in D used, the transforms still far cheaper than the
  * direct sum of a long filter). clr_kernel_plan_choose() decides.
  *
- * The input is also kept on the host (engine format, planar), the last
- * max (K, history) frames, as e->win_start / e->win_len describe: what
+ * The input goes through e->hist (clr-history.h), which keeps the last
+ * max (K, history) frames and more: what the conv is fed from, and what
  * clr_engine_continue_from() hands a successor engine. After a continue,
  * frames of that history not yet fed to the conv (`fed` < in_total) go in
  * first at the next push, so that no output is due before it is asked for.
@@ -49,9 +49,7 @@ struct _ClrFftPath {
   int64_t fed;                  /* input frames [.., fed) went to the conv */
   uint64_t zero_run;            /* trailing frames of silence */
   uint64_t flushed;             /* zero_run past which the conv is silent */
-  size_t keep;                  /* history frames kept: max (K, history) */
-  char *hist;                   /* engine-format planes of hist_cap frames */
-  size_t hist_cap;
+  size_t keep;                  /* history frames kept at least */
   char *cin;                    /* conv input: channels planes of chunk */
   char *cout;                   /* conv output: I x channels planes */
 };
@@ -62,7 +60,6 @@ free_path (ClrFftPath * f)
   if (!f)
     return;
   clr_conv_free (f->conv);
-  g_free (f->hist);
   g_free (f->cin);
   g_free (f->cout);
   g_free (f);
@@ -128,9 +125,7 @@ clr_fft_new (ClrEngine * e, uint32_t block, const ClrTuning * tuning,
 
   f->cin = g_try_malloc ((size_t) ch * f->chunk * f->csize);
   f->cout = g_try_malloc ((size_t) planes * ch * f->chunk * f->csize);
-  f->hist_cap = f->keep + e->chunk_in;
-  f->hist = g_try_malloc ((size_t) ch * f->hist_cap * e->ssize);
-  if (!f->cin || !f->cout || !f->hist) {
+  if (!f->cin || !f->cout) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for the FFT path's buffers");
     return FALSE;
@@ -166,8 +161,13 @@ clr_fft_reset (ClrEngine * e)
   f->fed = 0;
   /* the stream is preceded by silence, which the history holds none of */
   f->zero_run = f->flushed;
-  e->win_start = 0;
-  e->win_len = 0;
+  clr_history_reset (&e->hist, 0);
+}
+
+uint64_t
+clr_fft_zero_run (ClrEngine * e)
+{
+  return e->fft->zero_run;
 }
 
 gboolean
@@ -176,65 +176,15 @@ clr_fft_is_silent (ClrEngine * e)
   return e->fft->zero_run >= e->fft->flushed && e->fft->fed == e->in_total;
 }
 
-static char *
-hist_plane (ClrEngine * e, size_t c)
-{
-  return e->fft->hist + c * e->fft->hist_cap * e->ssize;
-}
-
-/* Drops history older than the successor's needs, keeping every frame not
+/* Drops history older than a successor needs, keeping every frame not
  * yet fed, so that n more frames fit. */
 static gboolean
 hist_make_room (ClrEngine * e, size_t n, GError ** error)
 {
-  ClrFftPath *f = e->fft;
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  size_t unfed = (size_t) (e->in_total - f->fed);
-  size_t keep = MIN (e->win_len, MAX (f->keep, unfed));
-  size_t drop = e->win_len - keep, c;
+  const size_t unfed = (size_t) (e->in_total - e->fft->fed);
 
-  if (drop > 0)
-    for (c = 0; c < ch; c++)
-      memmove (hist_plane (e, c), hist_plane (e, c) + drop * ss, keep * ss);
-  e->win_start += drop;
-  e->win_len = keep;
-  if (keep + n > f->hist_cap) {
-    size_t cap = keep + n;
-    char *h = g_try_malloc ((size_t) ch * cap * ss);
-
-    if (!h) {
-      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
-          "Out of host memory for the FFT path's history");
-      return FALSE;
-    }
-    for (c = 0; c < ch; c++)
-      memcpy (h + c * cap * ss, hist_plane (e, c), keep * ss);
-    g_free (f->hist);
-    f->hist = h;
-    f->hist_cap = cap;
-  }
-  return TRUE;
-}
-
-/* Appends n frames (engine layout; NULL: silence) to the history. */
-static void
-hist_append (ClrEngine * e, const void *const *in, size_t n)
-{
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  char *at[CLR_CHANNELS_MAX];
-  size_t c;
-
-  for (c = 0; c < ch; c++)
-    at[c] = hist_plane (e, c) + e->win_len * ss;
-  if (!in)
-    for (c = 0; c < ch; c++)
-      memset (at[c], 0, n * ss);
-  else if (e->cfg.planar)
-    for (c = 0; c < ch; c++)
-      memcpy (at[c], in[c], n * ss);
-  else
-    clr_engine_deinterleave (at, in[0], n, ch, ss);
-  e->win_len += n;
+  return clr_history_make_room (&e->hist, MAX (e->fft->keep, unfed), n,
+      error);
 }
 
 /* A sample of the engine's format at full scale 1. */
@@ -360,10 +310,10 @@ feed (ClrEngine * e, int64_t upto, void *const *out, size_t * w,
     op[c] = f->cout + c * f->chunk * f->csize;
   while (f->fed < upto) {
     const size_t n = (size_t) MIN ((int64_t) f->chunk, upto - f->fed);
-    const size_t from = (size_t) (f->fed - e->win_start);
+    const size_t from = (size_t) (f->fed - e->hist.start);
 
     for (c = 0; c < ch; c++) {
-      const char *src = hist_plane (e, c);
+      const char *src = clr_history_plane (&e->hist, c);
       if (f->dbl)
         for (i = 0; i < n; i++)
           ((double *) ip[c])[i] = load (e->cfg.format, src, from + i);
@@ -393,7 +343,7 @@ clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
   max_out = MIN (max_out, clr_engine_out_frames (e, n_in));
   if (!hist_make_room (e, n_in, error))
     return FALSE;
-  hist_append (e, in, n_in);
+  clr_history_append (&e->hist, in, e->cfg.planar, n_in);
   e->in_total += n_in;
   f->zero_run = in ? 0 : f->zero_run + n_in;
 
@@ -415,37 +365,16 @@ clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
   return TRUE;
 }
 
-void
-clr_fft_get_history (ClrEngine * e, char *host, size_t len)
-{
-  const size_t ss = e->ssize;
-  size_t c;
-
-  for (c = 0; c < e->cfg.channels; c++)
-    memcpy (host + c * len * ss, hist_plane (e, c) + (e->win_len - len) * ss,
-        len * ss);
-}
-
 gboolean
-clr_fft_continue (ClrEngine * e, int64_t start, const char *host,
-    size_t pad, size_t len, uint64_t silent_tail, GError ** error)
+clr_fft_continue (ClrEngine * e, int64_t start, uint64_t silent_tail,
+    GError ** error)
 {
   ClrFftPath *f = e->fft;
-  const size_t ss = e->ssize;
   int64_t n0, upto;
   uint64_t p0;
-  size_t c, w = 0;
+  size_t w = 0;
 
   clr_conv_reset (f->conv);
-  e->win_start = start;
-  e->win_len = 0;
-  if (!hist_make_room (e, pad + len, error))
-    return FALSE;
-  for (c = 0; c < e->cfg.channels; c++) {
-    memset (hist_plane (e, c), 0, pad * ss);
-    memcpy (hist_plane (e, c) + pad * ss, host + c * len * ss, len * ss);
-  }
-  e->win_len = pad + len;
   f->fed = start;
   f->s0 = start;
   f->conv_idle = TRUE;

@@ -9,6 +9,7 @@
 #define CL_TARGET_OPENCL_VERSION 200
 #include "clr-budget.h"
 #include "clr-engine.h"
+#include "clr-history.h"
 #include "clr-kernel-plan.h"
 
 G_BEGIN_DECLS
@@ -60,6 +61,8 @@ struct _ClrEngine {
   gboolean drained;
   uint32_t lag;                 /* input frames of delay: K/2, or K/2 + B
                                  * on the FFT path */
+  ClrHistory hist;              /* the last max (history, K on the FFT
+                                 * path) input frames, or none */
   ClrFftPath *fft;              /* the FFT path (clr-engine-fft.c), or NULL:
                                  * the kernels of resample.cl */
 };
@@ -95,22 +98,22 @@ void clr_svm_put_history (ClrEngine * e, const char *host, size_t pad,
     size_t len);
 
 /* The FFT path (clr-engine-fft.c): the engine's filter as I long FIRs
- * through the convolution engine, blocks of `block` frames. It keeps its
- * input history on the host, frames [win_start, win_start + win_len). */
+ * through the convolution engine, blocks of `block` frames, fed from
+ * e->hist. */
 gboolean clr_fft_new (ClrEngine * e, uint32_t block,
     const ClrTuning * tuning, GError ** error);
 void clr_fft_free (ClrEngine * e);
 uint32_t clr_fft_lag (ClrEngine * e);
 void clr_fft_reset (ClrEngine * e);
 gboolean clr_fft_is_silent (ClrEngine * e);
+/* Trailing frames of silence in the input. */
+uint64_t clr_fft_zero_run (ClrEngine * e);
 gboolean clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
     size_t max_out, void *const *out, size_t * out_frames, GError ** error);
-/* The last len frames of the history into host planes of len frames. */
-void clr_fft_get_history (ClrEngine * e, char *host, size_t len);
-/* Continues a stream: in_total and out_total set, the history is `pad`
- * frames of silence then host's len frames, from input frame `start`. */
-gboolean clr_fft_continue (ClrEngine * e, int64_t start, const char *host,
-    size_t pad, size_t len, uint64_t silent_tail, GError ** error);
+/* Continues a stream: in_total, out_total and e->hist set, the history
+ * from input frame `start`. */
+gboolean clr_fft_continue (ClrEngine * e, int64_t start,
+    uint64_t silent_tail, GError ** error);
 
 G_END_DECLS
 #endif

@@ -286,6 +286,7 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   e->cfg = *cfg;
   e->queue = clr_device_get_queue (dev);
   e->ssize = clr_format_size (cfg->format);
+  clr_history_init (&e->hist, cfg->channels, e->ssize);
   /* a budget for shared GPUs, and for testing the out-of-memory path */
   clr_budget_init (&e->budget, dev, tuning->device_memory);
   if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
@@ -361,8 +362,7 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   }
   if (!upload_bank (e, error))
     goto failed;
-  if (!ensure_window (e, MAX (e->filter.taps, cfg->history) +
-          CLR_WINDOW_SLACK, error))
+  if (!ensure_window (e, e->filter.taps + CLR_WINDOW_SLACK, error))
     goto failed;
   clr_engine_reset (e);
   return e;
@@ -394,6 +394,7 @@ clr_engine_free (ClrEngine * e)
   host_buf_free (e, &e->in_stage);
   host_buf_free (e, &e->out_stage);
   clr_fft_free (e);
+  clr_history_clear (&e->hist);
   clr_device_unref (e->dev);
   g_free (e);
 }
@@ -467,6 +468,7 @@ clr_engine_reset (ClrEngine * e)
   e->silent_tail = e->win_len;
   e->drained = FALSE;
   e->zeroed = zero_buffer (e, e->win[e->active], NULL);
+  clr_history_reset (&e->hist, 0);
 }
 
 size_t
@@ -892,6 +894,13 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   if (!ensure_window (e, e->win_len + n_in + e->plan.spare, error))
     return FALSE;
   cur = e->win[e->active];
+  /* the history a successor may need, on the host: the device window keeps
+   * only what this filter reads */
+  if (e->cfg.history > 0) {
+    if (!clr_history_make_room (&e->hist, e->cfg.history, n_in, error))
+      return FALSE;
+    clr_history_append (&e->hist, in, e->cfg.planar, n_in);
+  }
 
   if (n_in > 0 && in) {
     if (!write_input (e, cur, in, n_in, error))
@@ -923,9 +932,6 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
   j1 = n1 - half + 1 - (int64_t) e->plan.back;
   g_assert (j1 >= e->win_start && j1 <= in_end);
-  /* keep the history a successor may need, as far as the window has it */
-  if (in_end - j1 < (int64_t) e->cfg.history)
-    j1 = MAX (e->win_start, in_end - (int64_t) e->cfg.history);
   skip = (size_t) (j1 - e->win_start);
   keep = (size_t) (in_end - j1);
   if (e->plan.svm) {
@@ -1134,8 +1140,9 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   const int64_t half = e->filter.taps / 2;
   const int64_t back = e->fft ? 0 : (int64_t) e->plan.back;
   uint64_t k0, p0, silent_tail;
-  int64_t n0, j0, start;
+  int64_t n0, j0, start, old_start;
   size_t pad, len;
+  gboolean from_hist;
   char *host;
   gboolean ok = TRUE;
   cl_int status = CL_SUCCESS;
@@ -1153,12 +1160,18 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
       old->cfg.out_rate;
   clr_ratio_position (&e->ratio, k0, &n0, &p0);
   j0 = n0 - half + 1 - back;
-  start = MIN (j0, old->win_start);
-  pad = (size_t) (old->win_start - start);
-  len = old->win_len;
-  silent_tail = old->fft ? (clr_engine_is_silent (old) ? G_MAXUINT64 :
-      0) : old->silent_tail >= old->win_len ? G_MAXUINT64 :
-      old->silent_tail;
+  /* the history: old's host copy (clr-history.h) where it reaches further
+   * back than old's window, which holds only what old's filter reads */
+  from_hist = old->fft || (old->cfg.history > 0
+      && old->hist.start < old->win_start);
+  old_start = from_hist ? old->hist.start : old->win_start;
+  len = from_hist ? old->hist.len : old->win_len;
+  start = MIN (j0, old_start);
+  pad = (size_t) (old_start - start);
+  /* trailing silence of that history (all of it: G_MAXUINT64) */
+  silent_tail = old->fft ? MIN (clr_fft_zero_run (old), len) :
+      old->silent_tail >= old->win_len && !from_hist ? G_MAXUINT64 :
+      MIN (old->silent_tail, len);
   if (!e->fft && !ensure_window (e, pad + len + CLR_WINDOW_SLACK, error))
     return FALSE;
 
@@ -1168,16 +1181,22 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
         "Out of host memory for the filter history");
     return FALSE;
   }
-  if (len > 0 && old->fft)
-    clr_fft_get_history (old, host, len);
+  if (len > 0 && from_hist)
+    clr_history_read (&old->hist, len, host);
   else if (len > 0)
     status = window_read (old, len, host);
   e->in_total = old->in_total;
   e->out_total = k0;
   e->drained = FALSE;
+  /* the host copy carries on in the successor, for its successor */
+  if (status == CL_SUCCESS && (e->fft || e->cfg.history > 0)
+      && !clr_history_set (&e->hist, start, host, pad, len, error)) {
+    g_free (host);
+    return FALSE;
+  }
   if (e->fft) {
-    ok = status == CL_SUCCESS && clr_fft_continue (e, start, host, pad, len,
-        silent_tail, error);
+    ok = status == CL_SUCCESS && clr_fft_continue (e, start, silent_tail,
+        error);
     g_free (host);
     goto done;
   }

@@ -1,0 +1,50 @@
+/* clresample: the last input frames of a stream, on the host, GStreamer-free.
+ *
+ * An engine keeps the stream's recent input here, in its own sample format,
+ * one plane a channel: what a successor engine needs to continue the
+ * stream seamlessly (clr_engine_continue_from ()) with a longer filter
+ * than the running one reads, and what the FFT path feeds its convolution
+ * from. Frames [start, start + len) of the stream; appending is amortised
+ * O(1) a frame (the kept frames move to the front when the storage is
+ * full).
+ */
+#ifndef __CLR_HISTORY_H__
+#define __CLR_HISTORY_H__
+
+#include <stdint.h>
+#include <stddef.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *data;                   /* planes of cap frames */
+  size_t cap;
+  size_t channels;
+  size_t ssize;                 /* bytes a sample */
+  int64_t start;                /* stream frame of each plane's frame 0 */
+  size_t len;
+} ClrHistory;
+
+void clr_history_init (ClrHistory * h, size_t channels, size_t ssize);
+void clr_history_clear (ClrHistory * h);
+/* Forgets the frames: the next one appended is stream frame `start`. */
+void clr_history_reset (ClrHistory * h, int64_t start);
+/* Drops all but the last `keep` frames and makes room for n more. */
+gboolean clr_history_make_room (ClrHistory * h, size_t keep, size_t n,
+    GError ** error);
+/* Appends n frames: one plane a channel (planar) or interleaved frames in
+ * in[0]; in == NULL appends silence. Room must have been made. */
+void clr_history_append (ClrHistory * h, const void *const *in,
+    gboolean planar, size_t n);
+/* Channel c's plane: frame i is stream frame start + i. */
+char *clr_history_plane (ClrHistory * h, size_t c);
+/* Makes the history `pad` frames of silence from stream frame `start`,
+ * then host's len frames (planes of len frames each). */
+gboolean clr_history_set (ClrHistory * h, int64_t start, const char *host,
+    size_t pad, size_t len, GError ** error);
+/* The last len frames into host planes of len frames each. */
+void clr_history_read (ClrHistory * h, size_t len, char *host);
+
+G_END_DECLS
+#endif
