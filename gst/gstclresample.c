@@ -36,6 +36,13 @@
  * |[
  * gst-launch-1.0 playbin uri=file:///music/a.flac audio-filter=clresample
  * ]| Lets a player use clresample wherever it needs a rate change.
+ * |[
+ * gst-launch-1.0 filesrc location=song.wav ! wavparse ! audioconvert ! \
+ *     clresample taps=63488 quality=10 ! audio/x-raw,rate=705600 ! \
+ *     audioconvert ! autoaudiosink
+ * ]| Oversamples 16 times through 1,015,808 taps (a brick-wall filter, flat
+ * to 22.04 kHz); past a few thousand taps a phase, integer ratios run
+ * through the FFT convolution engine, with a block more latency.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -166,7 +173,9 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
   g_object_class_install_property (gobject_class, PROP_TAPS,
       g_param_spec_uint ("taps", "Taps",
           "Filter taps per phase (rounded up to a multiple of 4); 0 takes "
-          "the length from quality", 0, CLR_TAPS_MAX, 0,
+          "the length from quality; more narrow the transition band towards "
+          "Nyquist (long filters at integer ratios run as FFT convolutions)",
+          0, CLR_TAPS_MAX, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,

@@ -70,6 +70,8 @@ clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
   f->fc = 0.5 * (f_pass + f_stop);
   f->beta = a > 50.0 ? 0.1102 * (a - 8.7) :
       a >= 21.0 ? 0.5842 * pow (a - 21.0, 0.4) + 0.07886 * (a - 21.0) : 0.0;
+  /* once, not once a tap: a million-tap design spends its time here */
+  f->i0_beta = clr_bessel_i0 (f->beta);
 
   /* Kaiser's length estimate, in input samples: the continuous kernel is the
    * prototype of I phases, each K input samples long. */
@@ -103,7 +105,7 @@ clr_filter_eval (const ClrFilter * f, double t)
   if (t <= -f->half_width || t >= f->half_width)
     return 0.0;
   x = t / f->half_width;
-  w = clr_bessel_i0 (f->beta * sqrt (1.0 - x * x)) / clr_bessel_i0 (f->beta);
+  w = clr_bessel_i0 (f->beta * sqrt (1.0 - x * x)) / f->i0_beta;
   x = 2.0 * f->fc * t;
   s = x == 0.0 ? 1.0 : sin (M_PI * x) / (M_PI * x);
   return 2.0 * f->fc * s * w;

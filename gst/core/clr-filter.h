@@ -36,6 +36,7 @@ typedef struct {
   double pass_edge;
   double fc;                    /* -6 dB cutoff, cycles per input sample */
   double beta;                  /* Kaiser window beta */
+  double i0_beta;               /* I0 (beta), the window's scale */
   uint32_t taps;                /* K: taps per phase, a multiple of 4 */
   double half_width;            /* K / 2: support of h in input samples */
 } ClrFilter;

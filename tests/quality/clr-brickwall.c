@@ -9,7 +9,7 @@
  * quality.md ("Very long filters"). Also times the engine's set-up (filter
  * design and spectra), which the element does on its streaming thread.
  *
- *   clr-brickwall [--taps K] [--quality Q] [--rate HZ] [--check]
+ *   clr-brickwall [--taps K] [--quality Q] [--rate HZ] [--csv FILE] [--check]
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@
 
 static gint taps = 63488, quality = 10, out_rate = 705600;
 static gboolean check;
+static gchar *csv_path;
 
 static GOptionEntry entries[] = {
   {"taps", 't', 0, G_OPTION_ARG_INT, &taps, "Taps per phase (default 63488)",
@@ -28,6 +29,9 @@ static GOptionEntry entries[] = {
       "Q"},
   {"rate", 'r', 0, G_OPTION_ARG_INT, &out_rate,
       "Output rate from 44100 Hz (default 705600)", "HZ"},
+  {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv_path,
+      "Write the response (Hz, dB) to FILE, for docs/plot-brickwall.py",
+      "FILE"},
   {"check", 0, 0, G_OPTION_ARG_NONE, &check,
       "Assert the figures against the design (exit 1 if not)", NULL},
   {NULL}
@@ -144,6 +148,22 @@ main (int argc, char **argv)
     if (hz >= in_rate / 2.0)
       stop_db = MAX (stop_db, mag[k]);
     peak = MAX (peak, mag[k]);
+  }
+  if (csv_path) {
+    FILE *csv = fopen (csv_path, "w");
+
+    if (!csv) {
+      g_printerr ("Cannot write %s\n", csv_path);
+      return 2;
+    }
+    /* every bin near the edge, one in 64 elsewhere (the file stays small) */
+    fprintf (csv, "hz,db\n");
+    for (k = 0; k < bins; k++) {
+      double hz = k * hz_per_bin;
+      if (fabs (hz - in_rate / 2.0) < 200 || k % 64 == 0)
+        fprintf (csv, "%.4f,%.4f\n", hz, mag[k]);
+    }
+    fclose (csv);
   }
   minus3 = crossing (mag, bins, hz_per_bin, -3.0);
   minus6 = crossing (mag, bins, hz_per_bin, -6.0);
