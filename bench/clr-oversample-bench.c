@@ -110,6 +110,9 @@ typedef struct
   gboolean done;                /* measured (else skipped or failed) */
   gboolean failed;
   double x_real;                /* best of the runs */
+  double x_cpu;                 /* audio seconds / process CPU seconds
+                                 * (PoCL's threads included), best */
+  size_t calls;                 /* timed calls a run */
   double setup_ms;              /* best of the runs */
   double audio_s;               /* timed audio a run */
   uint32_t latency;             /* input frames */
@@ -137,6 +140,17 @@ csv_value (Bench * b, const char *table, const char *row, const char *col,
 {
   if (b->csv && !isnan (v))
     fprintf (b->csv, "%s,%s,%s,%.6g\n", table, row, col, v);
+}
+
+/* The process's CPU time, the OpenCL runtime's threads included: steadier
+ * than wall time where other work shares the cores. */
+static double
+cpu_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static ClrEngine *
@@ -192,7 +206,7 @@ one_run (Bench * b, const Ratio * r, uint32_t taps, gboolean fft,
     size_t * calls, Cell * c)
 {
   GError *err = NULL;
-  double setup, t0, wall;
+  double setup, t0, cpu0, wall, audio;
   size_t pos = 0, n = 0;
   ClrEngine *e = new_engine (b, r, taps, CLR_FORMAT_F32, fft, &setup, &err);
 
@@ -206,6 +220,7 @@ one_run (Bench * b, const Ratio * r, uint32_t taps, gboolean fft,
   c->setup_ms = MIN (c->setup_ms, setup * 1e3);
   if (!push_calls (b, e, &pos, (c->latency + CALL - 1) / CALL + 2, &err))
     goto failed;
+  cpu0 = cpu_seconds ();
   t0 = now_s ();
   if (*calls) {
     if (!push_calls (b, e, &pos, *calls, &err))
@@ -220,8 +235,10 @@ one_run (Bench * b, const Ratio * r, uint32_t taps, gboolean fft,
     *calls = n;
   }
   wall = now_s () - t0;
+  audio = (double) n * CALL / r->in_rate;
+  c->x_cpu = MAX (c->x_cpu, audio / (cpu_seconds () - cpu0));
   clr_engine_free (e);
-  return (double) n * CALL / r->in_rate / wall;
+  return audio / wall;
 
 failed:
   fprintf (stderr, "  %u -> %u, %u taps, %s: %s\n", r->in_rate, r->out_rate,
@@ -232,44 +249,66 @@ failed:
   return -1.0;
 }
 
-/* A cell: a probe, then --runs runs of as many calls as take about
- * b->cell_wall (within MIN_CALLS and --seconds of audio). `predict`, a
- * multiple of real time expected from a neighbouring cell (0: none),
- * skips the cell without a probe when even its least run would take too
- * long. */
+/* A cell's probe: one run as long as b->probe_wall, then the calls a run
+ * of about b->cell_wall takes (within MIN_CALLS and --seconds of audio).
+ * `predict`, a multiple of real time expected from a neighbouring cell (0:
+ * none), skips the cell without a probe when even its least run would
+ * take too long; so does the probe's own speed. */
 static void
-run_cell (Bench * b, const Ratio * r, uint32_t taps, gboolean fft,
+probe_cell (Bench * b, const Ratio * r, uint32_t taps, gboolean fft,
     double predict, Cell * c)
 {
   const size_t max_calls = MAX ((size_t) (b->seconds * r->in_rate / CALL),
       MIN_CALLS);
-  size_t calls = 0;
   double x;
-  gint i;
 
   memset (c, 0, sizeof (*c));
   c->setup_ms = G_MAXDOUBLE;
   if (predict > 0 && (double) MIN_CALLS * CALL / r->in_rate / predict >
       SKIP_WALL_S)
     return;
-  x = one_run (b, r, taps, fft, &calls, c);
+  x = one_run (b, r, taps, fft, &c->calls, c);
+  c->x_cpu = 0;
   if (x <= 0) {
     c->failed = TRUE;
+    c->calls = 0;
     return;
   }
-  if ((double) MIN_CALLS * CALL / r->in_rate / x > SKIP_WALL_S)
+  if ((double) MIN_CALLS * CALL / r->in_rate / x > SKIP_WALL_S) {
+    c->calls = 0;
     return;
-  calls = CLAMP ((size_t) (x * b->cell_wall * r->in_rate / CALL),
+  }
+  c->calls = CLAMP ((size_t) (x * b->cell_wall * r->in_rate / CALL),
       MIN_CALLS, max_calls);
-  c->audio_s = (double) calls * CALL / r->in_rate;
-  for (i = 0; i < b->runs; i++) {
-    if ((x = one_run (b, r, taps, fft, &calls, c)) <= 0) {
-      c->failed = TRUE;
-      return;
+  c->audio_s = (double) c->calls * CALL / r->in_rate;
+}
+
+/* One taps of one ratio, both paths: probes, then --runs runs of each,
+ * alternating, so that a busy spell of a shared machine slows both; the
+ * best counts. */
+static void
+run_pair (Bench * b, const Ratio * r, uint32_t taps, double predict,
+    Cell * d, Cell * f)
+{
+  Cell *both[2] = { f, d };
+  gint i, k;
+
+  probe_cell (b, r, taps, TRUE, 0, f);
+  probe_cell (b, r, taps, FALSE, predict, d);
+  for (i = 0; i < b->runs; i++)
+    for (k = 0; k < 2; k++) {
+      Cell *c = both[k];
+      double x;
+
+      if (!c->calls || c->failed)
+        continue;
+      if ((x = one_run (b, r, taps, c == f, &c->calls, c)) <= 0)
+        c->failed = TRUE;
+      else
+        c->x_real = MAX (c->x_real, x);
     }
-    c->x_real = MAX (c->x_real, x);
-  }
-  c->done = TRUE;
+  for (k = 0; k < 2; k++)
+    both[k]->done = both[k]->calls && !both[k]->failed;
 }
 
 /* Whether clr_kernel_plan_choose(), left to its defaults, takes the FFT
@@ -318,6 +357,71 @@ format_x (char *buf, size_t len, const Cell * c)
     g_snprintf (buf, len, "%s", c->failed ? "failed" : "-");
 }
 
+/* FFT over direct speed of a cell, by wall or CPU time; NAN unless both
+ * ran. */
+static double
+speedup (const Cell * c, gboolean cpu)
+{
+  const Cell *d = &c[0], *f = &c[1];
+
+  if (!d->done || !f->done)
+    return NAN;
+  return cpu ? f->x_cpu / d->x_cpu : f->x_real / d->x_real;
+}
+
+/* One ratio's crossover, by wall or CPU time: the smallest taps where the
+ * FFT path is faster, the ratio there and below, and a log-log
+ * interpolation between the two. A direct cell skipped for its length
+ * counts as slower. */
+static void
+print_crossover (Bench * b, const char *ratio_s, Cell (*cells)[2],
+    gboolean cpu)
+{
+  gint first = -1, last_slower = -1;
+  gboolean stays = TRUE;
+  guint i;
+
+  for (i = 0; i < b->n_taps; i++) {
+    const Cell *d = &cells[i][0], *f = &cells[i][1];
+    gboolean faster, measured = f->done && (d->done || !d->failed);
+
+    if (!measured)
+      continue;
+    faster = !d->done || speedup (cells[i], cpu) > 1.0;
+    if (faster && first < 0)
+      first = i;
+    if (!faster && first >= 0)
+      stays = FALSE;
+    if (!faster && first < 0)
+      last_slower = i;
+  }
+  printf ("  %-15s %-5s ", ratio_s, cpu ? "cpu:" : "wall:");
+  if (first < 0) {
+    printf ("FFT never faster up to %" G_GUINT64_FORMAT " taps\n",
+        b->taps[b->n_taps - 1]);
+    return;
+  }
+  printf ("FFT faster from %5" G_GUINT64_FORMAT " taps", b->taps[first]);
+  csv_value (b, "crossover-summary", ratio_s, cpu ? "fft_faster_from_cpu" :
+      "fft_faster_from", b->taps[first]);
+  if (cells[first][0].done)
+    printf (" (%.2fx)", speedup (cells[first], cpu));
+  if (last_slower >= 0 && last_slower == first - 1
+      && cells[first][0].done && cells[last_slower][0].done) {
+    const double l0 = log (speedup (cells[last_slower], cpu));
+    const double l1 = log (speedup (cells[first], cpu));
+    const double lt0 = log ((double) b->taps[last_slower]);
+    const double lt1 = log ((double) b->taps[first]);
+    const double cross = exp (lt0 + (lt1 - lt0) * (0 - l0) / (l1 - l0));
+
+    printf (", %" G_GUINT64_FORMAT ": %.2fx; ~%.0f", b->taps[last_slower],
+        exp (l0), cross);
+    csv_value (b, "crossover-summary", ratio_s, cpu ? "interpolated_cpu" :
+        "interpolated", cross);
+  }
+  printf ("%s\n", stays ? "" : " (not at every larger taps)");
+}
+
 static void
 crossover_table (Bench * b)
 {
@@ -325,14 +429,16 @@ crossover_table (Bench * b)
   guint r, i;
 
   printf ("== crossover: stereo F32 noise, calls of %u input frames, "
-      "steady state, best of %d\n", CALL, b->runs);
-  printf ("   x real: audio seconds / wall seconds of process calls; lat: "
-      "engine latency in input frames;\n   setup: engine creation (filter "
-      "design, transforms); plan: the default path at these taps\n");
-  printf ("   audio: seconds timed a run, direct/FFT\n");
-  printf ("%-15s %6s | %9s %6s | %9s %6s %5s %8s | %7s %9s %6s\n", "ratio",
-      "taps", "direct x", "lat", "FFT x", "lat", "block", "setup ms",
-      "FFT/dir", "audio", "plan");
+      "steady state, best of %d, the paths alternating\n", CALL, b->runs);
+  printf ("   x: audio seconds / wall seconds of the process calls; lat: "
+      "engine latency in input\n   frames; setup: engine creation (filter "
+      "design, transforms); FFT/dir: speed-up by wall\n   time, cpu: by "
+      "the process's CPU time; audio: seconds timed a run, direct/FFT;\n"
+      "   plan: the path clr_kernel_plan_choose() takes at these taps by "
+      "default\n");
+  printf ("%-15s %6s | %9s %6s | %9s %6s %5s %8s | %7s %6s %9s %6s\n",
+      "ratio", "taps", "direct x", "lat", "FFT x", "lat", "block",
+      "setup ms", "FFT/dir", "cpu", "audio", "plan");
   fflush (stdout);
   for (r = 0; r < N_RATIOS; r++) {
     double prev_direct = 0.0;
@@ -341,14 +447,13 @@ crossover_table (Bench * b)
     for (i = 0; i < b->n_taps; i++) {
       const uint32_t taps = (uint32_t) b->taps[i];
       Cell *d = &cells[r][i][0], *f = &cells[r][i][1];
-      char dx[16], fx[16], dlat[16], ratio_s[32], ratio_x[16], row[64];
-      char audio[32], setup[16];
+      char dx[16], fx[16], dlat[16], ratio_s[32], sp[16], sp_cpu[16];
+      char row[64], audio[32], setup[16];
       double predict = prev_direct > 0 ? prev_direct * prev_taps / taps : 0;
 
-      run_cell (b, &ratios[r], taps, TRUE, 0, f);
       /* a direct cell whose least run, from the last one's speed scaled
        * by the taps, would take too long is skipped unprobed */
-      run_cell (b, &ratios[r], taps, FALSE, predict, d);
+      run_pair (b, &ratios[r], taps, predict, d, f);
       if (d->done) {
         prev_direct = d->x_real;
         prev_taps = taps;
@@ -358,96 +463,49 @@ crossover_table (Bench * b)
       g_snprintf (dlat, sizeof (dlat), d->done ? "%u" : "-", d->latency);
       g_snprintf (setup, sizeof (setup), f->done ? "%.1f" : "-",
           f->setup_ms);
-      if (d->done && f->done)
-        g_snprintf (ratio_x, sizeof (ratio_x), "%.2f", f->x_real /
-            d->x_real);
-      else
-        g_snprintf (ratio_x, sizeof (ratio_x), "-");
+      g_snprintf (sp, sizeof (sp), "%.2f", speedup (cells[r][i], FALSE));
+      g_snprintf (sp_cpu, sizeof (sp_cpu), "%.2f", speedup (cells[r][i],
+              TRUE));
       g_snprintf (ratio_s, sizeof (ratio_s), "%u->%u", ratios[r].in_rate,
           ratios[r].out_rate);
-      /* the timed audio a run, direct / FFT */
       g_snprintf (audio, sizeof (audio), "%.1f/%.1f", d->audio_s,
           f->audio_s);
-      printf ("%-15s %6u | %9s %6s | %9s %6u %5u %8s | %7s %9s %6s\n",
+      printf ("%-15s %6u | %9s %6s | %9s %6u %5u %8s | %7s %6s %9s %6s\n",
           ratio_s, taps, dx, dlat, fx, f->latency, f->block, setup,
-          ratio_x, audio, plan_takes_fft (b, &ratios[r],
-              f->taps ? f->taps : taps) ? "FFT" : "direct");
+          d->done && f->done ? sp : "-", d->done && f->done ? sp_cpu : "-",
+          audio, plan_takes_fft (b, &ratios[r], f->taps ? f->taps : taps) ?
+          "FFT" : "direct");
       fflush (stdout);
       g_snprintf (row, sizeof (row), "%s/%u", ratio_s, taps);
-      csv_value (b, "crossover", row, "direct_x_real", d->done ? d->x_real :
-          NAN);
-      csv_value (b, "crossover", row, "direct_latency", d->done ?
-          d->latency : NAN);
-      csv_value (b, "crossover", row, "fft_x_real", f->done ? f->x_real :
-          NAN);
-      csv_value (b, "crossover", row, "fft_latency", f->done ? f->latency :
-          NAN);
-      csv_value (b, "crossover", row, "fft_block", f->done ? f->block : NAN);
-      csv_value (b, "crossover", row, "fft_setup_ms", f->done ? f->setup_ms :
-          NAN);
+      if (d->done) {
+        csv_value (b, "crossover", row, "direct_x_real", d->x_real);
+        csv_value (b, "crossover", row, "direct_x_cpu", d->x_cpu);
+        csv_value (b, "crossover", row, "direct_latency", d->latency);
+      }
+      if (f->done) {
+        csv_value (b, "crossover", row, "fft_x_real", f->x_real);
+        csv_value (b, "crossover", row, "fft_x_cpu", f->x_cpu);
+        csv_value (b, "crossover", row, "fft_latency", f->latency);
+        csv_value (b, "crossover", row, "fft_block", f->block);
+        csv_value (b, "crossover", row, "fft_setup_ms", f->setup_ms);
+      }
     }
   }
-  printf ("\ncrossover (smallest taps per phase where the FFT path is "
-      "faster; \"~\": log-interpolated\nbetween the neighbouring taps):\n");
+  printf ("\ncrossover: the smallest taps per phase where the FFT path is "
+      "faster, by wall and by CPU\ntime (\"~\": log-interpolated between "
+      "the neighbouring taps), and where the plan switches:\n");
   for (r = 0; r < N_RATIOS; r++) {
     const uint32_t plan = plan_threshold (b, &ratios[r]);
-    char ratio_s[32], plan_s[32];
-    gint first = -1, last_slower = -1;
-    gboolean stays = TRUE;
+    char ratio_s[32];
 
     g_snprintf (ratio_s, sizeof (ratio_s), "%u->%u", ratios[r].in_rate,
         ratios[r].out_rate);
-    for (i = 0; i < b->n_taps; i++) {
-      Cell *d = &cells[r][i][0], *f = &cells[r][i][1];
-      /* a direct run skipped for its length counts as slower */
-      gboolean faster = f->done && (!d->done ? !d->failed :
-          f->x_real > d->x_real);
-      gboolean measured = f->done && (d->done || !d->failed);
-
-      if (!measured)
-        continue;
-      if (faster && first < 0)
-        first = i;
-      if (!faster && first >= 0)
-        stays = FALSE;
-      if (!faster && first < 0)
-        last_slower = i;
-    }
+    print_crossover (b, ratio_s, cells[r], FALSE);
+    print_crossover (b, ratio_s, cells[r], TRUE);
     if (plan)
-      g_snprintf (plan_s, sizeof (plan_s), "%u", plan);
+      printf ("  %-15s plan: FFT from  %5u taps\n", ratio_s, plan);
     else
-      g_snprintf (plan_s, sizeof (plan_s), "never");
-    if (first < 0) {
-      printf ("  %-15s FFT never faster up to %" G_GUINT64_FORMAT
-          " taps; the plan's default: FFT from %s\n", ratio_s,
-          b->taps[b->n_taps - 1], plan_s);
-      csv_value (b, "crossover-summary", ratio_s, "plan_taps", plan);
-      continue;
-    }
-    printf ("  %-15s FFT faster from %" G_GUINT64_FORMAT " taps",
-        ratio_s, b->taps[first]);
-    csv_value (b, "crossover-summary", ratio_s, "fft_faster_from",
-        b->taps[first]);
-    if (cells[r][first][0].done)
-      printf (" (%.2fx)", cells[r][first][1].x_real /
-          cells[r][first][0].x_real);
-    if (last_slower >= 0 && last_slower == first - 1) {
-      const Cell *d0 = &cells[r][last_slower][0], *f0 =
-          &cells[r][last_slower][1], *d1 = &cells[r][first][0], *f1 =
-          &cells[r][first][1];
-      if (d0->done && d1->done) {
-        const double l0 = log (f0->x_real / d0->x_real);
-        const double l1 = log (f1->x_real / d1->x_real);
-        const double lt0 = log ((double) b->taps[last_slower]);
-        const double lt1 = log ((double) b->taps[first]);
-        const double cross = exp (lt0 + (lt1 - lt0) * (0 - l0) / (l1 - l0));
-        printf (", %" G_GUINT64_FORMAT ": %.2fx; ~%.0f", b->taps[last_slower],
-            f0->x_real / d0->x_real, cross);
-        csv_value (b, "crossover-summary", ratio_s, "interpolated", cross);
-      }
-    }
-    printf ("%s; the plan's default: FFT from %s\n", stays ? "" :
-        " (but not at every larger taps)", plan_s);
+      printf ("  %-15s plan: never FFT\n", ratio_s);
     csv_value (b, "crossover-summary", ratio_s, "plan_taps", plan);
   }
   printf ("\n");
