@@ -24,9 +24,11 @@
  * engine past its latency untimed (the direct kernels produce nothing until
  * the window is full; the FFT path's first transforms and PoCL's first
  * launches stay out), then times a number of calls. That number comes from
- * a probe run, so that each cell takes about --cell-wall seconds whatever
- * its speed, capped by --seconds of audio; a cell whose least run would
- * exceed 20 s prints "-".
+ * a probe run, so that a run takes about 1.5 s (--quick: 0.5) whatever its
+ * speed, capped by --seconds of audio; a cell whose least run would exceed
+ * 20 s prints "-". The two paths' runs alternate and the best counts, and
+ * the speed-up is also given by the process's CPU time: this machine may
+ * be shared, and others' work only ever makes a run slower.
  *
  * usage: clr-oversample-bench [--device SPEC] [--seconds S] [--runs N]
  *            [--quick] [--taps N,..] [--no-crossover] [--no-pipelines]
