@@ -45,6 +45,9 @@ run firfilter $t/test-firfilter
 run firfilter-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-firfilter
 run crossover-design $t/test-crossover-design
 run crossover $t/test-crossover
+run fft-path $t/test-fft-path
+run fft-path-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-fft-path
+run brickwall $t/quality/clr-brickwall --check
 run quality-check $t/quality/clr-quality --check
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -516,8 +516,8 @@ GST_START_TEST (test_time_alignment)
 GST_END_TEST;
 
 /* Long filters take the FFT path (clr-engine-fft.c): the same guarantees
- * as the direct kernels, with its own latency. 4096 taps are past the
- * CPU's crossover; CLRESAMPLE_FFT=1 is not needed. */
+ * as the direct kernels, with its own latency. 8192 taps are past the
+ * CPU's crossovers up and down; CLRESAMPLE_FFT=1 is not needed. */
 GST_START_TEST (test_fft_path)
 {
   static const int pairs[][2] = { {44100, 176400}, {192000, 48000} };
@@ -525,7 +525,7 @@ GST_START_TEST (test_fft_path)
 
   for (i = 0; i < G_N_ELEMENTS (pairs); i++) {
     const int in_rate = pairs[i][0], out_rate = pairs[i][1];
-    ClrEngineConfig cfg = { in_rate, out_rate, 2, CLR_QUALITY_DEFAULT, 4096,
+    ClrEngineConfig cfg = { in_rate, out_rate, 2, CLR_QUALITY_DEFAULT, 8192,
       CLR_FORMAT_F32, FALSE, 0
     };
     GError *err = NULL;
@@ -536,20 +536,20 @@ GST_START_TEST (test_fft_path)
 
     fail_unless (e != NULL);
     /* the samples, against the float64 reference */
-    check_reference_launch ("clresample taps=4096", 4096, in_rate, out_rate,
+    check_reference_launch ("clresample taps=8192", 8192, in_rate, out_rate,
         2);
     /* counters, the first output on the first input, exact totals */
-    check_timestamps_launch ("clresample taps=4096", in_rate, out_rate,
+    check_timestamps_launch ("clresample taps=8192", in_rate, out_rate,
         20000, 1024);
-    check_timestamps_launch ("clresample taps=4096", in_rate, out_rate, 7,
+    check_timestamps_launch ("clresample taps=8192", in_rate, out_rate, 7,
         1);
-    d = time_offset_launch ("clresample taps=4096", in_rate, out_rate);
+    d = time_offset_launch ("clresample taps=8192", in_rate, out_rate);
     fail_unless (fabs (d) <= 0.001, "%d -> %d: offset %g samples", in_rate,
         out_rate, d);
     /* the latency query: K/2 + the convolution's block */
-    h = clr_make_harness ("clresample taps=4096", in_rate, out_rate, 2);
+    h = clr_make_harness ("clresample taps=8192", in_rate, out_rate, 2);
     gst_harness_set_upstream_latency (h, 0);
-    fail_unless (clr_engine_get_latency (e) > 4096 / 2);
+    fail_unless (clr_engine_get_latency (e) > 8192 / 2);
     fail_unless_equals_clocktime (gst_harness_query_latency (h),
         gst_util_uint64_scale_int_round (clr_engine_get_latency (e),
             GST_SECOND, in_rate));

@@ -426,10 +426,15 @@ test_plan (void)
   clr_kernel_plan_choose (&f, &none, &p);
   g_assert_cmpuint (p.fft_block, >, 0);
   f.is_gpu = FALSE;
-  /* the default lengths of every quality stay direct */
+  /* the default lengths of every quality stay direct (q10: 376 taps at
+   * 44.1 -> 48 kHz, 812 at 96 -> 44.1 kHz) */
   f.taps = 400;
   clr_kernel_plan_choose (&f, &none, &p);
   g_assert_cmpuint (p.fft_block, ==, 0);
+  f.taps = 1024;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 64);
+  f.taps = 400;
   t.fft.set = TRUE;
   t.fft.value = 1;
   clr_kernel_plan_choose (&f, &t, &p);
@@ -446,11 +451,15 @@ test_plan (void)
   g_assert_cmpuint (p.fft_block, ==, 0);
   clr_kernel_plan_choose (&f, &t, &p);
   g_assert_cmpuint (p.fft_block, ==, 0);
-  /* decimation by 4 */
+  /* decimation by 4: from 8192 taps */
   f.I = 1;
   f.D = 4;
   clr_kernel_plan_choose (&f, &none, &p);
   g_assert_cmpuint (p.fft_block, ==, 4096);
+  f.taps = 4096;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 0);
+  f.taps = 63488;
   t.fft.value = 0;
   clr_kernel_plan_choose (&f, &t, &p);
   g_assert_cmpuint (p.fft_block, ==, 0);

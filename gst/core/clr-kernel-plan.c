@@ -56,12 +56,18 @@
 #include "clr-conv.h"
 #include "clr-kernel-plan.h"
 
-/* The FFT path (clr-engine-fft.c) from this many taps per phase on, for
- * integer ratios: where it ran faster than the direct kernels, measured
- * with bench/clr-bench --fft-sweep (docs/performance.md, "Very long
- * filters"). */
-#define CLR_FFT_MIN_TAPS_CPU 2048u
-#define CLR_FFT_MIN_TAPS_GPU 8192u
+/* The FFT path (clr-engine-fft.c) from this many taps per phase on, up
+ * (D = 1) and down (I = 1). CPUs: where it ran faster than the direct
+ * kernels, stereo F32 in 1024-frame calls (bench/results-oversample-cpu.txt,
+ * build/bench/clr-oversample-bench): up, from 1024 taps at 2x (1.28x; 512
+ * taps 0.78x) and from 512 at 4x and 16x (1.43x, 1.26x); down by 4, from
+ * 8192 (1.34x; 4096 0.96x): decimation keeps 1 output in D the path
+ * computes. GPUs: provisional, not yet measured there; their kernels
+ * reach ~30x the CPU's multiply-adds, which moves the crossover up. */
+#define CLR_FFT_MIN_TAPS_UP_CPU 1024u
+#define CLR_FFT_MIN_TAPS_DOWN_CPU 8192u
+#define CLR_FFT_MIN_TAPS_UP_GPU 8192u
+#define CLR_FFT_MIN_TAPS_DOWN_GPU 32768u
 
 /* The FFT path's block: the power of two nearest K / CLR_FFT_BLOCK_DIV,
  * within what the device runs; measured best on the CPU at 16 x 63488
@@ -87,8 +93,9 @@ static uint32_t
 fft_plan (const ClrKernelFacts * f, const ClrTuning * o)
 {
   const gboolean integer = f->D == 1 || f->I == 1;
-  const uint32_t min_taps = f->is_gpu ? CLR_FFT_MIN_TAPS_GPU :
-      CLR_FFT_MIN_TAPS_CPU;
+  const uint32_t min_taps = f->D == 1 ?
+      (f->is_gpu ? CLR_FFT_MIN_TAPS_UP_GPU : CLR_FFT_MIN_TAPS_UP_CPU) :
+      (f->is_gpu ? CLR_FFT_MIN_TAPS_DOWN_GPU : CLR_FFT_MIN_TAPS_DOWN_CPU);
 
   if (f->fft_block_max < CLR_CONV_BLOCK_MIN || !integer
       || f->channels > CLR_CONV_CHANNELS_MAX
