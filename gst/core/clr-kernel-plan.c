@@ -58,7 +58,7 @@
 
 /* The FFT path (clr-engine-fft.c) from this many taps per phase on, up
  * (D = 1) and down (I = 1). CPUs: where it ran faster than the direct
- * kernels, stereo F32 in 1024-frame calls (bench/results-oversample-cpu.txt,
+ * kernels, stereo F32 in 1024-frame calls (docs/bench/cpu-oversample-bench.txt,
  * build/bench/clr-oversample-bench): up, from 1024 taps at 2x (1.28x; 512
  * taps 0.78x) and from 512 at 4x and 16x (1.43x, 1.26x); down by 4, from
  * 8192 (1.34x; 4096 0.96x): decimation keeps 1 output in D the path
