@@ -82,6 +82,8 @@ clr_history_append (ClrHistory * h, const void *const *in, gboolean planar,
   size_t c;
 
   g_assert (h->len + n <= h->cap);
+  if (n == 0)
+    return;                     /* an empty buffer's planes may be NULL */
   for (c = 0; c < ch; c++)
     at[c] = clr_history_plane (h, c) + h->len * ss;
   if (!in)
