@@ -658,8 +658,13 @@ GST_START_TEST (test_out_of_memory)
   h = harness_with_bus ("clresample taps=4096", 44100, 48000, 64, &bus);
   fail_if (gst_harness_push (h, clr_make_buffer (x, 1, 64, 44100, 0, 0)) ==
       GST_FLOW_OK);
-  g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
   g_error_free (expect_error (h, bus, "device memory"));
+  /* and the FFT path: 1,015,808 taps' spectra are 8.4 MB */
+  h = harness_with_bus ("clresample taps=63488", 44100, 705600, 2, &bus);
+  fail_if (gst_harness_push (h, clr_make_buffer (x, 1, 2, 44100, 0, 0)) ==
+      GST_FLOW_OK);
+  g_unsetenv ("CLRESAMPLE_DEVICE_MEMORY");
+  g_error_free (expect_error (h, bus, "CLRESAMPLE_DEVICE_MEMORY"));
 }
 
 GST_END_TEST;
