@@ -73,10 +73,11 @@ GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
 /* ... and only while the input runs this far ahead of the pipeline clock:
  * then holding half a second delays nothing anyone waits for. */
 #define CLR_HOLD_AHEAD GST_SECOND
-/* Input kept on the host for a successor filter: 64 Ki frames of stereo
- * F32 are 0.5 MiB; past 32 MiB (64 channels of F64) the longest filters
- * join a stream with less history than they read, the oldest as silence. */
-#define CLR_HISTORY_MAX_BYTES (32u << 20)
+/* Input kept on the host for a successor filter: 80 Ki frames of stereo
+ * F32 are 0.6 MiB; past 16 MiB (64 channels of F32 at 64 Ki frames) the
+ * longest filters join a stream with less history than they read, the
+ * oldest as silence. */
+#define CLR_HISTORY_MAX_BYTES (16u << 20)
 
 enum
 {

@@ -51,8 +51,9 @@ clr_history_make_room (ClrHistory * h, size_t keep, size_t n,
       memmove (clr_history_plane (h, c), clr_history_plane (h, c) + drop * ss,
           keep * ss);
   } else {
-    /* twice what is needed: the next moves come rarely */
-    size_t cap = 2 * (keep + n);
+    /* half as much again: a move every keep / 2 frames at most, each
+     * frame moved about twice in all */
+    size_t cap = keep + n + MAX (keep / 2, n);
     char *d = g_try_malloc (h->channels * cap * ss);
 
     if (!d) {
