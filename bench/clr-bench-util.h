@@ -1,5 +1,5 @@
-/* clresample benchmarks: the small helpers clr-conv-bench, clr-fir-bench and
- * clr-crossover-bench share (timing, percentiles, noise, lists). */
+/* clresample benchmarks: the small helpers the benches share (timing,
+ * percentiles, noise, lists, the load average). */
 #ifndef __CLR_BENCH_UTIL_H__
 #define __CLR_BENCH_UTIL_H__
 
@@ -15,6 +15,21 @@ now_s (void)
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The 1-minute load average, NAN where unknown: a busy machine slows
+ * every contestant, and a reader should know when the figures were taken
+ * on one. */
+static inline double
+load_average (void)
+{
+  gchar *text = NULL;
+  double l = NAN;
+
+  if (g_file_get_contents ("/proc/loadavg", &text, NULL, NULL))
+    l = g_ascii_strtod (text, NULL);
+  g_free (text);
+  return l;
 }
 
 static inline int

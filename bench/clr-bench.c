@@ -44,6 +44,7 @@
 
 #include "clr-engine.h"
 #include "clr-analysis.h"
+#include "clr-bench-util.h"
 
 #ifndef CLR_BENCH_PLUGIN_DIR
 #define CLR_BENCH_PLUGIN_DIR ""
@@ -76,26 +77,9 @@ typedef struct
   gboolean dev_is_cpu;
 } Bench;
 
+/* Nearest-rank percentile of v[0..n), p in [0, 1], v unsorted. */
 static double
-now_s (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int
-cmp_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of v[0..n), p in [0, 1]. */
-static double
-percentile (const double *v, size_t n, double p)
+percentile_of (const double *v, size_t n, double p)
 {
   double *s, r;
   size_t k;
@@ -1001,9 +985,9 @@ run_workload (Bench * b, const Workload * w)
         break;
       if (!(secs / r.total_s <= c->rtf)) {
         c->rtf = secs / r.total_s;
-        c->med_us = percentile (r.times, r.n_times, 0.5) * 1e6;
-        c->p99_us = percentile (r.times, r.n_times, 0.99) * 1e6;
-        c->max_us = percentile (r.times, r.n_times, 1.0) * 1e6;
+        c->med_us = percentile_of (r.times, r.n_times, 0.5) * 1e6;
+        c->p99_us = percentile_of (r.times, r.n_times, 0.99) * 1e6;
+        c->max_us = percentile_of (r.times, r.n_times, 1.0) * 1e6;
       }
       progress (" %.0fx", secs / r.total_s);
       run_clear (&r);
@@ -1131,12 +1115,12 @@ time_blocks (Bench * b, uint32_t in_rate, uint32_t out_rate, uint32_t taps,
     }
     if (!ok)
       break;
-    med = percentile (t, count, 0.5) * 1e3;
+    med = percentile_of (t, count, 0.5) * 1e3;
     if (med < bt->median_ms) {
       bt->median_ms = med;
       bt->blocks = count;
     }
-    bt->min_ms = MIN (bt->min_ms, percentile (t, count, 0.0) * 1e3);
+    bt->min_ms = MIN (bt->min_ms, percentile_of (t, count, 0.0) * 1e3);
   }
   g_free (t);
   g_free (in);
@@ -1484,19 +1468,6 @@ cpu_model (void)
   return model ? model : g_strdup ("unknown CPU");
 }
 
-/* The 1-minute load average: a busy machine slows every contestant, and
- * a reader should know when the figures were taken on one. */
-static double
-load_average (void)
-{
-  gchar *text = NULL;
-  double l = NAN;
-
-  if (g_file_get_contents ("/proc/loadavg", &text, NULL, NULL))
-    l = g_ascii_strtod (text, NULL);
-  g_free (text);
-  return l;
-}
 
 /* The device the element itself reports, from a harness started once. */
 static gchar *

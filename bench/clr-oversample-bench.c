@@ -122,20 +122,6 @@ typedef struct
   uint32_t taps;                /* as designed */
 } Cell;
 
-/* The 1-minute load average, NAN where unknown: the figures are wall
- * times, and a machine shared with other work makes them slower. */
-static double
-load_average (void)
-{
-  gchar *text = NULL;
-  double v = NAN;
-
-  if (g_file_get_contents ("/proc/loadavg", &text, NULL, NULL))
-    v = g_ascii_strtod (text, NULL);
-  g_free (text);
-  return v;
-}
-
 static void
 csv_value (Bench * b, const char *table, const char *row, const char *col,
     double v)
