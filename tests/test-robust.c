@@ -154,6 +154,24 @@ GST_START_TEST (test_output_rate_change)
 
 GST_END_TEST;
 
+/* Half of a stereo 44.1 kHz stream, then `prop` set to `value`, then the
+ * other half and EOS: the output before and after the change. */
+static void
+change_mid_stream (GstHarness * h, GstElement * e, const char *prop,
+    const GValue * value, const float *in, size_t n, Collected * before,
+    Collected * after)
+{
+  GstBuffer *b;
+
+  clr_push_stream (h, in, n / 2, 2, 44100, 0, NULL, 0);
+  clr_collect (h, 2, before);
+  g_object_set_property (G_OBJECT (e), prop, value);
+  b = clr_make_buffer (in + (n / 2) * 2, n - n / 2, 2, 44100, 0, n / 2);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  clr_collect (h, 2, after);
+}
+
 /* quality changed while playing: at the next buffer the new filter takes
  * over; before, the old filter's samples, after, the new filter's, exactly
  * as runs of each from the start give them. */
@@ -164,6 +182,7 @@ GST_START_TEST (test_quality_change)
   const size_t n = 30000;
   float *in = g_new (float, n * 2);
   Collected before, after, q4, q10;
+  GValue v = G_VALUE_INIT;
   size_t i;
 
   clr_signal_noise (in, n * 2, 0.5, 3);
@@ -171,16 +190,9 @@ GST_START_TEST (test_quality_change)
       &q4);
   clr_run_stream ("clresample quality=10", 44100, 48000, 2, in, n, NULL, 0,
       &q10);
-  clr_push_stream (h, in, n / 2, 2, 44100, 0, NULL, 0);
-  clr_collect (h, 2, &before);
-  g_object_set (e, "quality", 10, NULL);
-  {
-    GstBuffer *b = clr_make_buffer (in + (n / 2) * 2, n - n / 2, 2, 44100, 0,
-        n / 2);
-    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
-  }
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  clr_collect (h, 2, &after);
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, 10);
+  change_mid_stream (h, e, "quality", &v, in, n, &before, &after);
   fail_unless_equals_uint64 (before.frames + after.frames, q4.frames);
   for (i = 0; i < before.frames * 2; i++)
     fail_unless_equals_float (before.data[i], q4.data[i]);
@@ -227,22 +239,16 @@ check_taps_change (guint from, guint to)
   const size_t n = 30000;
   float *in = g_new (float, n * 2);
   Collected before, after, one, two;
+  GValue v = G_VALUE_INIT;
   double e2 = 0, r2 = 0;
   size_t i;
 
   clr_signal_noise (in, n * 2, 0.5, 4);
   clr_run_stream (launch, 44100, 176400, 2, in, n, NULL, 0, &one);
   clr_run_stream (launch_to, 44100, 176400, 2, in, n, NULL, 0, &two);
-  clr_push_stream (h, in, n / 2, 2, 44100, 0, NULL, 0);
-  clr_collect (h, 2, &before);
-  g_object_set (e, "taps", to, NULL);
-  {
-    GstBuffer *b = clr_make_buffer (in + (n / 2) * 2, n - n / 2, 2, 44100, 0,
-        n / 2);
-    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
-  }
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  clr_collect (h, 2, &after);
+  g_value_init (&v, G_TYPE_UINT);
+  g_value_set_uint (&v, to);
+  change_mid_stream (h, e, "taps", &v, in, n, &before, &after);
   fail_unless_equals_uint64 (before.frames + after.frames, one.frames);
   for (i = 0; i < before.frames * 2; i++)
     fail_unless_equals_float (before.data[i], one.data[i]);
