@@ -61,6 +61,36 @@ if errors:
     sys.exit("FAIL: " + "; ".join(errors))
 PYEOF
 
+echo "== 16x oversampling through a long filter (the FFT path), 24 bit"
+status=0
+"$convert" --quiet --rate 705600 --taps 8192 --quality 10 --bits 24 \
+  "$tmp/in.wav" "$tmp/out16.wav" >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
+cat "$tmp/stderr"
+[ "$status" -eq 0 ] || fail "16x: exit status $status"
+"$python" - "$tmp/in.wav" "$tmp/out16.wav" <<'PYEOF'
+import sys
+import wave
+
+with wave.open(sys.argv[1]) as w:
+    n_in = w.getnframes()
+with wave.open(sys.argv[2]) as w:
+    n_out, rate_out, width = w.getnframes(), w.getframerate(), w.getsampwidth()
+    data = w.readframes(n_out)
+print(f"16x: {n_out} frames at {rate_out} Hz, {8 * width} bit")
+if rate_out != 705600 or width != 3 or n_out != 16 * n_in:
+    sys.exit(f"FAIL: 16x: {n_out} frames at {rate_out} Hz, {width} bytes; "
+             f"expected {16 * n_in} at 705600, 3")
+# the 1 kHz tone comes out at 1 kHz with its level: count the rising zero
+# crossings of the left channel over the middle second
+left = [int.from_bytes(data[6 * i:6 * i + 3], "little", signed=True)
+        for i in range(n_out // 4, n_out // 4 + 705600)]
+rises = sum(1 for a, b in zip(left, left[1:]) if a < 0 <= b)
+peak = max(abs(v) for v in left) / 2.0 ** 23
+print(f"16x: {rises} rising zero crossings a second, peak {peak:.4f}")
+if abs(rises - 1000) > 1 or not 0.7 < peak < 0.9:
+    sys.exit("FAIL: 16x: the tone did not come through")
+PYEOF
+
 echo "== missing input file"
 status=0
 "$convert" --quiet "$tmp/does-not-exist.wav" "$tmp/x.wav" \
