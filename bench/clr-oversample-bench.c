@@ -79,11 +79,14 @@ typedef struct
   uint32_t in_rate, out_rate;
 } Ratio;
 
-static const Ratio ratios[] = {
+/* the crossover table's ratios: these, or --ratios */
+#define RATIOS_MAX 8
+static Ratio ratios[RATIOS_MAX] = {
   {44100, 88200}, {44100, 176400}, {44100, 705600}, {192000, 48000},
 };
 
-#define N_RATIOS G_N_ELEMENTS (ratios)
+static guint n_ratios = 4;
+#define N_RATIOS n_ratios
 
 typedef struct
 {
@@ -413,7 +416,7 @@ print_crossover (Bench * b, const char *ratio_s, Cell (*cells)[2],
 static void
 crossover_table (Bench * b)
 {
-  Cell cells[N_RATIOS][TAPS_MAX_LIST][2];
+  Cell cells[RATIOS_MAX][TAPS_MAX_LIST][2];
   guint r, i;
 
   printf ("== crossover: stereo F32 noise, calls of %u input frames, "
@@ -905,7 +908,7 @@ int
 main (int argc, char **argv)
 {
   Bench b = { 0, };
-  gchar *taps_text = NULL, *csv_path = NULL;
+  gchar *taps_text = NULL, *csv_path = NULL, *ratios_text = NULL;
   double pipeline_s = 0, direct_s = 0;
   GOptionEntry entries[] = {
     {"device", 'd', 0, G_OPTION_ARG_STRING, &b.device,
@@ -921,6 +924,9 @@ main (int argc, char **argv)
     {"taps", 't', 0, G_OPTION_ARG_STRING, &taps_text,
         "Taps per phase for the crossover (default 256,512,...,16384); "
           "the first also for --dump", "N,.."},
+    {"ratios", 0, 0, G_OPTION_ARG_STRING, &ratios_text,
+        "Rate pairs of the crossover table (default 44100:88200,"
+          "44100:176400,44100:705600,192000:48000)", "IN:OUT,.."},
     {"no-crossover", 0, 0, G_OPTION_ARG_NONE, &b.no_crossover,
         "Leave out the crossover table", NULL},
     {"no-pipelines", 0, 0, G_OPTION_ARG_NONE, &b.no_pipelines,
@@ -950,6 +956,18 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (ctx);
+  if (ratios_text) {
+    gchar **pairs = g_strsplit (ratios_text, ",", -1);
+
+    for (n_ratios = 0; pairs[n_ratios] && n_ratios < RATIOS_MAX; n_ratios++)
+      if (sscanf (pairs[n_ratios], "%u:%u", &ratios[n_ratios].in_rate,
+              &ratios[n_ratios].out_rate) != 2) {
+        fprintf (stderr, "--ratios: '%s' is no IN:OUT\n", pairs[n_ratios]);
+        return 2;
+      }
+    g_strfreev (pairs);
+    g_free (ratios_text);
+  }
   if (b.seconds == 0)
     b.seconds = b.quick ? 3.0 : 10.0;
   if (b.runs == 0)

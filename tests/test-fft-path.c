@@ -165,6 +165,8 @@ typedef struct {
 
 static const Ratio ratios[] = {
   {44100, 88200}, {44100, 176400}, {44100, 705600}, {192000, 48000},
+  /* and two rational ratios with small I and D: 3/2 and 2/3 */
+  {32000, 48000}, {48000, 32000},
 };
 
 /* The issue's acceptance: FFT path = direct path within 1e-6 relative RMS
@@ -453,6 +455,27 @@ test_plan (void)
   g_assert_cmpuint (p.fft_block, ==, 0);
   clr_kernel_plan_choose (&f, &t, &p);
   g_assert_cmpuint (p.fft_block, ==, 0);
+  /* 32 -> 48 kHz (3/2): from 2 x 1024 taps */
+  f.I = 3;
+  f.D = 2;
+  f.taps = 2048;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 128);
+  f.taps = 1024;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 0);
+  /* 9 -> 8: past CLR_FFT_RATIONAL_MAX, forced or not */
+  f.I = 8;
+  f.D = 9;
+  f.taps = 63488;
+  t.fft.value = 1;
+  clr_kernel_plan_choose (&f, &t, &p);
+  g_assert_cmpuint (p.fft_block, ==, 0);
+  f.D = 7;
+  clr_kernel_plan_choose (&f, &t, &p);
+  g_assert_cmpuint (p.fft_block, >, 0);
+  t.fft.value = 0;
+  f.taps = 63488;
   /* decimation by 4: from 8192 taps */
   f.I = 1;
   f.D = 4;

@@ -56,18 +56,26 @@
 #include "clr-conv.h"
 #include "clr-kernel-plan.h"
 
-/* The FFT path (clr-engine-fft.c) from this many taps per phase on, up
- * (D = 1) and down (I = 1). CPUs: where it ran faster than the direct
- * kernels, stereo F32 in 1024-frame calls (docs/bench/cpu-oversample-bench.txt,
- * build/bench/clr-oversample-bench): up, from 1024 taps at 2x (1.28x; 512
- * taps 0.78x) and from 512 at 4x and 16x (1.43x, 1.26x); down by 4, from
- * 8192 (1.34x; 4096 0.96x): decimation keeps 1 output in D the path
- * computes. GPUs: provisional, not yet measured there; their kernels
- * reach ~30x the CPU's multiply-adds, which moves the crossover up. */
+/* The FFT path (clr-engine-fft.c) from this many taps per phase on: up by
+ * an integer (D = 1); otherwise this many times D, the outputs it computes
+ * for each it keeps (down by an integer: I = 1; rational: I and D past 1).
+ * CPUs: where it ran faster than the direct kernels, stereo F32 in
+ * 1024-frame calls (docs/bench/cpu-oversample-bench.txt, build/bench/
+ * clr-oversample-bench): up, from 1024 taps at 2x (1.28x; 512 taps 0.78x)
+ * and from 512 at 4x and 16x (1.43x, 1.26x); down by 2 from 4096 (1.35x;
+ * 2048 0.95x), by 4 from 8192 (1.34x; 4096 0.96x); 3/2 and 2/3 from 2048
+ * (1.44x, 1.39x; 1024 0.81x, 0.84x). GPUs: provisional, not yet measured
+ * there; their kernels reach ~30x the CPU's multiply-adds, which moves the
+ * crossover up. */
 #define CLR_FFT_MIN_TAPS_UP_CPU 1024u
-#define CLR_FFT_MIN_TAPS_DOWN_CPU 8192u
+#define CLR_FFT_MIN_TAPS_PER_D_CPU 2048u
+#define CLR_FFT_MIN_TAPS_PER_D_RATIONAL_CPU 1024u
 #define CLR_FFT_MIN_TAPS_UP_GPU 8192u
-#define CLR_FFT_MIN_TAPS_DOWN_GPU 32768u
+#define CLR_FFT_MIN_TAPS_PER_D_GPU 8192u
+/* Ratios with I and D both past 1 (3/2, 2/3, 4/3 ...) from the FFT path
+ * too, up to this I and D: every input frame's I phases are computed, 1
+ * output in D kept. */
+#define CLR_FFT_RATIONAL_MAX 8u
 
 /* The FFT path's block: the power of two nearest K / CLR_FFT_BLOCK_DIV,
  * within what the device runs; measured best on the CPU at 16 x 63488
@@ -92,12 +100,15 @@ fft_block (const ClrKernelFacts * f, const ClrTuning * o)
 static uint32_t
 fft_plan (const ClrKernelFacts * f, const ClrTuning * o)
 {
-  const gboolean integer = f->D == 1 || f->I == 1;
-  const uint32_t min_taps = f->D == 1 ?
+  const gboolean small = f->D == 1 || f->I == 1
+      || (f->I <= CLR_FFT_RATIONAL_MAX && f->D <= CLR_FFT_RATIONAL_MAX);
+  const guint64 min_taps = f->D == 1 ?
       (f->is_gpu ? CLR_FFT_MIN_TAPS_UP_GPU : CLR_FFT_MIN_TAPS_UP_CPU) :
-      (f->is_gpu ? CLR_FFT_MIN_TAPS_DOWN_GPU : CLR_FFT_MIN_TAPS_DOWN_CPU);
+      (guint64) f->D * (f->is_gpu ? CLR_FFT_MIN_TAPS_PER_D_GPU :
+      f->I == 1 ? CLR_FFT_MIN_TAPS_PER_D_CPU :
+      CLR_FFT_MIN_TAPS_PER_D_RATIONAL_CPU);
 
-  if (f->fft_block_max < CLR_CONV_BLOCK_MIN || !integer
+  if (f->fft_block_max < CLR_CONV_BLOCK_MIN || !small
       || f->channels > CLR_CONV_CHANNELS_MAX
       || f->I * f->channels > CLR_CONV_OUTPUTS_MAX
       || f->taps > CLR_CONV_TAPS_MAX)
