@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# clfirfilter on the GPU machine (issue 10's H100 targets), after
+# clfirfilter, clcrossover and clresample's FFT path on the GPU machine
+# (the H100 targets of issues 10, 11 and 12), after
 #   . .gpu-bundle/enter.sh build && bench/run-gpu-tests.sh
 # Harness and whole-process pipeline rows from bench/clr-fir-bench; the
 # raw output goes to $OUT/gpu-fir-bench.txt (or ./bench-out).
@@ -22,3 +23,11 @@ b=build/bench/clr-fir-bench
     -e clcrossover
   build/bench/clr-crossover-bench --device gpu -s 10 -t 8191 -c 2 -b 256,1024
 } 2>&1 | tee "$out/gpu-crossover-bench.txt"
+# clresample's FFT path: issue 12's H100 rows (stereo 44.1 -> 705.6 kHz,
+# 63488 taps a phase, 1024-frame and 1 s buffers, >= 100x and >= 300x real
+# time) beside the direct kernels, the GPU crossover in taps (to set
+# clr-kernel-plan.c's provisional GPU thresholds), and scipy's reference
+# where the machine has it
+OUT="$out" bench/run-oversample.sh --device gpu \
+    --taps 1024,2048,4096,8192,16384,32768,63488 \
+  2>&1 | tee "$out/gpu-oversample-bench.txt"
