@@ -209,52 +209,36 @@ convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
 
 /* ---- the input history, to prime a new filter --------------------------- */
 
+/* Keeps the newest `keep` frames from now on (the history is set up anew
+ * for a new format: channels and sample size). */
 static void
-hist_configure (GstClrFirStream * s, gsize cap)
+hist_configure (GstClrFirStream * s, gsize keep)
 {
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
-  gsize keep = MIN (s->hist_fill, cap), i, src;
-  guint8 *h = g_malloc0 (MAX (cap, 1) * ch * s->ssize);
+  if (!s->hist.data)
+    clr_history_init (&s->hist, GST_AUDIO_INFO_CHANNELS (&s->in_info),
+        s->ssize);
+  s->hist_keep = keep;
+}
 
-  /* the newest `keep` frames move to the front of the new ring */
-  for (c = 0; c < ch && s->hist; c++)
-    for (i = 0; i < keep; i++) {
-      src = (s->hist_pos + s->hist_cap - keep + i) % s->hist_cap;
-      memcpy (h + (c * cap + i) * s->ssize,
-          s->hist + (c * s->hist_cap + src) * s->ssize, s->ssize);
-    }
-  g_free (s->hist);
-  s->hist = h;
-  s->hist_cap = MAX (cap, 1);
-  s->hist_fill = keep;
-  s->hist_pos = keep % s->hist_cap;
+/* Frames of the history a new filter may be primed with. */
+static gsize
+hist_fill (GstClrFirStream * s)
+{
+  return MIN (s->hist.len, s->hist_keep);
 }
 
 /* Appends the work input's first n frames (n <= GST_CLR_FIR_CHUNK), or n
  * frames of silence (any n). */
-static void
-hist_append (GstClrFirStream * s, gboolean silence, gsize n)
+static gboolean
+hist_append (GstClrFirStream * s, gboolean silence, gsize n, GError ** err)
 {
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
-  const gsize cap = s->hist_cap, ss = s->ssize;
-  gsize skip = n > cap ? n - cap : 0, len = n - skip, first, pos;
+  const void *planes[CLR_CONV_CHANNELS_MAX];
 
-  pos = s->hist_pos;
-  first = MIN (len, cap - pos);
-  for (c = 0; c < ch; c++) {
-    guint8 *h = s->hist + c * cap * ss;
-    const guint8 *src = PLANE (s, s->work_in, c) + skip * ss;
-
-    if (silence) {
-      memset (h + pos * ss, 0, first * ss);
-      memset (h, 0, (len - first) * ss);
-    } else {
-      memcpy (h + pos * ss, src, first * ss);
-      memcpy (h, src + first * ss, (len - first) * ss);
-    }
-  }
-  s->hist_pos = (pos + len) % cap;
-  s->hist_fill = MIN (cap, s->hist_fill + len);
+  for (c = 0; c < ch; c++)
+    planes[c] = PLANE (s, s->work_in, c);
+  return clr_history_push (&s->hist, s->hist_keep, silence ? NULL : planes,
+      TRUE, n, err);
 }
 
 /* Plane pointers into a work buffer: n of them (g_free the array). */
@@ -275,24 +259,19 @@ static gboolean
 hist_prime (GstClrFirStream * s, ClrConv * conv, gsize frames, GError ** err)
 {
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
-  const gsize cap = s->hist_cap, ss = s->ssize;
-  void **in = work_planes (s, s->work_in, ch);
+  const void *in[CLR_CONV_CHANNELS_MAX];
   void **out = work_planes (s, s->work_out, clr_conv_get_outputs (conv));
-  gsize done = 0, n, i, src;
+  gsize done = 0, n;
   gboolean ok = TRUE;
 
   while (ok && done < frames) {
     n = MIN (GST_CLR_FIR_CHUNK, frames - done);
     for (c = 0; c < ch; c++)
-      for (i = 0; i < n; i++) {
-        src = (s->hist_pos + cap - frames + done + i) % cap;
-        memcpy ((guint8 *) in[c] + i * ss, s->hist + (c * cap + src) * ss,
-            ss);
-      }
-    ok = clr_conv_process (conv, (const void *const *) in, n, out, err);
+      in[c] = clr_history_plane (&s->hist, c) + (s->hist.len - frames +
+          done) * s->ssize;
+    ok = clr_conv_process (conv, in, n, out, err);
     done += n;
   }
-  g_free (in);
   g_free (out);
   return ok;
 }
@@ -324,8 +303,7 @@ gst_clr_fir_stream_clear (GstClrFirStream * s)
   g_clear_pointer (&s->work_in, g_free);
   g_clear_pointer (&s->work_out, g_free);
   g_clear_pointer (&s->work_old, g_free);
-  g_clear_pointer (&s->hist, g_free);
-  s->hist_cap = s->hist_fill = s->hist_pos = 0;
+  clr_history_clear (&s->hist);
 }
 
 void
@@ -334,7 +312,7 @@ gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated)
   if (s->conv)
     clr_conv_reset (s->conv);
   g_clear_pointer (&s->old_conv, clr_conv_free);
-  s->hist_fill = s->hist_pos = 0;
+  clr_history_reset (&s->hist, 0);
   s->t0 = GST_CLOCK_TIME_NONE;
   s->started = FALSE;
   s->need_discont = TRUE;
@@ -398,7 +376,8 @@ process_chunk (GstClrFirStream * s, const GstAudioBuffer * in, gsize in_off,
 
   if (in)
     convert_in (s, in, in_off, n);
-  hist_append (s, in == NULL, n);
+  if (!hist_append (s, in == NULL, n, err))
+    goto done;
   if (!clr_conv_process (s->conv, in ? (const void *const *) inp : NULL,
           n, outp, err))
     goto done;
@@ -445,7 +424,8 @@ feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
       memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&s->out_info)
               == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
               (&s->out_info) : GST_AUDIO_INFO_WIDTH (&s->out_info) / 8));
-    hist_append (s, TRUE, n);
+    if (!hist_append (s, TRUE, n, err))
+      return FALSE;
     s->in_total += n;
     s->out_total += emit;
     s->silent_run += n;
@@ -475,7 +455,7 @@ gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
   /* the new filter's output from here on needs taps - 1 + B frames of the
    * input before; what came before the stream counts as silence, and so
    * does what the history no longer holds */
-  gsize prime = MIN (s->hist_fill, n_taps - 1 + s->block);
+  gsize prime = MIN (hist_fill (s), n_taps - 1 + s->block);
 
   if (!hist_prime (s, conv, prime, err)) {
     clr_conv_free (conv);

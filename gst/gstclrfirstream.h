@@ -12,6 +12,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/audio/audio.h>
 #include "core/clr-conv.h"
+#include "core/clr-history.h"
 
 G_BEGIN_DECLS
 
@@ -43,10 +44,10 @@ typedef struct
   gboolean conv_stale;          /* conv skipped silence: reset before use */
   /* planar work buffers, GST_CLR_FIR_CHUNK frames a plane */
   guint8 *work_in, *work_out, *work_old;
-  /* the last input frames (engine format, planar ring), to prime a new
-   * filter's convolution */
-  guint8 *hist;
-  gsize hist_cap, hist_pos, hist_fill;
+  /* the last hist_keep input frames (engine format, planar), to prime a
+   * new filter's convolution */
+  ClrHistory hist;
+  gsize hist_keep;
 } GstClrFirStream;
 
 /* The engine's sample format for a stream format: F64 runs in double, S32

@@ -896,22 +896,9 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   cur = e->win[e->active];
   /* the history a successor may need, on the host: the device window keeps
    * only what this filter reads */
-  if (e->cfg.history > 0) {
-    /* of a long buffer only its end can be history */
-    const size_t skip = n_in > e->cfg.history ? n_in - e->cfg.history : 0;
-    const size_t step = e->cfg.planar ? ss : ch * ss;
-    const void *tail[CLR_CHANNELS_MAX];
-
-    for (c = 0; in && c < (e->cfg.planar ? ch : 1); c++)
-      tail[c] = (const char *) in[c] + skip * step;
-    if (skip > 0)
-      clr_history_reset (&e->hist, e->in_total + (int64_t) skip);
-    if (!clr_history_make_room (&e->hist, e->cfg.history, n_in - skip,
-            error))
-      return FALSE;
-    clr_history_append (&e->hist, in ? tail : NULL, e->cfg.planar,
-        n_in - skip);
-  }
+  if (e->cfg.history > 0 && !clr_history_push (&e->hist, e->cfg.history, in,
+          e->cfg.planar, n_in, error))
+    return FALSE;
 
   if (n_in > 0 && in) {
     if (!write_input (e, cur, in, n_in, error))

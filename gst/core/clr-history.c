@@ -98,6 +98,25 @@ clr_history_append (ClrHistory * h, const void *const *in, gboolean planar,
   h->len += n;
 }
 
+gboolean
+clr_history_push (ClrHistory * h, size_t keep, const void *const *in,
+    gboolean planar, size_t n, GError ** error)
+{
+  const size_t skip = n > keep ? n - keep : 0;
+  const size_t step = planar ? h->ssize : h->channels * h->ssize;
+  const void *tail[CLR_CHANNELS_MAX];
+  size_t c;
+
+  for (c = 0; in && c < (planar ? h->channels : 1); c++)
+    tail[c] = (const char *) in[c] + skip * step;
+  if (skip > 0)
+    clr_history_reset (h, h->start + (int64_t) (h->len + skip));
+  if (!clr_history_make_room (h, keep, n - skip, error))
+    return FALSE;
+  clr_history_append (h, in ? tail : NULL, planar, n - skip);
+  return TRUE;
+}
+
 void
 clr_history_read (ClrHistory * h, size_t len, char *host)
 {

@@ -39,6 +39,11 @@ void clr_history_append (ClrHistory * h, const void *const *in,
     gboolean planar, size_t n);
 /* Channel c's plane: frame i is stream frame start + i. */
 char *clr_history_plane (ClrHistory * h, size_t c);
+/* Appends n frames, as clr_history_append(), keeping at least the last
+ * `keep` frames in all: of a longer run only its end is stored, so silence
+ * of any length costs no memory past `keep`. */
+gboolean clr_history_push (ClrHistory * h, size_t keep,
+    const void *const *in, gboolean planar, size_t n, GError ** error);
 /* Makes the history `pad` frames of silence from stream frame `start`,
  * then host's len frames (planes of len frames each). */
 gboolean clr_history_set (ClrHistory * h, int64_t start, const char *host,
