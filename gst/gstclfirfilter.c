@@ -116,11 +116,11 @@ struct _GstClFirFilter
   GstAudioInfo info;
   FirTaps *active;              /* the filter the stream runs */
   guint64 latency_in_use;
-  /* the format the filter was last refused for: upstream retries the same
-   * caps again and again, and one error says it */
-  gboolean refused;
+  /* the filter (a reference: its address stays its own) and format last
+   * refused, NULL if none: upstream retries the same caps again and again,
+   * and one error says it */
+  FirTaps *refused_taps;
   GstAudioInfo refused_info;
-  FirTaps *refused_taps;        /* a reference: its address stays its own */
 };
 
 #define gst_cl_fir_filter_parent_class parent_class
@@ -780,13 +780,12 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   return TRUE;
 
 failed:
-  if (!self->refused || !gst_audio_info_is_equal (info, &self->refused_info)
-      || taps != self->refused_taps)
+  if (taps != self->refused_taps
+      || !gst_audio_info_is_equal (info, &self->refused_info))
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("clfirfilter cannot filter this stream: %s", err->message),
         ("%u channels, %s, device '%s'", ch, gst_audio_format_to_string (fmt),
             clr_device_get_name (self->stream.device)));
-  self->refused = TRUE;
   self->refused_info = *info;
   if (self->refused_taps != taps) {
     g_clear_pointer (&self->refused_taps, fir_taps_unref);
@@ -815,7 +814,6 @@ gst_cl_fir_filter_stop (GstBaseTransform * trans)
   gst_cl_fir_filter_free_conv (self);
   gst_clr_close_device (GST_ELEMENT (self), &self->stream.device);
   gst_audio_info_init (&self->info);
-  self->refused = FALSE;
   g_clear_pointer (&self->refused_taps, fir_taps_unref);
   return TRUE;
 }
