@@ -611,6 +611,7 @@ pipelines_table (Bench * b)
   };
   gchar *gst_launch = g_find_program_in_path ("gst-launch-1.0");
   gchar **env_fft, **env_direct, **argv, *line;
+  double start_wall;
   guint i;
   gint run;
 
@@ -652,8 +653,10 @@ pipelines_table (Bench * b)
     }
     g_strfreev (argv);
   }
-  printf ("%-19s %6s %5s | %8s %8s %8s %8s %8s\n", "row", "B", "N", "audio s",
-      "wall s", "x real", "cpu s", "RSS MB");
+  printf ("   net x: audio / (wall - the one-buffer row's wall): the rate past "
+      "start-up,\n   what a stream longer than this one approaches\n");
+  printf ("%-19s %6s %5s | %8s %8s %8s %8s %8s %8s\n", "row", "B", "N",
+      "audio s", "wall s", "x real", "net x", "cpu s", "RSS MB");
   fflush (stdout);
 
   for (i = 0; i < G_N_ELEMENTS (rows); i++) {
@@ -689,17 +692,24 @@ pipelines_table (Bench * b)
       fprintf (stderr, "  pipeline %s run %d: %s\n", p->name, run + 1,
           p->error ? "failed" : "done");
     }
+  start_wall = rows[G_N_ELEMENTS (rows) - 1].ok ?
+      rows[G_N_ELEMENTS (rows) - 1].best_wall : 0;
   for (i = 0; i < G_N_ELEMENTS (rows); i++) {
     PipeRow *p = &rows[i];
+    double net;
 
     if (p->error || !p->ok) {
       printf ("%-19s %6u %5u | failed: %s\n", p->name, p->buffer,
           p->n_buffers, p->error ? p->error : "?");
       continue;
     }
-    printf ("%-19s %6u %5u | %8.2f %8.2f %8.2f %8.2f %8.1f\n", p->name,
+    net = p->best_wall > start_wall && p->n_buffers > 1 ?
+        p->audio_s / (p->best_wall - start_wall) : NAN;
+    printf ("%-19s %6u %5u | %8.2f %8.2f %8.2f %8.2f %8.2f %8.1f\n", p->name,
         p->buffer, p->n_buffers, p->audio_s, p->best_wall,
-        p->audio_s / p->best_wall, p->cpu_s, p->rss_mb);
+        p->audio_s / p->best_wall, net, p->cpu_s, p->rss_mb);
+    if (!isnan (net))
+      csv_value (b, "pipelines", p->name, "net_x", net);
     csv_value (b, "pipelines", p->name, "audio_s", p->audio_s);
     csv_value (b, "pipelines", p->name, "wall_s", p->best_wall);
     csv_value (b, "pipelines", p->name, "x_real", p->audio_s / p->best_wall);

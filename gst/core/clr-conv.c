@@ -462,7 +462,10 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     goto failed;
 
   c->stage_cap = (c->max_batch + 1) * B;
-  c->fifo_cap = (c->max_batch + 1) * B;
+  /* a cache line of doubles more: planes a multiple of 4 KiB apart share
+   * cache sets, and a reader that takes a frame from each plane in turn
+   * (clr-engine-fft.c) would evict its own lines */
+  c->fifo_cap = (c->max_batch + 1) * B + 16;
   /* page-locked on GPUs: the batch's upload and read-back then go by DMA
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
@@ -746,25 +749,22 @@ stage_append (ClrConv * c, const void *const *in, size_t from, size_t n)
   c->pending += n;
 }
 
-/* Hands out up to `want` frames of the fifo into out at frame `at`;
- * returns how many. */
+/* Hands out up to `want` frames of the fifo to sink; returns how many. */
 static size_t
-fifo_take (ClrConv * c, void *const *out, size_t at, size_t want)
+fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
 {
-  const size_t ss = c->ssize, n = MIN (want, c->fifo_len);
-  size_t ch;
+  const size_t n = MIN (want, c->fifo_len);
 
-  for (ch = 0; ch < c->n_out; ch++)
-    memcpy ((char *) out[ch] + at * ss,
-        c->fifo + (ch * c->fifo_cap + c->fifo_start) * ss, n * ss);
+  if (n)
+    sink (user, c->fifo + c->fifo_start * c->ssize, c->fifo_cap, n);
   c->fifo_start += n;
   c->fifo_len -= n;
   return n;
 }
 
 gboolean
-clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
-    void *const *out, GError ** error)
+clr_conv_process_to (ClrConv * c, const void *const *in, size_t frames,
+    ClrConvSink sink, gpointer user, GError ** error)
 {
   const size_t B = c->block, batch_frames = c->max_batch * B;
   size_t done_in = 0, done_out = 0;
@@ -784,10 +784,39 @@ clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
     if (c->pending >= B && (c->pending == batch_frames || done_in == frames)
         && !run_blocks (c, c->pending / B, error))
       return FALSE;
-    done_out += fifo_take (c, out, done_out, done_in - done_out);
+    done_out += fifo_take (c, sink, user, done_in - done_out);
   }
   g_assert (done_out == frames);
   return TRUE;
+}
+
+typedef struct
+{
+  ClrConv *c;
+  void *const *out;
+  size_t at;
+} PlaneCopy;
+
+static void
+copy_to_planes (gpointer user, const void *base, size_t pitch, size_t n)
+{
+  PlaneCopy *pc = user;
+  const size_t ss = pc->c->ssize;
+  size_t ch;
+
+  for (ch = 0; ch < pc->c->n_out; ch++)
+    memcpy ((char *) pc->out[ch] + pc->at * ss,
+        (const char *) base + ch * pitch * ss, n * ss);
+  pc->at += n;
+}
+
+gboolean
+clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
+    void *const *out, GError ** error)
+{
+  PlaneCopy pc = { c, out, 0 };
+
+  return clr_conv_process_to (c, in, frames, copy_to_planes, &pc, error);
 }
 
 gboolean

@@ -87,6 +87,17 @@ uint32_t clr_conv_get_outputs (ClrConv * c);
 gboolean clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
     void *const *out, GError ** error);
 
+/* Where clr_conv_process_to() hands its output: n frames, output plane k's
+ * at base + k * pitch samples (of the conv's format), valid until the call
+ * returns. Called in order, n summing to the frames taken. */
+typedef void (*ClrConvSink) (gpointer user, const void *base, size_t pitch,
+    size_t n);
+
+/* clr_conv_process() that hands its output to sink in place instead of
+ * copying it into planes: for a caller that rearranges it anyway. */
+gboolean clr_conv_process_to (ClrConv * c, const void *const *in,
+    size_t frames, ClrConvSink sink, gpointer user, GError ** error);
+
 /* Ends the stream: writes the clr_conv_get_drain_frames() frames that
  * complete y. Reset before further input. */
 gboolean clr_conv_drain (ClrConv * c, void *const *out, GError ** error);

@@ -51,7 +51,6 @@ struct _ClrFftPath {
   uint64_t flushed;             /* zero_run past which the conv is silent */
   size_t keep;                  /* history frames kept at least */
   char *cin;                    /* conv input: channels planes of chunk */
-  char *cout;                   /* conv output: I x channels planes */
 };
 
 static void
@@ -61,7 +60,6 @@ free_path (ClrFftPath * f)
     return;
   clr_conv_free (f->conv);
   g_free (f->cin);
-  g_free (f->cout);
   g_free (f);
 }
 
@@ -124,8 +122,7 @@ clr_fft_new (ClrEngine * e, uint32_t block, const ClrTuning * tuning,
     return FALSE;
 
   f->cin = g_try_malloc ((size_t) ch * f->chunk * f->csize);
-  f->cout = g_try_malloc ((size_t) planes * ch * f->chunk * f->csize);
-  if (!f->cin || !f->cout) {
+  if (!f->cin) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for the FFT path's buffers");
     return FALSE;
@@ -245,43 +242,90 @@ out_at (ClrEngine * e, void *const *out, size_t w, size_t c)
   return (char *) out[0] + (w * e->cfg.channels + c) * ss;
 }
 
-/* Writes the outputs of n conv frames (cout, planes of `pitch` frames; NULL:
- * silence), the first of them at input frame a0, from output frame *w of
- * this call on; at most max_out in all. */
-static void
-emit (ClrEngine * e, int64_t a0, size_t n, size_t pitch, void *const *out,
-    size_t * w, size_t max_out)
+/* One output frame: plane p's sample j of src (planes `pitch` samples
+ * apart; NULL: silence) for each channel, into output frame w. */
+static inline void
+put_frame (ClrEngine * e, void *const *out, size_t w, const char *src,
+    size_t pitch, size_t p, size_t j)
 {
-  ClrFftPath *f = e->fft;
-  const ClrRatio *r = &e->ratio;
+  const ClrFftPath *f = e->fft;
   const size_t ch = e->cfg.channels;
-  const ClrFormat fmt = e->cfg.format;
-  size_t j, c;
+  size_t c;
 
-  for (j = 0; j < n && *w < max_out; j++) {
-    const int64_t a = a0 + (int64_t) j;
-    uint64_t m, end;
+  for (c = 0; c < ch; c++) {
+    double v = 0;
 
-    if (a < 0)
+    if (src) {
+      const size_t i = (p * ch + c) * pitch + j;
+      v = f->dbl ? ((const double *) src)[i] : ((const float *) src)[i];
+    }
+    store (e->cfg.format, out_at (e, out, w, c), v);
+  }
+}
+
+/* Writes the outputs of n conv frames (src: planes `pitch` samples apart;
+ * NULL: silence), the first of them at input frame a0, from output frame
+ * *w of this call on; at most max_out in all. The phase p = m D mod I steps
+ * by D from one output to the next: no division an output frame, which at
+ * 16x cost more than the GPU's whole convolution. */
+static void
+emit (ClrEngine * e, int64_t a0, size_t n, const void *src, size_t pitch,
+    void *const *out, size_t * w, size_t max_out)
+{
+  const ClrRatio *r = &e->ratio;
+  const uint64_t I = (uint64_t) r->I, step = (uint64_t) r->D % I;
+  const size_t ch = e->cfg.channels, row = (size_t) I * ch;
+  /* interleaved F32 from a float conv, upsampling: the I outputs of an
+   * input frame are its I x channels plane samples in plane order */
+  const gboolean gather = src && r->D == 1 && !e->fft->dbl
+      && e->cfg.format == CLR_FORMAT_F32 && !e->cfg.planar;
+  size_t j = a0 < 0 ? (size_t) MIN ((uint64_t) n, (uint64_t) - a0) : 0;
+  const size_t w0 = *w;
+  uint64_t m, p;
+
+  if (j >= n || *w >= max_out)
+    return;
+  m = MAX (e->out_total, clr_ratio_out_upto (r, a0 + (int64_t) j - 1));
+  p = (m % I) * (uint64_t) r->D % I;
+  for (; j < n && *w < max_out; j++) {
+    const uint64_t end = clr_ratio_out_upto (r, a0 + (int64_t) j);
+
+    if (gather && p == 0 && end - m == I && *w + I <= max_out) {
+      const float *s = (const float *) src + j;
+      float *d = (float *) out[0] + *w * ch;
+      size_t k;
+
+      for (k = 0; k < row; k++)
+        d[k] = s[k * pitch];
+      m += I;
+      *w += I;
       continue;
-    m = MAX (e->out_total, clr_ratio_out_upto (r, a - 1));
-    end = clr_ratio_out_upto (r, a);
-    for (; m < end && *w < max_out; m++, (*w)++, e->out_total++) {
-      /* m D mod I, without the product m D (clr_ratio_position) */
-      const uint64_t p = (m % r->I) * r->D % r->I;
-
-      for (c = 0; c < ch; c++) {
-        double v = 0;
-
-        if (pitch) {
-          const char *plane = f->cout + (p * ch + c) * pitch * f->csize;
-          v = f->dbl ? ((const double *) plane)[j] :
-              ((const float *) plane)[j];
-        }
-        store (fmt, out_at (e, out, *w, c), v);
-      }
+    }
+    for (; m < end && *w < max_out; m++, (*w)++) {
+      put_frame (e, out, *w, src, pitch, (size_t) p, j);
+      p += step;
+      if (p >= I)
+        p -= I;
     }
   }
+  e->out_total += *w - w0;
+}
+
+typedef struct
+{
+  ClrEngine *e;
+  int64_t a0;                   /* input frame of the next conv frame */
+  void *const *out;
+  size_t *w, max_out;
+} EmitTo;
+
+static void
+emit_sink (gpointer user, const void *base, size_t pitch, size_t n)
+{
+  EmitTo *t = user;
+
+  emit (t->e, t->a0, n, base, pitch, t->out, t->w, t->max_out);
+  t->a0 += (int64_t) n;
 }
 
 /* Feeds history frames [fed, upto) to the conv and writes their outputs. */
@@ -292,7 +336,6 @@ feed (ClrEngine * e, int64_t upto, void *const *out, size_t * w,
   ClrFftPath *f = e->fft;
   const size_t ch = e->cfg.channels;
   void *ip[CLR_CONV_CHANNELS_MAX];
-  void *op[CLR_CONV_OUTPUTS_MAX];
   size_t c, i;
 
   if (f->conv_idle && f->fed < upto) {
@@ -306,11 +349,12 @@ feed (ClrEngine * e, int64_t upto, void *const *out, size_t * w,
   }
   for (c = 0; c < ch; c++)
     ip[c] = f->cin + c * f->chunk * f->csize;
-  for (c = 0; c < (size_t) f->planes * ch; c++)
-    op[c] = f->cout + c * f->chunk * f->csize;
   while (f->fed < upto) {
     const size_t n = (size_t) MIN ((int64_t) f->chunk, upto - f->fed);
     const size_t from = (size_t) (f->fed - e->hist.start);
+    EmitTo to = { e, f->s0 + (int64_t) f->conv_frames -
+          (int64_t) clr_fft_lag (e), out, w, max_out
+    };
 
     for (c = 0; c < ch; c++) {
       const char *src = clr_history_plane (&e->hist, c);
@@ -321,10 +365,9 @@ feed (ClrEngine * e, int64_t upto, void *const *out, size_t * w,
         for (i = 0; i < n; i++)
           ((float *) ip[c])[i] = (float) load (e->cfg.format, src, from + i);
     }
-    if (!clr_conv_process (f->conv, (const void *const *) ip, n, op, error))
+    if (!clr_conv_process_to (f->conv, (const void *const *) ip, n,
+            emit_sink, &to, error))
       return FALSE;
-    emit (e, f->s0 + (int64_t) f->conv_frames - (int64_t) clr_fft_lag (e), n,
-        f->chunk, out, w, max_out);
     f->conv_frames += n;
     f->fed += n;
   }
@@ -356,7 +399,7 @@ clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
     f->fed = e->in_total;
     /* the outputs of the frames skipped: silence */
     emit (e, e->in_total - (int64_t) n_in - (int64_t) clr_fft_lag (e), n_in,
-        0, out, &w, max_out);
+        NULL, 0, out, &w, max_out);
   } else if (!feed (e, e->in_total, out, &w, max_out, error)) {
     return FALSE;
   }

@@ -70,8 +70,8 @@
 #define CLR_FFT_MIN_TAPS_UP_CPU 1024u
 #define CLR_FFT_MIN_TAPS_PER_D_CPU 2048u
 #define CLR_FFT_MIN_TAPS_PER_D_RATIONAL_CPU 1024u
-#define CLR_FFT_MIN_TAPS_UP_GPU 8192u
-#define CLR_FFT_MIN_TAPS_PER_D_GPU 8192u
+#define CLR_FFT_MIN_TAPS_UP_GPU 2048u
+#define CLR_FFT_MIN_TAPS_PER_D_GPU 512u
 /* Ratios with I and D both past 1 (3/2, 2/3, 4/3 ...) from the FFT path
  * too, up to this I and D: every input frame's I phases are computed, 1
  * output in D kept. */
