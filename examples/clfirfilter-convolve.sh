@@ -67,14 +67,34 @@ done
 silent=false
 [ "$quiet" = 1 ] && silent=true
 start=$(date +%s.%N)
-status=0
+errlog=$(mktemp "${TMPDIR:-/tmp}/clfirfilter-convolve.XXXXXX")
+trap 'rm -f "$errlog"' EXIT
 gst-launch-1.0 -q filesrc location="$input" ! decodebin ! audioconvert \
   ! audio/x-raw,format=$procfmt \
   ! clfirfilter location="$ir" latency="$latency" block-size="$block" \
     device="$device" \
   ! progressreport update-freq=1 silent=$silent \
   ! audioconvert dithering=$dither ! audio/x-raw,format=$outfmt \
-  ! wavenc ! filesink location="$output" || status=$?
+  ! wavenc ! filesink location="$output" 2>"$errlog" &
+pid=$!
+# gst-launch-1.0 1.22 can hang after reporting an error during preroll (its
+# bus handler may quit the main loop before the loop runs): once it has
+# printed ERROR, give it 3 s to exit, then end it
+while kill -0 $pid 2>/dev/null; do
+  if grep -q '^ERROR' "$errlog"; then
+    i=0
+    while [ $i -lt 30 ] && kill -0 $pid 2>/dev/null; do
+      sleep 0.1
+      i=$((i + 1))
+    done
+    kill $pid 2>/dev/null || true
+    break
+  fi
+  sleep 0.1
+done
+status=0
+wait $pid || status=$?
+cat "$errlog" >&2
 end=$(date +%s.%N)
 if [ $status -ne 0 ]; then
   echo "clfirfilter-convolve: GStreamer failed (status $status)" >&2

@@ -4,9 +4,10 @@
  * one plane a channel: what a successor engine needs to continue the
  * stream seamlessly (clr_engine_continue_from ()) with a longer filter
  * than the running one reads, and what the FFT path feeds its convolution
- * from. Frames [start, start + len) of the stream; appending is amortised
- * O(1) a frame (the kept frames move to the front when the storage is
- * full).
+ * from. Frames [start, start + len) of the stream, in a ring whose storage
+ * is mirrored (frame i also at i + cap), so that the frames always read as
+ * one contiguous plane a channel and dropping old ones moves nothing:
+ * appending costs two writes a sample, never a move of the whole history.
  */
 #ifndef __CLR_HISTORY_H__
 #define __CLR_HISTORY_H__
@@ -18,11 +19,12 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  char *data;                   /* planes of cap frames */
+  char *data;                   /* channels rings of 2 cap frames */
   size_t cap;
   size_t channels;
   size_t ssize;                 /* bytes a sample */
   int64_t start;                /* stream frame of each plane's frame 0 */
+  size_t head;                  /* where frame `start` is in each ring */
   size_t len;
 } ClrHistory;
 
@@ -37,7 +39,7 @@ gboolean clr_history_make_room (ClrHistory * h, size_t keep, size_t n,
  * in[0]; in == NULL appends silence. Room must have been made. */
 void clr_history_append (ClrHistory * h, const void *const *in,
     gboolean planar, size_t n);
-/* Channel c's plane: frame i is stream frame start + i. */
+/* Channel c's plane: frame i (< len) is stream frame start + i. */
 char *clr_history_plane (ClrHistory * h, size_t c);
 /* Appends n frames, as clr_history_append(), keeping at least the last
  * `keep` frames in all: of a longer run only its end is stored, so silence
