@@ -15,8 +15,12 @@
 #include "gstclrfirstream.h"
 #include "gstclrcommon.h"
 
+/* The work planes sit GST_CLR_FIR_CHUNK frames and a cache line of doubles
+ * apart: 64 KiB apart, the frame-by-frame (de)interleaving of many channels
+ * found every plane in the same cache set and evicted its own lines. */
+#define PLANE_PITCH (GST_CLR_FIR_CHUNK + 16u)
 #define PLANE(s, base, c) \
-  ((base) + (gsize) (c) * GST_CLR_FIR_CHUNK * (s)->ssize)
+  ((base) + (gsize) (c) * PLANE_PITCH * (s)->ssize)
 
 ClrConvFormat
 gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt)
@@ -282,7 +286,7 @@ void
 gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
     gsize hist_frames)
 {
-  const gsize plane = (gsize) GST_CLR_FIR_CHUNK * (s->cfmt == CLR_CONV_F64 ?
+  const gsize plane = (gsize) PLANE_PITCH * (s->cfmt == CLR_CONV_F64 ?
       sizeof (double) : sizeof (float));
 
   gst_clr_fir_stream_clear (s);
