@@ -275,10 +275,12 @@ emit (ClrEngine * e, int64_t a0, size_t n, const void *src, size_t pitch,
   const ClrRatio *r = &e->ratio;
   const uint64_t I = (uint64_t) r->I, step = (uint64_t) r->D % I;
   const size_t ch = e->cfg.channels, row = (size_t) I * ch;
-  /* interleaved F32 from a float conv, upsampling: the I outputs of an
-   * input frame are its I x channels plane samples in plane order */
-  const gboolean gather = src && r->D == 1 && !e->fft->dbl
-      && e->cfg.format == CLR_FORMAT_F32 && !e->cfg.planar;
+  /* interleaved F32 from a float conv or F64 from a double one,
+   * upsampling: the I outputs of an input frame are its I x channels plane
+   * samples in plane order, no conversion */
+  const gboolean dbl = e->fft->dbl;
+  const gboolean gather = src && r->D == 1 && !e->cfg.planar
+      && e->cfg.format == (dbl ? CLR_FORMAT_F64 : CLR_FORMAT_F32);
   size_t j = a0 < 0 ? (size_t) MIN ((uint64_t) n, (uint64_t) - a0) : 0;
   const size_t w0 = *w;
   uint64_t m, p;
@@ -291,12 +293,21 @@ emit (ClrEngine * e, int64_t a0, size_t n, const void *src, size_t pitch,
     const uint64_t end = clr_ratio_out_upto (r, a0 + (int64_t) j);
 
     if (gather && p == 0 && end - m == I && *w + I <= max_out) {
-      const float *s = (const float *) src + j;
-      float *d = (float *) out[0] + *w * ch;
       size_t k;
 
-      for (k = 0; k < row; k++)
-        d[k] = s[k * pitch];
+      if (dbl) {
+        const double *s = (const double *) src + j;
+        double *d = (double *) out[0] + *w * ch;
+
+        for (k = 0; k < row; k++)
+          d[k] = s[k * pitch];
+      } else {
+        const float *s = (const float *) src + j;
+        float *d = (float *) out[0] + *w * ch;
+
+        for (k = 0; k < row; k++)
+          d[k] = s[k * pitch];
+      }
       m += I;
       *w += I;
       continue;

@@ -67,6 +67,11 @@ clr_history_make_room (ClrHistory * h, size_t keep, size_t n,
     GError ** error)
 {
   const size_t ss = h->ssize;
+  /* the storage for all `keep` frames at once, not for those there yet:
+   * a history filling up to a long filter's length otherwise grew a
+   * quarter at a time, each step copying all of it (26 ms at once for 64
+   * channels x 262144 frames) */
+  const size_t want = keep + n;
   size_t drop, cap, c;
   char *d;
 
@@ -83,8 +88,8 @@ clr_history_make_room (ClrHistory * h, size_t keep, size_t n,
     h->len = keep;
     return TRUE;
   }
-  /* a quarter as much again, so that growing stays rare */
-  cap = keep + n + MAX (keep / 4, n);
+  /* and an eighth more, so that calls of other sizes rarely grow it */
+  cap = want + MAX (want / 8, n);
   d = g_try_malloc (h->channels * 2 * cap * ss);
   if (!d) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
