@@ -429,6 +429,25 @@ test_plan (void)
   f.is_gpu = TRUE;
   clr_kernel_plan_choose (&f, &none, &p);
   g_assert_cmpuint (p.fft_block, >, 0);
+  /* GPUs (the H100's crossover): up from 2048 taps, down from 512 x D */
+  f.taps = 2048;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 128);
+  f.taps = 1024;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 0);
+  f.I = 1;
+  f.D = 4;
+  f.taps = 2048;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 128);
+  /* q10's length at 4x down (1492 taps) stays on the kernels */
+  f.taps = 1492;
+  clr_kernel_plan_choose (&f, &none, &p);
+  g_assert_cmpuint (p.fft_block, ==, 0);
+  f.I = 16;
+  f.D = 1;
+  f.taps = 63488;
   f.is_gpu = FALSE;
   /* the default lengths of every quality stay direct (q10: 376 taps at
    * 44.1 -> 48 kHz, 812 at 96 -> 44.1 kHz) */

@@ -64,9 +64,14 @@
  * clr-oversample-bench): up, from 1024 taps at 2x (1.28x; 512 taps 0.78x)
  * and from 512 at 4x and 16x (1.43x, 1.26x); down by 2 from 4096 (1.35x;
  * 2048 0.95x), by 4 from 8192 (1.34x; 4096 0.96x); 3/2 and 2/3 from 2048
- * (1.44x, 1.39x; 1024 0.81x, 0.84x). GPUs: provisional, not yet measured
- * there; their kernels reach ~30x the CPU's multiply-adds, which moves the
- * crossover up. */
+ * (1.44x, 1.39x; 1024 0.81x, 0.84x). GPUs (H100, the same calls,
+ * docs/bench/gpu-oversample-crossover.txt): up, faster from ~444 taps at
+ * 2x, ~524 at 4x, ~1231 at 16x (2048: 1.50x; 1024: 0.86x); down by 2 from
+ * ~376, by 4 from ~513; 2/3 from ~564, 3/2 from ~482. The thresholds sit
+ * at or above the slowest of these (16x, 4x down, 2/3), so that the path
+ * switches only where it wins at every ratio of its kind: a call of 1024
+ * frames is mostly launches and copies on a GPU at these lengths, and the
+ * FFT path adds its block to the latency. */
 #define CLR_FFT_MIN_TAPS_UP_CPU 1024u
 #define CLR_FFT_MIN_TAPS_PER_D_CPU 2048u
 #define CLR_FFT_MIN_TAPS_PER_D_RATIONAL_CPU 1024u
