@@ -28,6 +28,10 @@ b=build/bench/clr-fir-bench
 # time) beside the direct kernels, the GPU crossover in taps (to set
 # clr-kernel-plan.c's provisional GPU thresholds), and scipy's reference
 # where the machine has it
-OUT="$out" bench/run-oversample.sh --device gpu \
-    --taps 1024,2048,4096,8192,16384,32768,63488 \
+# (docs/performance.md's figures: the 30 min pipelines and the crossover)
+OUT="$out" bench/run-oversample.sh --device gpu --pipeline-seconds 1800 \
+    --taps 63488 --ratios 44100:705600 \
   2>&1 | tee "$out/gpu-oversample-bench.txt"
+build/bench/clr-oversample-bench --device gpu -s 5 -r 1 --no-pipelines \
+    --taps 256,512,1024,2048,4096 --ratios 44100:88200,44100:176400,44100:705600,192000:48000,96000:48000,48000:32000,32000:48000 \
+  2>&1 | tee "$out/gpu-oversample-crossover.txt"
