@@ -3,6 +3,8 @@
 #ifndef __CLR_BENCH_GST_H__
 #define __CLR_BENCH_GST_H__
 
+#include <math.h>
+#include <stdlib.h>
 #include <gst/gst.h>
 
 /* Interleaved float caps, unpositioned channels (valid for any count) */
@@ -34,6 +36,78 @@ clr_bench_set_kernel (GstElement * el, const double *h, size_t taps)
   g_object_set (el, "kernel", va, NULL);
   g_value_array_free (va);
   G_GNUC_END_IGNORE_DEPRECATIONS;
+}
+
+/* Per-block cost of an element inside a running pipeline: the time from
+ * a buffer reaching its sink pad to its first output leaving its src pad
+ * (one streaming thread runs both, so this is the element's own work for
+ * the block, not the source's or the sink's). */
+typedef struct
+{
+  GArray *us;                   /* doubles, in arrival order */
+  gint64 t_in;                  /* monotonic us of the pending input; 0 */
+} ClrBlockTimes;
+
+static inline GstPadProbeReturn
+clr_block_times_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ((ClrBlockTimes *) data)->t_in = g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
+static inline GstPadProbeReturn
+clr_block_times_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ClrBlockTimes *b = data;
+
+  if (b->t_in) {
+    double us = (double) (g_get_monotonic_time () - b->t_in);
+    g_array_append_val (b->us, us);
+    b->t_in = 0;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static inline void
+clr_block_times_attach (ClrBlockTimes * b, GstElement * el)
+{
+  GstPad *sink = gst_element_get_static_pad (el, "sink");
+  GstPad *src = gst_element_get_static_pad (el, "src");
+
+  b->us = g_array_new (FALSE, FALSE, sizeof (double));
+  b->t_in = 0;
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, clr_block_times_in, b,
+      NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, clr_block_times_out, b,
+      NULL);
+  gst_object_unref (sink);
+  gst_object_unref (src);
+}
+
+static inline int
+clr_block_times_cmp (gconstpointer a, gconstpointer b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* Median and 99th percentile in us, the first block (kernel builds, first
+ * allocations) left out; NAN without blocks. Frees the times. */
+static inline void
+clr_block_times_finish (ClrBlockTimes * b, double *median, double *p99)
+{
+  *median = *p99 = NAN;
+  if (b->us && b->us->len > 1) {
+    double *v = (double *) b->us->data + 1;
+    const guint n = b->us->len - 1;
+
+    qsort (v, n, sizeof (double), clr_block_times_cmp);
+    *median = v[n / 2];
+    *p99 = v[MIN (n - 1, (guint) ceil (0.99 * n) - 1)];
+  }
+  if (b->us)
+    g_array_unref (b->us);
+  b->us = NULL;
 }
 
 #endif

@@ -13,7 +13,10 @@
  *   pipeline  `audiotestsrc wave=white-noise samplesperbuffer=B ! ELEMENT !
  *             fakesink` as a whole child process (this program again, with
  *             --child), wall time from exec to exit: start-up, plugin
- *             loading and the device's kernel builds included.
+ *             loading and the device's kernel builds included; and the
+ *             median and p99 of the element's own time a block inside that
+ *             pipeline (a buffer on its sink pad to its output on its src
+ *             pad; the child prints them, the first block left out).
  *
  * B = 0 is the offline case: clfirfilter block-size=0 (one unpartitioned
  * block as large as the device holds), fed 16384-frame buffers.
@@ -253,6 +256,8 @@ run_child (const Options * o, const gchar * name, size_t taps,
   GstElement *filter = gst_element_factory_make ("capsfilter", NULL);
   GstElement *el = make_filter_element (name, o, taps, block);
   GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  ClrBlockTimes blocks = { NULL, 0 };
+  double median, p99;
   GError *err = NULL;
   GstMessage *msg;
   int status = 1;
@@ -272,12 +277,15 @@ run_child (const Options * o, const gchar * name, size_t taps,
     gst_object_unref (pipe);
     return 1;
   }
+  clr_block_times_attach (&blocks, el);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
       GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
+  clr_block_times_finish (&blocks, &median, &p99);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
     status = 0;
-  else {
+    printf ("blocks %g %g\n", median, p99);
+  } else {
     gst_message_parse_error (msg, &err, NULL);
     fprintf (stderr, "%s\n", err->message);
     g_error_free (err);
@@ -288,15 +296,16 @@ run_child (const Options * o, const gchar * name, size_t taps,
   return status;
 }
 
-/* Wall seconds of the child process; NAN on failure. */
+/* Wall seconds of the child process, and its median and p99 us of the
+ * element a block; NAN on failure. */
 static double
 time_child (const Options * o, const gchar * self, const gchar * name,
-    size_t taps, guint channels, guint block)
+    size_t taps, guint channels, guint block, double *median, double *p99)
 {
   gchar *argv[16];
   gchar *secs = g_strdup_printf ("%g", o->seconds);
   gchar *spec = g_strdup_printf ("%s,%zu,%u,%u", name, taps, channels, block);
-  gchar *errout = NULL;
+  gchar *errout = NULL, *out = NULL;
   gint status = 0, n = 0;
   GError *err = NULL;
   double t0, t = NAN;
@@ -314,15 +323,20 @@ time_child (const Options * o, const gchar * self, const gchar * name,
   }
   argv[n] = NULL;
   t0 = now_s ();
-  if (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-          NULL, &errout, &status, &err)
-      && g_spawn_check_wait_status (status, NULL))
+  *median = *p99 = NAN;
+  if (g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+          &out, &errout, &status, &err)
+      && g_spawn_check_wait_status (status, NULL)) {
+    const gchar *line = strstr (out, "blocks ");
     t = now_s () - t0;
-  else
+    if (line)
+      sscanf (line, "blocks %lf %lf", median, p99);
+  } else
     fprintf (stderr, "  pipeline %s: %s\n", spec, err ? err->message :
         errout);
   g_clear_error (&err);
   g_free (errout);
+  g_free (out);
   g_free (secs);
   g_free (spec);
   return t;
@@ -394,30 +408,31 @@ main (int argc, char **argv)
       "clfirfilter,audiofirfilter", ",", -1);
   printf ("clr-fir-bench: %s, %.1f s of noise at %d Hz a run, device %s\n",
       o.f64 ? "F64" : "F32", o.seconds, RATE, o.device ? o.device : "auto");
-  printf ("%-15s %8s %3s %6s | %9s %9s %9s %9s | %9s\n", "element", "taps",
-      "ch", "B", "x real", "median us", "p99 us", "err dB", "pipeline");
+  printf ("%-15s %8s %3s %6s | %9s %9s %9s %9s | %9s %9s %9s\n", "element",
+      "taps", "ch", "B", "x real", "median us", "p99 us", "err dB",
+      "pipeline", "median us", "p99 us");
   for (i = 0; i < n_taps; i++)
     for (j = 0; j < n_channels; j++)
       for (k = 0; k < n_blocks; k++)
         for (e = 0; elements[e]; e++) {
           HarnessResult r;
-          double wall = NAN;
+          double wall = NAN, pmed = NAN, p99 = NAN;
 
           run_harness (&o, elements[e], taps_list[i], channels_list[j],
               blocks[k], &r);
           if (!o.no_pipelines && !r.error)
             wall = time_child (&o, argv[0], elements[e], taps_list[i],
-                channels_list[j], blocks[k]);
+                channels_list[j], blocks[k], &pmed, &p99);
           if (r.error)
             printf ("%-15s %8" G_GUINT64_FORMAT " %3" G_GUINT64_FORMAT
                 " %6" G_GUINT64_FORMAT " | failed: %s\n", elements[e],
                 taps_list[i], channels_list[j], blocks[k], r.error);
           else
             printf ("%-15s %8" G_GUINT64_FORMAT " %3" G_GUINT64_FORMAT
-                " %6" G_GUINT64_FORMAT " | %9.1f %9.1f %9.1f %9.1f | %9.1f\n",
-                elements[e], taps_list[i], channels_list[j], blocks[k],
-                r.x_real, r.median_us, r.p99_us, r.err_db,
-                o.seconds / wall);
+                " %6" G_GUINT64_FORMAT " | %9.1f %9.1f %9.1f %9.1f | %9.1f"
+                " %9.1f %9.1f\n", elements[e], taps_list[i],
+                channels_list[j], blocks[k], r.x_real, r.median_us, r.p99_us,
+                r.err_db, o.seconds / wall, pmed, p99);
           fflush (stdout);
           g_free (r.error);
         }
