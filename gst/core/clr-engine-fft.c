@@ -30,8 +30,9 @@
 #include "clr-conv.h"
 #include "clr-log.h"
 
-/* bytes of conv output a chunk at most: bounds host memory whatever I and
- * the channels */
+/* frames a conv call at most: its output of I x channels planes, handed
+ * out in place from the conv's fifo (emit_sink ()), stays within this
+ * many bytes at most whatever I and the channels */
 #define CLR_FFT_CHUNK_BYTES (8u << 20)
 #define CLR_FFT_CHUNK_MIN 256u
 #define CLR_FFT_CHUNK_MAX 16384u
