@@ -3,9 +3,8 @@
 #ifndef __CLR_BENCH_GST_H__
 #define __CLR_BENCH_GST_H__
 
-#include <math.h>
-#include <stdlib.h>
 #include <gst/gst.h>
+#include "clr-bench-util.h"
 
 /* Interleaved float caps, unpositioned channels (valid for any count) */
 static inline gchar *
@@ -84,13 +83,6 @@ clr_block_times_attach (ClrBlockTimes * b, GstElement * el)
   gst_object_unref (src);
 }
 
-static inline int
-clr_block_times_cmp (gconstpointer a, gconstpointer b)
-{
-  const double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
 /* Median and 99th percentile in us, the first block (kernel builds, first
  * allocations) left out; NAN without blocks. Frees the times. */
 static inline void
@@ -101,9 +93,9 @@ clr_block_times_finish (ClrBlockTimes * b, double *median, double *p99)
     double *v = (double *) b->us->data + 1;
     const guint n = b->us->len - 1;
 
-    qsort (v, n, sizeof (double), clr_block_times_cmp);
-    *median = v[n / 2];
-    *p99 = v[MIN (n - 1, (guint) ceil (0.99 * n) - 1)];
+    qsort (v, n, sizeof (double), cmp_double);
+    *median = percentile (v, n, 0.5);
+    *p99 = percentile (v, n, 0.99);
   }
   if (b->us)
     g_array_unref (b->us);
