@@ -15,10 +15,9 @@
 #include "gstclrfirstream.h"
 #include "gstclrcommon.h"
 
-/* The work planes sit GST_CLR_FIR_CHUNK frames and a cache line of doubles
- * apart: 64 KiB apart, the frame-by-frame (de)interleaving of many channels
- * found every plane in the same cache set and evicted its own lines. */
-#define PLANE_PITCH (GST_CLR_FIR_CHUNK + 16u)
+/* (De)interleaving walks the work planes frame by frame: off 4 KiB
+ * multiples, as the conv's fifo */
+#define PLANE_PITCH (GST_CLR_FIR_CHUNK + CLR_CONV_PLANE_PAD)
 #define PLANE(s, base, c) \
   ((base) + (gsize) (c) * PLANE_PITCH * (s)->ssize)
 

@@ -462,10 +462,8 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     goto failed;
 
   c->stage_cap = (c->max_batch + 1) * B;
-  /* a cache line of doubles more: planes a multiple of 4 KiB apart share
-   * cache sets, and a reader that takes a frame from each plane in turn
-   * (clr-engine-fft.c) would evict its own lines */
-  c->fifo_cap = (c->max_batch + 1) * B + 16;
+  /* clr-engine-fft.c reads the fifo a frame from each plane in turn */
+  c->fifo_cap = (c->max_batch + 1) * B + CLR_CONV_PLANE_PAD;
   /* page-locked on GPUs: the batch's upload and read-back then go by DMA
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
