@@ -94,7 +94,7 @@ clr_history_make_room (ClrHistory * h, size_t keep, size_t n,
   if (!d) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for %" G_GSIZE_FORMAT " frames of input "
-        "history", keep + n);
+        "history", want);
     return FALSE;
   }
   for (c = 0; c < h->channels && keep > 0; c++)
