@@ -408,6 +408,21 @@ test_integer_formats (void)
   }
 }
 
+/* The FFT path's block the plan picks for ratio I/D at `taps` taps a phase
+ * (0: the direct kernels), the other facts as f has them. */
+static uint32_t
+block_at (ClrKernelFacts * f, const ClrTuning * t, uint32_t I, uint32_t D,
+    uint32_t taps)
+{
+  ClrKernelPlan p;
+
+  f->I = I;
+  f->D = D;
+  f->taps = taps;
+  clr_kernel_plan_choose (f, t, &p);
+  return p.fft_block;
+}
+
 /* The plan: direct kernels below the crossover and for ratios that are
  * no integer; the FFT path past it; CLRESAMPLE_FFT forces either. */
 static void
@@ -415,104 +430,48 @@ test_plan (void)
 {
   ClrKernelFacts f = { 0, };
   ClrTuning none = { 0, }, t = { 0, };
-  ClrKernelPlan p;
 
   f.has_fp64 = TRUE;
   f.format = CLR_FORMAT_F32;
   f.channels = 2;
-  f.I = 16;
-  f.D = 1;
-  f.taps = 63488;
   f.fft_block_max = 16384;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 4096);
+  g_assert_cmpuint (block_at (&f, &none, 16, 1, 63488), ==, 4096);
   f.is_gpu = TRUE;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, >, 0);
+  g_assert_cmpuint (block_at (&f, &none, 16, 1, 63488), >, 0);
   /* GPUs (the H100's crossover): up from 2048 taps, down from 512 x D */
-  f.taps = 2048;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 128);
-  f.taps = 1024;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
-  f.I = 1;
-  f.D = 4;
-  f.taps = 2048;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 128);
+  g_assert_cmpuint (block_at (&f, &none, 16, 1, 2048), ==, 128);
+  g_assert_cmpuint (block_at (&f, &none, 16, 1, 1024), ==, 0);
+  g_assert_cmpuint (block_at (&f, &none, 1, 4, 2048), ==, 128);
   /* q10's length at 4x down (1492 taps) stays on the kernels */
-  f.taps = 1492;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
-  f.I = 16;
-  f.D = 1;
-  f.taps = 63488;
+  g_assert_cmpuint (block_at (&f, &none, 1, 4, 1492), ==, 0);
   f.is_gpu = FALSE;
   /* the default lengths of every quality stay direct (q10: 376 taps at
    * 44.1 -> 48 kHz, 812 at 96 -> 44.1 kHz) */
-  f.taps = 400;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
-  f.taps = 1024;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 64);
-  f.taps = 400;
+  g_assert_cmpuint (block_at (&f, &none, 16, 1, 400), ==, 0);
+  g_assert_cmpuint (block_at (&f, &none, 16, 1, 1024), ==, 64);
   t.fft.set = TRUE;
   t.fft.value = 1;
-  clr_kernel_plan_choose (&f, &t, &p);
-  g_assert_cmpuint (p.fft_block, ==, 32);
+  g_assert_cmpuint (block_at (&f, &t, 16, 1, 400), ==, 32);
   t.fft_block.set = TRUE;
   t.fft_block.value = 100;
-  clr_kernel_plan_choose (&f, &t, &p);
-  g_assert_cmpuint (p.fft_block, ==, 64);
+  g_assert_cmpuint (block_at (&f, &t, 16, 1, 400), ==, 64);
   /* 44.1 -> 48 kHz: every phase of 160 a frame for 1 in 147 used */
-  f.I = 160;
-  f.D = 147;
-  f.taps = 63488;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
-  clr_kernel_plan_choose (&f, &t, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
+  g_assert_cmpuint (block_at (&f, &none, 160, 147, 63488), ==, 0);
+  g_assert_cmpuint (block_at (&f, &t, 160, 147, 63488), ==, 0);
   /* 32 -> 48 kHz (3/2): from 2 x 1024 taps */
-  f.I = 3;
-  f.D = 2;
-  f.taps = 2048;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 128);
-  f.taps = 1024;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
+  g_assert_cmpuint (block_at (&f, &none, 3, 2, 2048), ==, 128);
+  g_assert_cmpuint (block_at (&f, &none, 3, 2, 1024), ==, 0);
   /* 9 -> 8: past CLR_FFT_RATIONAL_MAX, forced or not */
-  f.I = 8;
-  f.D = 9;
-  f.taps = 63488;
-  t.fft.value = 1;
-  clr_kernel_plan_choose (&f, &t, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
-  f.D = 7;
-  clr_kernel_plan_choose (&f, &t, &p);
-  g_assert_cmpuint (p.fft_block, >, 0);
+  g_assert_cmpuint (block_at (&f, &t, 8, 9, 63488), ==, 0);
+  g_assert_cmpuint (block_at (&f, &t, 8, 7, 63488), >, 0);
+  /* decimation by 4: from 8192 taps, and never where forced off */
   t.fft.value = 0;
-  f.taps = 63488;
-  /* decimation by 4: from 8192 taps */
-  f.I = 1;
-  f.D = 4;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 4096);
-  f.taps = 4096;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
-  f.taps = 63488;
-  t.fft.value = 0;
-  clr_kernel_plan_choose (&f, &t, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
+  g_assert_cmpuint (block_at (&f, &none, 1, 4, 63488), ==, 4096);
+  g_assert_cmpuint (block_at (&f, &none, 1, 4, 4096), ==, 0);
+  g_assert_cmpuint (block_at (&f, &t, 1, 4, 63488), ==, 0);
   /* past the convolution's planes: channels x I > 1024 */
-  f.I = 16;
-  f.D = 1;
   f.channels = 128;
-  clr_kernel_plan_choose (&f, &none, &p);
-  g_assert_cmpuint (p.fft_block, ==, 0);
+  g_assert_cmpuint (block_at (&f, &none, 16, 1, 63488), ==, 0);
 }
 
 /* Past the device-memory budget: a clear error, not a crash. */
