@@ -36,6 +36,8 @@
 #define CLR_CONV_SUM_ITEMS_GPU 65536u
 #define CLR_CONV_SLICE_PARTS 8u
 #define CLR_CONV_SLICES_MAX 256u
+/* a batch's device commands: upload, forward, sum, inverse, read-back */
+#define CLR_CONV_STAGES 5
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -77,6 +79,13 @@ struct _ClrConv {
 
   uint64_t blocks;              /* blocks processed since the reset */
   gboolean drained;
+
+  /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
+   * (upload, the three kernels, read-back) and the host's wall time
+   * around the batch, summed in ns */
+  gboolean profile;
+  guint64 prof_ns[CLR_CONV_STAGES + 1];
+  guint64 prof_batches, prof_blocks;
 };
 
 static gboolean
@@ -468,6 +477,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
   c->pinned = clr_knob_or (tuning->pinned, clr_device_is_gpu (dev)) != 0;
+  c->profile = tuning->profile;
   if (c->pinned) {
     if (!(c->stage = clr_host_alloc (dev, ch * c->stage_cap * c->ssize,
                 error)) || !(c->fifo = clr_host_alloc (dev,
@@ -498,6 +508,28 @@ failed:
   return NULL;
 }
 
+/* CLRESAMPLE_PROFILE's report: microseconds a batch, stage by stage. */
+static void
+print_profile (ClrConv * c)
+{
+  const char *names[] = { "upload", "forward", "sum", "inverse", "read",
+    "host wall"
+  };
+  const double n = (double) c->prof_batches;
+  GString *line = g_string_new (NULL);
+  guint i;
+
+  g_string_append_printf (line, "clr-conv profile: %u ch x %u out, B %u, "
+      "%u partitions, %" G_GUINT64_FORMAT " batches of %.2f blocks; us a "
+      "batch:", c->channels, c->n_out, c->block, c->parts, c->prof_batches,
+      c->prof_blocks / n);
+  for (i = 0; i < G_N_ELEMENTS (names); i++)
+    g_string_append_printf (line, " %s %.1f", names[i],
+        c->prof_ns[i] / n / 1000.0);
+  g_printerr ("%s\n", line->str);
+  g_string_free (line, TRUE);
+}
+
 void
 clr_conv_free (ClrConv * c)
 {
@@ -510,6 +542,8 @@ clr_conv_free (ClrConv * c)
   };
   cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
   clFinish (c->queue);
+  if (c->profile && c->prof_batches)
+    print_profile (c);
   for (i = 0; i < G_N_ELEMENTS (mems); i++)
     clr_budget_free (&c->budget, mems[i]);
   for (i = 0; i < G_N_ELEMENTS (kernels); i++)
@@ -652,6 +686,27 @@ fifo_compact (ClrConv * c)
   c->fifo_start = 0;
 }
 
+/* Adds a finished batch's stage times (and releases its events). */
+static void
+profile_batch (ClrConv * c, cl_event * ev, size_t n, gint64 wall_us)
+{
+  cl_ulong start, end;
+  guint i;
+
+  for (i = 0; i < CLR_CONV_STAGES; i++) {
+    if (clGetEventProfilingInfo (ev[i], CL_PROFILING_COMMAND_START,
+            sizeof (start), &start, NULL) == CL_SUCCESS
+        && clGetEventProfilingInfo (ev[i], CL_PROFILING_COMMAND_END,
+            sizeof (end), &end, NULL) == CL_SUCCESS && end > start)
+      c->prof_ns[i] += end - start;
+    clReleaseEvent (ev[i]);
+    ev[i] = NULL;
+  }
+  c->prof_ns[CLR_CONV_STAGES] += (guint64) wall_us * 1000;
+  c->prof_batches++;
+  c->prof_blocks += n;
+}
+
 /* The first n whole blocks of the stage through the device: their B output
  * frames each onto the fifo. */
 static gboolean
@@ -683,17 +738,23 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
     {c->inverse, 1, &ifft_global, &c->fft_items,
         "Launching the inverse transforms"},
   };
+  cl_event ev[CLR_CONV_STAGES] = { NULL };
+  /* events only when profiling: the driver then records their times */
+  cl_event *evp[CLR_CONV_STAGES];
+  const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
   const char *what;
   cl_int status;
   size_t i;
 
+  for (i = 0; i < CLR_CONV_STAGES; i++)
+    evp[i] = c->profile ? &ev[i] : NULL;
   fifo_compact (c);
   fifo_origin[0] = c->fifo_len * ss;
 
   what = "Uploading the input";
   status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero, zero,
       in_region, in_region[0], 0, c->stage_cap * ss, 0, c->stage, 0, NULL,
-      NULL);
+      evp[0]);
   if (status != CL_SUCCESS)
     goto failed;
   what = "Setting the convolution kernels' arguments";
@@ -703,16 +764,18 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
     what = launches[i].what;
     status = clEnqueueNDRangeKernel (c->queue, launches[i].kernel,
         launches[i].dims, NULL, launches[i].global, launches[i].local, 0,
-        NULL, NULL);
+        NULL, evp[1 + i]);
   }
   if (status != CL_SUCCESS)
     goto failed;
   what = "Reading the output back";
   status = clEnqueueReadBufferRect (c->queue, c->out, CL_TRUE, zero,
       fifo_origin, out_region, out_region[0], 0, c->fifo_cap * ss, 0,
-      c->fifo, 0, NULL, NULL);
+      c->fifo, 0, NULL, evp[4]);
   if (status != CL_SUCCESS)
     goto failed;
+  if (c->profile)
+    profile_batch (c, ev, n, g_get_monotonic_time () - t0);
 
   /* keep the last block as the next batch's history, and what is pending */
   c->pending -= n * B;
@@ -725,6 +788,9 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   return TRUE;
 
 failed:
+  for (i = 0; i < CLR_CONV_STAGES; i++)
+    if (ev[i])
+      clReleaseEvent (ev[i]);
   clr_set_cl_error (error, status, what);
   return FALSE;
 }

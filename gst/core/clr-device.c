@@ -308,7 +308,8 @@ device_open (const ClrDeviceCandidate * c, GError ** error)
     clr_set_cl_error (error, status, "clCreateContext");
     goto failed;
   }
-  dev->queue = clCreateCommandQueue (dev->context, dev->id, 0, &status);
+  dev->queue = clCreateCommandQueue (dev->context, dev->id,
+      clr_tuning_get ()->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateCommandQueue");
     goto failed;

@@ -18,6 +18,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->device_memory = knob (envp, "CLRESAMPLE_DEVICE_MEMORY").value;
   t->build_options = g_environ_getenv (envp, "CLRESAMPLE_BUILD_OPTIONS");
   t->no_fp64 = g_environ_getenv (envp, "CLRESAMPLE_NO_FP64") != NULL;
+  t->profile = g_environ_getenv (envp, "CLRESAMPLE_PROFILE") != NULL;
   t->kernels.set = kernels != NULL;
   t->kernels.value = !g_strcmp0 (kernels, "gpu");
   t->pinned = knob (envp, "CLRESAMPLE_PINNED");

@@ -46,6 +46,11 @@
  *                                            taps, clr-kernel-plan.c)
  * CLRESAMPLE_FFT_BLOCK      tuning  frames   the FFT path's block (a power
  *                                            of two; default from the taps)
+ * CLRESAMPLE_PROFILE        tuning  set      the convolution times its
+ *                                            device commands (OpenCL event
+ *                                            profiling) and prints what a
+ *                                            batch cost, stage by stage, to
+ *                                            stderr when it is freed
  *
  * Numbers are read with g_ascii_strtoull: text that is no number reads as
  * 0. docs/performance.md has the measurements the tuning switches served.
@@ -69,6 +74,7 @@ typedef struct {
   const char *build_options;    /* NULL: none */
   /* for tests, benchmarks and tuning */
   gboolean no_fp64;             /* read by the device (one a process) */
+  gboolean profile;             /* read by the device and the convolution */
   ClrKnob kernels;              /* 1: the GPU family, 0: the CPU one */
   ClrKnob pinned;
   ClrKnob svm;
