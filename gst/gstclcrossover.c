@@ -441,6 +441,15 @@ band_list_check (const NumList * l, guint bands, const gchar * what,
   return NULL;
 }
 
+/* The input kept for a new design: its filters are taps + the delays long,
+ * the delays at most DELAY_MAX_MS */
+static gsize
+hist_frames (GstClCrossover * self, guint taps)
+{
+  return taps + (gsize) ceil (DELAY_MAX_MS / 1000.0 *
+      GST_AUDIO_INFO_RATE (&self->stream.in_info)) - 1 + self->stream.block;
+}
+
 /* The band filters the properties ask for, at `rate`, into an engine for
  * the stream (the stream's block and format); NULL with *err saying why.
  * *n_taps: their length. */
@@ -506,6 +515,7 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, gsize * n_taps,
     cfg.n_taps = len;
     cfg.n_filters = bands;
     cfg.outputs = bands;
+    cfg.history = hist_frames (self, spec.taps);
     conv = clr_conv_new (self->stream.device, &cfg, err);
     clr_xo_free (h, bands);
   }
@@ -528,15 +538,6 @@ refused:
   g_free (gains);
   g_free (delays);
   return NULL;
-}
-
-/* The input kept for a new design: its filters are taps + the delays long,
- * the delays at most DELAY_MAX_MS */
-static gsize
-hist_frames (GstClCrossover * self, guint taps)
-{
-  return taps + (gsize) ceil (DELAY_MAX_MS / 1000.0 *
-      GST_AUDIO_INFO_RATE (&self->stream.in_info)) - 1 + self->stream.block;
 }
 
 /* ---- caps ------------------------------------------------------------- */
@@ -657,8 +658,7 @@ gst_cl_crossover_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!conv)
     goto failed;
   self->active_serial = serial;
-  gst_clr_fir_stream_setup (&self->stream, conv, n_taps, hist_frames (self,
-          taps));
+  gst_clr_fir_stream_setup (&self->stream, conv, n_taps);
   gst_cl_crossover_reset_stream (self);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_latency (GST_OBJECT (self)));
@@ -736,7 +736,7 @@ gst_cl_crossover_apply (GstClCrossover * self)
     return;
   conv = gst_cl_crossover_build (self, self->bands, &n_taps, &serial, &err);
   if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, n_taps,
-          hist_frames (self, self->stream_taps), &err)) {
+          &err)) {
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("Could not use the new crossover design; going on with the old "
             "one: %s", err->message), (NULL));

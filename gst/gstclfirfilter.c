@@ -727,6 +727,7 @@ gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
   cfg.taps = (const double *const *) taps->taps;
   cfg.n_taps = taps->n_taps;
   cfg.n_filters = taps->n_filters;
+  cfg.history = hist_frames (self, taps);
   conv = clr_conv_new (self->stream.device, &cfg, err);
   if (conv && taps->rate > 0 && taps->rate != GST_AUDIO_INFO_RATE (&self->info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The filter file %s was "
@@ -769,8 +770,7 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   if (!conv)
     goto failed;
   self->active = taps;
-  gst_clr_fir_stream_setup (&self->stream, conv, taps->n_taps,
-      hist_frames (self, taps));
+  gst_clr_fir_stream_setup (&self->stream, conv, taps->n_taps);
   gst_cl_fir_filter_reset_stream (self);
   GST_INFO_OBJECT (self, "%u channels, %" G_GSIZE_FORMAT " taps x %u "
       "filter(s) from %s, blocks of %u frames, %s on '%s'", ch, taps->n_taps,
@@ -889,7 +889,7 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
   /* primed with max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames at
    * most: exact for a filter no longer than both */
   if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, taps->n_taps,
-          hist_frames (self, taps), &err))
+          &err))
     goto failed;
   fir_taps_unref (self->active);
   self->active = taps;

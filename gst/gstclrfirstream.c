@@ -130,9 +130,11 @@ is_float_as_engine (const GstClrFirStream * s, GstAudioFormat fmt)
       || (s->cfmt == CLR_CONV_F64 && fmt == GST_AUDIO_FORMAT_F64);
 }
 
+/* Frames off .. off + n of a buffer into engine planes: channel c's at
+ * base + c * pitch samples. */
 static void
 convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
-    gsize n)
+    gsize n, guint8 * base, gsize pitch)
 {
   GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->in_info);
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
@@ -147,7 +149,7 @@ convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
     guint8 *planes[CLR_CONV_CHANNELS_MAX];
 
     for (c = 0; c < ch; c++)
-      planes[c] = PLANE (s, s->work_in, c);
+      planes[c] = base + c * pitch * s->ssize;
     if (s->cfmt == CLR_CONV_F32)
       for (i = 0; i < n; i++)
         for (c = 0; c < ch; c++)
@@ -160,7 +162,7 @@ convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
   }
   for (c = 0; c < ch; c++) {
     const guint8 *src = sample_ptr (ab, c, off, &stride);
-    guint8 *dst = PLANE (s, s->work_in, c);
+    guint8 *dst = base + c * pitch * s->ssize;
 
     if (is_float_as_engine (s, fmt) && stride == 1)
       memcpy (dst, src, n * s->ssize);
@@ -170,10 +172,11 @@ convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
   }
 }
 
-/* Work output frames from..from + n into the buffer at frame off */
+/* Frames from .. from + n of engine planes (channel c's at base + c *
+ * pitch samples) into a buffer at frame off */
 static void
 convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
-    gsize from, gsize n)
+    const guint8 * base, gsize pitch, gsize from, gsize n)
 {
   GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->out_info);
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
@@ -186,7 +189,7 @@ convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
     const guint8 *planes[CLR_CONV_OUTPUTS_MAX];
 
     for (c = 0; c < ch; c++)
-      planes[c] = PLANE (s, s->work_out, c);
+      planes[c] = base + c * pitch * s->ssize;
     if (s->cfmt == CLR_CONV_F32)
       for (i = 0; i < n; i++)
         for (c = 0; c < ch; c++)
@@ -200,7 +203,7 @@ convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
   }
   for (c = 0; c < ch; c++) {
     guint8 *dst = sample_ptr (ab, c, off, &stride);
-    const guint8 *src = PLANE (s, s->work_out, c);
+    const guint8 *src = base + c * pitch * s->ssize;
 
     if (is_float_as_engine (s, fmt) && stride == 1)
       memcpy (dst, src + from * s->ssize, n * s->ssize);
@@ -210,39 +213,7 @@ convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
   }
 }
 
-/* ---- the input history, to prime a new filter --------------------------- */
-
-/* Keeps the newest `keep` frames from now on (the history is set up anew
- * for a new format: channels and sample size). */
-static void
-hist_configure (GstClrFirStream * s, gsize keep)
-{
-  if (!s->hist.data)
-    clr_history_init (&s->hist, GST_AUDIO_INFO_CHANNELS (&s->in_info),
-        s->ssize);
-  s->hist_keep = keep;
-}
-
-/* Frames of the history a new filter may be primed with. */
-static gsize
-hist_fill (GstClrFirStream * s)
-{
-  return MIN (s->hist.len, s->hist_keep);
-}
-
-/* Appends the work input's first n frames (n <= GST_CLR_FIR_CHUNK), or n
- * frames of silence (any n). */
-static gboolean
-hist_append (GstClrFirStream * s, gboolean silence, gsize n, GError ** err)
-{
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
-  const void *planes[CLR_CONV_CHANNELS_MAX];
-
-  for (c = 0; c < ch; c++)
-    planes[c] = PLANE (s, s->work_in, c);
-  return clr_history_push (&s->hist, s->hist_keep, silence ? NULL : planes,
-      TRUE, n, err);
-}
+/* ---- priming a new filter --------------------------------------------- */
 
 /* Plane pointers into a work buffer: n of them (g_free the array). */
 static void **
@@ -256,25 +227,42 @@ work_planes (GstClrFirStream * s, guint8 * base, guint n)
   return p;
 }
 
-/* Runs the last `frames` frames of the history through conv, output
- * discarded: conv then continues the stream where it is. */
-static gboolean
-hist_prime (GstClrFirStream * s, ClrConv * conv, gsize frames, GError ** err)
+/* Input frames before now that a new filter can be primed with: the
+ * running convolution's history, then the silence fed past it while it
+ * was left stale (a GAP). */
+static guint64
+prime_available (GstClrFirStream * s)
 {
-  guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
-  const void *in[CLR_CONV_CHANNELS_MAX];
+  return clr_conv_get_history_len (s->conv) +
+      (s->conv_stale ? s->skipped : 0);
+}
+
+/* Runs the last `frames` of those frames through conv, output discarded:
+ * conv then continues the stream where it is. */
+static gboolean
+prime (GstClrFirStream * s, ClrConv * conv, gsize frames, GError ** err)
+{
+  const guint ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
+  const gsize silence = s->conv_stale ? MIN (frames, s->skipped) : 0;
+  void **in = work_planes (s, s->work_in, ch);
   void **out = work_planes (s, s->work_out, clr_conv_get_outputs (conv));
   gsize done = 0, n;
   gboolean ok = TRUE;
 
-  while (ok && done < frames) {
-    n = MIN (GST_CLR_FIR_CHUNK, frames - done);
-    for (c = 0; c < ch; c++)
-      in[c] = clr_history_plane (&s->hist, c) + (s->hist.len - frames +
-          done) * s->ssize;
-    ok = clr_conv_process (conv, in, n, out, err);
+  /* the history's part of them, then the silence after it */
+  while (ok && done < frames - silence) {
+    n = MIN (GST_CLR_FIR_CHUNK, frames - silence - done);
+    ok = clr_conv_read_history (s->conv, frames - silence - done, n, in,
+        err) && clr_conv_process (conv, (const void *const *) in, n, out,
+        err);
     done += n;
   }
+  while (ok && done < frames) {
+    n = MIN (GST_CLR_FIR_CHUNK, frames - done);
+    ok = clr_conv_process (conv, NULL, n, out, err);
+    done += n;
+  }
+  g_free (in);
   g_free (out);
   return ok;
 }
@@ -282,8 +270,7 @@ hist_prime (GstClrFirStream * s, ClrConv * conv, gsize frames, GError ** err)
 /* ---- set-up ----------------------------------------------------------- */
 
 void
-gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
-    gsize hist_frames)
+gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps)
 {
   const gsize plane = (gsize) PLANE_PITCH * (s->cfmt == CLR_CONV_F64 ?
       sizeof (double) : sizeof (float));
@@ -295,7 +282,6 @@ gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
   s->work_in = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->in_info) * plane);
   s->work_out = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->out_info) * plane);
   s->work_old = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->out_info) * plane);
-  hist_configure (s, hist_frames);
 }
 
 void
@@ -306,7 +292,6 @@ gst_clr_fir_stream_clear (GstClrFirStream * s)
   g_clear_pointer (&s->work_in, g_free);
   g_clear_pointer (&s->work_out, g_free);
   g_clear_pointer (&s->work_old, g_free);
-  clr_history_clear (&s->hist);
 }
 
 void
@@ -315,7 +300,6 @@ gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated)
   if (s->conv)
     clr_conv_reset (s->conv);
   g_clear_pointer (&s->old_conv, clr_conv_free);
-  clr_history_reset (&s->hist, 0);
   s->t0 = GST_CLOCK_TIME_NONE;
   s->started = FALSE;
   s->need_discont = TRUE;
@@ -362,49 +346,89 @@ crossfade (GstClrFirStream * s, void **newp, void **oldp, gsize skip,
     g_clear_pointer (&s->old_conv, clr_conv_free);
 }
 
+/* A step's buffers, for the conv's source and sink callbacks */
+typedef struct
+{
+  GstClrFirStream *s;
+  const GstAudioBuffer *in;
+  gsize in_off;
+  GstAudioBuffer *out;
+  gsize out_off;
+  gsize skip;                   /* output frames still to drop */
+} StepIO;
+
+static void
+step_source (gpointer user, void *base, size_t pitch, size_t from, size_t n)
+{
+  StepIO *io = user;
+
+  convert_in (io->s, io->in, io->in_off + from, n, base, pitch);
+}
+
+static void
+step_sink (gpointer user, const void *base, size_t pitch, size_t n)
+{
+  StepIO *io = user;
+  gsize drop = MIN (n, io->skip);
+
+  io->skip -= drop;
+  if (n > drop) {
+    g_assert (io->out != NULL);
+    convert_out (io->s, io->out, io->out_off, base, pitch, drop, n - drop);
+    io->out_off += n - drop;
+  }
+}
+
 /* One step of at most GST_CLR_FIR_CHUNK frames: in (NULL: silence) from
  * frame in_off through the filter, the output frames it completes into out
- * from frame *out_off (out NULL: none may come). */
+ * from frame *out_off (out NULL: none may come). Without a crossfade the
+ * samples go straight between the buffers and the conv's own planes;
+ * during one, through the work planes, where the two outputs meet. */
 static gboolean
 process_chunk (GstClrFirStream * s, const GstAudioBuffer * in, gsize in_off,
     gsize n, GstAudioBuffer * out, gsize * out_off, GError ** err)
 {
   const guint n_out = GST_AUDIO_INFO_CHANNELS (&s->out_info);
-  void **inp = work_planes (s, s->work_in,
-      GST_AUDIO_INFO_CHANNELS (&s->in_info));
-  void **outp = work_planes (s, s->work_out, n_out);
-  void **oldp = work_planes (s, s->work_old, n_out);
-  gsize skip, emit;
+  const gsize skip = s->in_total < s->delay ?
+      MIN (n, s->delay - s->in_total) : 0, emit = n - skip;
+  StepIO io = { s, in, in_off, out, *out_off, skip };
+  void **inp, **outp, **oldp;
   gboolean ok = FALSE;
 
-  if (in)
-    convert_in (s, in, in_off, n);
-  if (!hist_append (s, in == NULL, n, err))
-    goto done;
-  if (!clr_conv_process (s->conv, in ? (const void *const *) inp : NULL,
-          n, outp, err))
-    goto done;
-  if (s->old_conv && !clr_conv_process (s->old_conv, in ?
-          (const void *const *) inp : NULL, n, oldp, err))
-    goto done;
-
-  skip = s->in_total < s->delay ? MIN (n, s->delay - s->in_total) : 0;
-  emit = n - skip;
-  if (s->old_conv && emit > 0)
-    crossfade (s, outp, oldp, skip, emit);
-  if (emit > 0) {
-    g_assert (out != NULL);
-    convert_out (s, out, *out_off, skip, emit);
-    *out_off += emit;
+  if (!s->old_conv) {
+    if (!clr_conv_process_with (s->conv, in ? step_source : NULL, &io, n,
+            step_sink, &io, err))
+      return FALSE;
+    g_assert (io.out_off == *out_off + emit);
+    goto counted;
   }
-  s->in_total += n;
-  s->out_total += emit;
+  inp = work_planes (s, s->work_in, GST_AUDIO_INFO_CHANNELS (&s->in_info));
+  outp = work_planes (s, s->work_out, n_out);
+  oldp = work_planes (s, s->work_old, n_out);
+  if (in)
+    convert_in (s, in, in_off, n, s->work_in, PLANE_PITCH);
+  if (!clr_conv_process (s->conv, in ? (const void *const *) inp : NULL,
+          n, outp, err)
+      || !clr_conv_process (s->old_conv, in ? (const void *const *) inp :
+          NULL, n, oldp, err))
+    goto done;
+  if (emit > 0) {
+    crossfade (s, outp, oldp, skip, emit);
+    g_assert (out != NULL);
+    convert_out (s, out, *out_off, s->work_out, PLANE_PITCH, skip, emit);
+  }
   ok = TRUE;
 done:
   g_free (inp);
   g_free (outp);
   g_free (oldp);
-  return ok;
+  if (!ok)
+    return FALSE;
+counted:
+  *out_off += emit;
+  s->in_total += n;
+  s->out_total += emit;
+  return TRUE;
 }
 
 /* n frames of in (NULL: silence, GAP) through the filter, the output frames
@@ -427,11 +451,10 @@ feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
       memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&s->out_info)
               == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
               (&s->out_info) : GST_AUDIO_INFO_WIDTH (&s->out_info) / 8));
-    if (!hist_append (s, TRUE, n, err))
-      return FALSE;
     s->in_total += n;
     s->out_total += emit;
     s->silent_run += n;
+    s->skipped = s->conv_stale ? s->skipped + n : n;
     s->conv_stale = TRUE;
     *silent = TRUE;
     return TRUE;
@@ -453,14 +476,14 @@ feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
 
 gboolean
 gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
-    gsize hist_frames, GError ** err)
+    GError ** err)
 {
   /* the new filter's output from here on needs taps - 1 + B frames of the
    * input before; what came before the stream counts as silence, and so
    * does what the history no longer holds */
-  gsize prime = MIN (hist_fill (s), n_taps - 1 + s->block);
+  gsize frames = MIN (prime_available (s), (guint64) n_taps - 1 + s->block);
 
-  if (!hist_prime (s, conv, prime, err)) {
+  if (!prime (s, conv, frames, err)) {
     clr_conv_free (conv);
     return FALSE;
   }
@@ -474,7 +497,6 @@ gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
   s->conv = conv;
   s->n_taps = n_taps;
   s->conv_stale = FALSE;
-  hist_configure (s, hist_frames);
   return TRUE;
 }
 

@@ -12,7 +12,6 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/audio/audio.h>
 #include "core/clr-conv.h"
-#include "core/clr-history.h"
 
 G_BEGIN_DECLS
 
@@ -42,12 +41,9 @@ typedef struct
   guint64 in_total, out_total;  /* frames of this run */
   guint64 silent_run;           /* GAP frames fed since the last audio */
   gboolean conv_stale;          /* conv skipped silence: reset before use */
+  guint64 skipped;              /* the silent frames it skipped */
   /* planar work buffers, GST_CLR_FIR_CHUNK frames a plane */
   guint8 *work_in, *work_out, *work_old;
-  /* the last hist_keep input frames (engine format, planar), to prime a
-   * new filter's convolution */
-  ClrHistory hist;
-  gsize hist_keep;
 } GstClrFirStream;
 
 /* The engine's sample format for a stream format: F64 runs in double, S32
@@ -62,10 +58,11 @@ ClrConvFormat gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt);
 guint gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
     gsize n_taps);
 
-/* Takes `conv` (for a filter of n_taps taps) and sets up the work buffers
- * and a history of hist_frames input frames. */
+/* Takes `conv` (for a filter of n_taps taps) and sets up the work buffers.
+ * The input that primes a new filter is conv's history (ClrConvConfig's
+ * history): the element sizes it when it builds the conv. */
 void gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv,
-    gsize n_taps, gsize hist_frames);
+    gsize n_taps);
 /* Frees the engines and buffers (not the device). */
 void gst_clr_fir_stream_clear (GstClrFirStream * s);
 /* A new run: counters, history and engine reset; D = B + compensated. */
@@ -75,11 +72,11 @@ void gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated);
 guint64 gst_clr_fir_stream_emitted_for (GstClrFirStream * s, guint64 n);
 
 /* `conv` (for a filter of n_taps taps) takes over: primed with the last
- * n_taps - 1 + B frames of the history, then crossfaded from the old one's
- * output over one block (when the run has output to fade from); the
- * history resized to hist_frames. FALSE (conv freed) when priming failed. */
+ * n_taps - 1 + B frames of the running conv's history, then crossfaded
+ * from the old one's output over one block (when the run has output to
+ * fade from). FALSE (conv freed) when priming failed. */
 gboolean gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv,
-    gsize n_taps, gsize hist_frames, GError ** err);
+    gsize n_taps, GError ** err);
 
 /* transform(): inbuf's frames through the filter into outbuf, stamped.
  * Posts errors on the element itself. */

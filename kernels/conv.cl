@@ -172,11 +172,15 @@ fft_local (__local fft_t * z, __global const fft_t * tw, int inverse)
 
 /* in: per channel a plane of in_stride samples; block b of the batch reads
  * samples [b B, b B + 2B). Work-group g transforms block g / channels of
- * channel g % channels into ring slot (slot0 + block) % slots. */
+ * channel g % channels into ring slot (slot0 + block) % slots, and (with
+ * hist_cap > 0) copies the block's B new samples into the input history,
+ * a ring of hist_cap samples a channel, at (hist_at + block B) % hist_cap:
+ * the host then keeps no copy of its own (clr_conv_read_history()). */
 __kernel void
 clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
     __global cplx_t * ring, uint slot0, uint slots,
-    __global const fft_t * tw)
+    __global const fft_t * tw, __global real_t * hist, uint hist_cap,
+    uint hist_at)
 {
   __local fft_t z[B];
   const uint lid = get_local_id (0), ls = get_local_size (0);
@@ -187,6 +191,13 @@ clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
 
   for (n = lid; n < B; n += ls)
     z[bit_reverse (n)] = (fft_t) (w[2 * n], w[2 * n + 1]);
+  if (hist_cap) {
+    __global real_t *h = hist + (size_t) c * hist_cap +
+        (hist_at + blk * B) % hist_cap;
+
+    for (n = lid; n < B; n += ls)
+      h[n] = w[B + n];
+  }
   barrier (CLK_LOCAL_MEM_FENCE);
   fft_local (z, tw, 0);
 
@@ -318,16 +329,112 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
   }
 }
 
-/* one block a work-item: batches of fewer than MAC_WIDE blocks (a
- * real-time stream) */
+/* CLR_CONV_OPW outputs a work-item, one block: dimension 1 counts groups
+ * of OPW outputs. A GPU's sum of one block is bound by the loads it keeps
+ * in flight, and a work-item issues its outputs' loads together (and the
+ * filter's once where they share it, as the channels of a band do). Each
+ * output's sum is the same expression in the same order as in
+ * mac_blocks(): the same bits. */
+#ifndef CLR_CONV_OPW
+#define CLR_CONV_OPW 1
+#endif
+#define OPW CLR_CONV_OPW
+#if OPW > 1
+static inline void
+mac_outputs (__global const cplx4_t * ring, uint slot0, uint slots,
+    uint parts, __global const cplx4_t * spectra, uint filter_stride,
+    __global cplx4_t * prod, __local acc4_t * tree, uint in_channels,
+    uint filter_div)
+{
+  const uint v = get_global_id (0), c0 = get_global_id (1) * OPW;
+  const uint g2 = get_global_id (2), blk0 = g2 / CLR_CONV_SLICES;
+  const uint outputs = get_global_size (1) * OPW;
+  const uint per_slice = (parts + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
+  const uint p0 = min (parts, g2 % CLR_CONV_SLICES * per_slice);
+  const uint p1 = min (parts, p0 + per_slice);
+  const size_t slot_stride = (size_t) in_channels * VBINS;
+  const uint vc = min (v, (uint) VBINS - 1);
+  __global const cplx4_t *h[OPW], *xv[OPW];
+  acc4_t re[OPW], im[OPW], xr, xi, hr, hi;
+  cplx4_t x, hp;
+  real4_t r, i;
+  uint slot, p, k;
+
+#if CLR_CONV_SLICES == 1
+  if (v >= VBINS)
+    return;
+#endif
+  for (k = 0; k < OPW; k++) {
+    h[k] = spectra + (size_t) ((c0 + k) / filter_div) * filter_stride + vc;
+    xv[k] = ring + (size_t) ((c0 + k) % in_channels) * VBINS + vc;
+    re[k] = im[k] = (acc4_t) (0);
+  }
+  slot = (slot0 + blk0 + slots - p0) % slots;
+  for (p = p0; p < p1; p++) {
+    for (k = 0; k < OPW; k++) {
+      x = xv[k][slot * slot_stride];
+      hp = h[k][(size_t) p * VBINS];
+      xr = TO_ACC (x.even);
+      xi = TO_ACC (x.odd);
+      hr = TO_ACC (hp.even);
+      hi = TO_ACC (hp.odd);
+      re[k] += xr * hr - xi * hi;
+      im[k] += xr * hi + xi * hr;
+    }
+    slot = slot ? slot - 1 : slots - 1;
+  }
+#if CLR_CONV_SLICES > 1
+  {
+    const uint s = get_local_id (2), lv = get_local_id (0);
+    const uint lanes = get_local_size (0);
+    __local acc4_t *mine = tree + 2 * (s * lanes + lv);
+    uint w;
+
+    for (k = 0; k < OPW; k++) {
+      mine[0] = re[k];
+      mine[1] = im[k];
+      barrier (CLK_LOCAL_MEM_FENCE);
+      for (w = CLR_CONV_SLICES / 2; w > 0; w /= 2) {
+        if (s < w) {
+          mine[0] += mine[2 * w * lanes];
+          mine[1] += mine[2 * w * lanes + 1];
+        }
+        barrier (CLK_LOCAL_MEM_FENCE);
+      }
+      re[k] = mine[0];
+      im[k] = mine[1];
+      barrier (CLK_LOCAL_MEM_FENCE);
+    }
+    if (s != 0)
+      return;
+  }
+#endif
+  if (v >= VBINS)
+    return;
+  for (k = 0; k < OPW; k++) {
+    r = FROM_ACC (re[k]);
+    i = FROM_ACC (im[k]);
+    prod[((size_t) blk0 * outputs + c0 + k) * VBINS + v] =
+        (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
+  }
+}
+#endif
+
+/* one block a work-item (OPW outputs): batches of fewer than MAC_WIDE
+ * blocks (a real-time stream) */
 __kernel void
 clr_conv_mac (__global const cplx4_t * ring, uint slot0, uint slots,
     uint parts, __global const cplx4_t * spectra, uint filter_stride,
     __global cplx4_t * prod, uint n, __local acc4_t * tree,
     uint in_channels, uint filter_div)
 {
+#if OPW > 1
+  mac_outputs (ring, slot0, slots, parts, spectra, filter_stride, prod,
+      tree, in_channels, filter_div);
+#else
   mac_blocks (1, ring, slot0, slots, parts, spectra, filter_stride, prod, n,
       tree, in_channels, filter_div);
+#endif
 }
 
 /* MAC_WIDE blocks a work-item: larger batches */

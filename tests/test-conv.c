@@ -569,6 +569,73 @@ static const ConvCase chunking_cases[] = {
   {"f64", 300, 1, FALSE, 128, CLR_CONV_F64, 10000, 0},
 };
 
+/* The input history (ClrConvConfig.history): fed in uneven calls past
+ * several wraps of its device ring (1000 frames kept, B = 64: a ring of
+ * 1024), the last frames read back at every step must be the input, bit
+ * for bit, whether they lie on the device (in one run or across the wrap)
+ * or still pending on the host; a reset forgets them. */
+static void
+test_history (void)
+{
+  static const size_t calls[] = { 1, 63, 64, 65, 700, 1000, 5, 2048, 31 };
+  const ConvCase tc = { "history", 100, 3, FALSE, 64, CLR_CONV_F32, 0, 0 };
+  const size_t keep = 1000, frames = 12000;
+  double **h = make_filters (1, tc.taps), **xd;
+  void **in = make_input (&tc, frames, &xd);
+  void **out = g_new (void *, tc.channels), **got = g_new (void *,
+      tc.channels);
+  const void *at[3];
+  ClrConvConfig cfg = { 0, };
+  GError *err = NULL;
+  size_t pos = 0, i = 0, back, n, k;
+  unsigned ch, reads = 0;
+  ClrConv *c;
+
+  cfg.channels = tc.channels;
+  cfg.block = tc.block;
+  cfg.format = tc.format;
+  cfg.taps = (const double *const *) h;
+  cfg.n_taps = tc.taps;
+  cfg.n_filters = 1;
+  cfg.history = keep;
+  c = clr_conv_new (device, &cfg, &err);
+  g_assert_no_error (err);
+  for (ch = 0; ch < tc.channels; ch++) {
+    out[ch] = g_malloc (2048 * sizeof (float));
+    got[ch] = g_malloc (keep * sizeof (float));
+  }
+  g_assert_cmpuint (clr_conv_get_history_len (c), ==, 0);
+  while (pos < frames) {
+    n = MIN (calls[i++ % G_N_ELEMENTS (calls)], frames - pos);
+    for (ch = 0; ch < tc.channels; ch++)
+      at[ch] = (const float *) in[ch] + pos;
+    g_assert_true (clr_conv_process (c, at, n, out, &err));
+    g_assert_no_error (err);
+    pos += n;
+    g_assert_cmpuint (clr_conv_get_history_len (c), ==, MIN (pos, keep));
+    /* all it holds, then a piece from its middle */
+    for (k = 0; k < 2; k++) {
+      back = MIN (pos, keep) - k * MIN (pos, keep) / 3;
+      n = k ? back / 2 : back;
+      g_assert_true (clr_conv_read_history (c, back, n, got, &err));
+      g_assert_no_error (err);
+      for (ch = 0; ch < tc.channels; ch++)
+        g_assert_true (memcmp (got[ch], (const float *) in[ch] + pos - back,
+                n * sizeof (float)) == 0);
+      reads++;
+    }
+  }
+  g_assert_cmpuint (reads, >, 30);
+  clr_conv_reset (c);
+  g_assert_cmpuint (clr_conv_get_history_len (c), ==, 0);
+  clr_conv_free (c);
+  free_planes (in, tc.channels);
+  free_planes (out, tc.channels);
+  free_planes (got, tc.channels);
+  free_planes (xd, tc.channels);
+  free_planes (h, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -619,6 +686,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/outputs/errors", test_outputs_errors);
   g_test_add_func ("/conv/latency", test_latency);
   g_test_add_func ("/conv/reset", test_reset);
+  g_test_add_func ("/conv/history", test_history);
   g_test_add_func ("/conv/errors", test_errors);
   ret = g_test_run ();
   clr_device_unref (device);

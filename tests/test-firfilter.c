@@ -573,6 +573,50 @@ GST_START_TEST (test_gap)
 
 GST_END_TEST;
 
+/* A longer filter set after a GAP long enough that the convolution was
+ * left idle: the new filter is primed with the input before the GAP and
+ * the GAP's silence, so its long tail still carries the audio from before
+ * the GAP (3000 taps reach back past 2400 frames of GAP) */
+GST_START_TEST (test_swap_after_gap)
+{
+  Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 1 };
+  const gsize frames = 3000 + 2400 + 3000, tail = 3000;
+  gsize t, piece = 0, p480 = 480;
+  double *h0 = make_filter (100, 3), *h1 = make_filter (tail, 5),
+      *x = make_input (&f, frames, 0.5, 4), worst = 0.0, ss = 0.0;
+  GstElement *e = make_fir (256, 0);
+  GstHarness *hn;
+  Out o = { 0 };
+
+  for (t = 3000; t < 5400; t++)
+    x[t] = 0.0;
+  set_kernel (e, h0, 100);
+  hn = make_harness (e, &f);
+  push_range (hn, &f, x, 0, 3000, &p480, 1, &piece);
+  push_range (hn, &f, NULL, 3000, 2400, &p480, 1, &piece);
+  set_kernel (e, h1, tail);
+  push_range (hn, &f, x, 5400, 3000, &p480, 1, &piece);
+  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+  collect (hn, &f, &o);
+  fail_unless_equals_uint64 (o.frames, frames);
+  /* from the change on (output frame 5400 - B), the new filter's: no
+   * crossfade, the old filter's output there was silence */
+  for (t = 5400 - 256; t < frames; t++) {
+    double r = direct (h1, tail, x, frames, 1, 0, t);
+    worst = MAX (worst, fabs (o.data[t] - r));
+    ss += r * r;
+  }
+  worst /= sqrt (ss / (frames - 5400 + 256));
+  fail_unless (worst <= 1e-6, "error %g of the RMS", worst);
+  gst_harness_teardown (hn);
+  g_free (h0);
+  g_free (h1);
+  g_free (x);
+  out_clear (&o);
+}
+
+GST_END_TEST;
+
 /* A timestamp jump drains the run (N in, N out) and starts a new one at the
  * new time, DISCONT; a flush forgets the stream; the latency query says
  * B + latency frames */
@@ -934,6 +978,7 @@ firfilter_suite (void)
   tcase_add_test (tc, test_kernel_swap_during_fade);
   tcase_add_test (tc, test_kernel_hammer);
   tcase_add_test (tc, test_gap);
+  tcase_add_test (tc, test_swap_after_gap);
   tcase_add_test (tc, test_discont_flush_latency);
   tcase_add_test (tc, test_reconfigure);
   tcase_add_test (tc, test_errors);

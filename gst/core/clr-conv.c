@@ -2,12 +2,16 @@
  * docs/convolution.md; the kernels are in kernels/conv.cl.
  *
  * Host-side bookkeeping, per channel:
- *   stage   [B frames of history][pending input], what the next batch
- *           uploads: block b of the batch transforms stage frames
- *           [b B, b B + 2B)
- *   fifo    output computed but not yet handed out; a stream starts with B
- *           zeros in it (the latency), so that it always holds
- *           B - pending frames between calls
+ *   stage   from stage_off: [B frames of history][pending input], what the
+ *           next batch uploads: block b of the batch transforms those
+ *           frames [b B, b B + 2B)
+ *   fifo    output computed but not yet handed out, from fifo_start; a
+ *           stream starts with B zeros in it (the latency), so that it
+ *           always holds B - pending frames between calls
+ * Both move their contents back to the planes' start only when what comes
+ * next would not fit behind: a stream of one-block calls moves them once
+ * every max_batch blocks, not every block (64 channels at B = 1024 moved
+ * 512 KiB a block).
  * Whole blocks are processed in batches of up to max_batch blocks: one
  * upload, three kernel launches and one read-back a batch, so a large
  * buffer costs little more launch overhead than one block.
@@ -60,6 +64,7 @@ struct _ClrConv {
   size_t mac_items;             /* and of the sum, along the bins */
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
   uint32_t slices;              /* runs of partitions a sum is cut into */
+  uint32_t opw;                 /* outputs a work-item of a one-block sum */
   size_t acc_size;              /* bytes of the sum's 4 bins, re or im */
 
   cl_kernel forward, mac, mac_wide, inverse;
@@ -69,9 +74,15 @@ struct _ClrConv {
   cl_mem in;                    /* [channel][(batch + 1) B] */
   cl_mem prod;                  /* [block][output][bin_stride] */
   cl_mem out;                   /* [output][batch B] */
+  /* the input history: [channel][hist_cap] frames, stream frame f at
+   * f % hist_cap; hist_cap is a multiple of B (0: no history), so that a
+   * block's frames never wrap */
+  cl_mem hist;
+  size_t hist_cap, hist_keep;
 
   char *stage;                  /* channel planes of stage_cap frames */
   size_t stage_cap;
+  size_t stage_off;             /* where the history starts */
   size_t pending;               /* input frames after the history */
   char *fifo;                   /* output planes of fifo_cap frames */
   gboolean pinned;              /* stage and fifo are page-locked */
@@ -82,7 +93,7 @@ struct _ClrConv {
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
    * (upload, the three kernels, read-back) and the host's wall time
-   * around the batch, summed in ns */
+   * around the batch, summed in ns since the last reset */
   gboolean profile;
   guint64 prof_ns[CLR_CONV_STAGES + 1];
   guint64 prof_batches, prof_blocks;
@@ -308,8 +319,9 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   guint i;
 
   options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d "
-      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u%s%s%s",
-      c->block, g_bit_nth_lsf (c->block, -1), c->bin_stride, c->slices,
+      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u "
+      "-DCLR_CONV_OPW=%u%s%s%s", c->block, g_bit_nth_lsf (c->block, -1),
+      c->bin_stride, c->slices, c->opw,
       f64 ? " -DCLR_CONV_F64" : "",
       acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
       c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
@@ -375,6 +387,19 @@ choose_slices (ClrConv * c, const ClrTuning * tuning)
     want = MIN (want, item_sizes[2]);
   want = CLAMP (want, 1, CLR_CONV_SLICES_MAX);
   return 1u << g_bit_nth_msf ((gulong) want, -1);
+}
+
+/* Outputs a work-item of a one-block sum: a power of two that divides
+ * the outputs. */
+static uint32_t
+choose_opw (ClrConv * c, const ClrTuning * tuning)
+{
+  guint64 want = clr_knob_or (tuning->conv_opw, 1);
+  uint32_t opw = 1;
+
+  while (opw * 2 <= MIN (want, 16) && c->n_out % (opw * 2) == 0)
+    opw *= 2;
+  return opw;
 }
 
 /* B complex values of local memory a transform: the limit on B for now
@@ -448,6 +473,9 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
       CLR_CONV_MAC_ITEMS_CPU;
   c->bin_stride = (B + 4) / 4 * 4;
   c->slices = choose_slices (c, tuning);
+  c->opw = choose_opw (c, tuning);
+  c->hist_keep = cfg->history;
+  c->hist_cap = (cfg->history + B - 1) / B * B;
   c->acc_size = (acc_double ? sizeof (double) : c->ssize) * 4;
   bins = c->bin_stride;
   ch = c->channels;
@@ -468,6 +496,10 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
       || !(c->out = clr_budget_alloc (&c->budget, CL_MEM_WRITE_ONLY,
               (size_t) c->n_out * c->max_batch * B * c->ssize, NULL,
               "output buffer", error)))
+    goto failed;
+  if (c->hist_cap && !(c->hist = clr_budget_alloc (&c->budget,
+              CL_MEM_READ_WRITE, ch * c->hist_cap * c->ssize, NULL,
+              "input history", error)))
     goto failed;
 
   c->stage_cap = (c->max_batch + 1) * B;
@@ -528,6 +560,9 @@ print_profile (ClrConv * c)
         c->prof_ns[i] / n / 1000.0);
   g_printerr ("%s\n", line->str);
   g_string_free (line, TRUE);
+  /* a report a stream: the next one starts from nothing */
+  memset (c->prof_ns, 0, sizeof (c->prof_ns));
+  c->prof_batches = c->prof_blocks = 0;
 }
 
 void
@@ -538,7 +573,7 @@ clr_conv_free (ClrConv * c)
   if (!c)
     return;
   cl_mem *mems[] = { &c->twiddles, &c->spectra, &c->ring, &c->in, &c->prod,
-    &c->out
+    &c->out, &c->hist
   };
   cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
   clFinish (c->queue);
@@ -589,15 +624,63 @@ clr_conv_reset (ClrConv * c)
       (size_t) c->slots * c->channels * c->bin_stride * c->csize, 0, NULL,
       NULL);
   clFinish (c->queue);
+  if (c->profile && c->prof_batches)
+    print_profile (c);
   for (ch = 0; ch < c->channels; ch++)
     memset (c->stage + ch * c->stage_cap * c->ssize, 0, c->block * c->ssize);
   for (ch = 0; ch < c->n_out; ch++)
     memset (c->fifo + ch * c->fifo_cap * c->ssize, 0, c->block * c->ssize);
+  c->stage_off = 0;
   c->pending = 0;
   c->fifo_start = 0;
   c->fifo_len = c->block;
   c->blocks = 0;
   c->drained = FALSE;
+}
+
+size_t
+clr_conv_get_history_len (ClrConv * c)
+{
+  return MIN (c->blocks * c->block + c->pending, c->hist_keep);
+}
+
+gboolean
+clr_conv_read_history (ClrConv * c, size_t back, size_t n,
+    void *const *planes, GError ** error)
+{
+  const size_t ss = c->ssize, on_device = c->blocks * c->block;
+  const size_t total = on_device + c->pending;
+  size_t f = total - back, end = f + n, ch;
+  cl_int status = CL_SUCCESS;
+
+  g_return_val_if_fail (n <= back && back <= clr_conv_get_history_len (c),
+      FALSE);
+  /* frames already uploaded: from the device's ring, in up to two runs */
+  while (f < MIN (end, on_device) && status == CL_SUCCESS) {
+    const size_t pos = f % c->hist_cap;
+    const size_t len = MIN (MIN (end, on_device) - f, c->hist_cap - pos);
+    const size_t at = (f - (total - back)) * ss;
+
+    for (ch = 0; ch < c->channels && status == CL_SUCCESS; ch++)
+      status = clEnqueueReadBuffer (c->queue, c->hist, CL_FALSE,
+          (ch * c->hist_cap + pos) * ss, len * ss, (char *) planes[ch] + at,
+          0, NULL, NULL);
+    f += len;
+  }
+  if (status == CL_SUCCESS)
+    status = clFinish (c->queue);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Reading the input history back");
+    return FALSE;
+  }
+  /* the pending frames, not uploaded yet: from the stage */
+  if (f < end)
+    for (ch = 0; ch < c->channels; ch++)
+      memcpy ((char *) planes[ch] + (f - (total - back)) * ss,
+          c->stage + (ch * c->stage_cap + c->stage_off + c->block + f -
+              on_device) * ss,
+          (end - f) * ss);
+  return TRUE;
 }
 
 typedef struct {
@@ -644,12 +727,16 @@ set_args (ClrConv * c, cl_uint n)
 {
   const cl_uint in_stride = (n + 1) * c->block, out_stride = n * c->block;
   const cl_uint slot0 = (cl_uint) (c->blocks % c->slots);
+  const cl_uint hist_cap = (cl_uint) c->hist_cap;
+  const cl_uint hist_at = hist_cap ? (cl_uint) (c->blocks * c->block %
+      hist_cap) : 0;
   /* in vectors of 4 bins */
   const cl_uint filter_stride = c->n_filters > 1 ?
       c->parts * c->bin_stride / 4 : 0;
   const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_stride),
     ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
-    ARG_UINT (c->slots), ARG_MEM (c->twiddles)
+    ARG_UINT (c->slots), ARG_MEM (c->twiddles), ARG_MEM (c->hist),
+    ARG_UINT (hist_cap), ARG_UINT (hist_at)
   };
   const KernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
@@ -671,13 +758,14 @@ set_args (ClrConv * c, cl_uint n)
   return status;
 }
 
-/* Drops the fifo's consumed front, so that a batch's output fits behind. */
+/* Drops the fifo's consumed front when a batch's n blocks of output would
+ * not fit behind. */
 static void
-fifo_compact (ClrConv * c)
+fifo_make_room (ClrConv * c, size_t n)
 {
   size_t ch;
 
-  if (c->fifo_start == 0)
+  if (c->fifo_start + c->fifo_len + n * c->block <= c->fifo_cap)
     return;
   for (ch = 0; ch < c->n_out; ch++) {
     char *plane = c->fifo + ch * c->fifo_cap * c->ssize;
@@ -713,7 +801,9 @@ static gboolean
 run_blocks (ClrConv * c, size_t n, GError ** error)
 {
   const size_t B = c->block, ss = c->ssize, ch = c->channels;
-  const size_t zero[3] = { 0, 0, 0 };
+  const size_t zero[3] = { 0, 0, 0 }, stage_origin[3] = { c->stage_off * ss,
+    0, 0
+  };
   const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
   const size_t out_region[3] = { n * B * ss, c->n_out, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
@@ -721,7 +811,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   /* the sum: vectors of 4 bins, outputs, blocks x slices */
   const size_t lanes = mac_lanes (c);
   const size_t mac_global[3] = { (c->bin_stride / 4 + lanes - 1) / lanes *
-        lanes, c->n_out, (n >= CLR_CONV_MAC_WIDE ?
+        lanes, n >= CLR_CONV_MAC_WIDE ? c->n_out : c->n_out / c->opw,
+    (n >= CLR_CONV_MAC_WIDE ?
         (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n) * c->slices
   };
   const size_t mac_local[3] = { lanes, 1, c->slices };
@@ -748,12 +839,12 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
 
   for (i = 0; i < CLR_CONV_STAGES; i++)
     evp[i] = c->profile ? &ev[i] : NULL;
-  fifo_compact (c);
-  fifo_origin[0] = c->fifo_len * ss;
+  fifo_make_room (c, n);
+  fifo_origin[0] = (c->fifo_start + c->fifo_len) * ss;
 
   what = "Uploading the input";
-  status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero, zero,
-      in_region, in_region[0], 0, c->stage_cap * ss, 0, c->stage, 0, NULL,
+  status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero,
+      stage_origin, in_region, in_region[0], 0, c->stage_cap * ss, 0, c->stage, 0, NULL,
       evp[0]);
   if (status != CL_SUCCESS)
     goto failed;
@@ -777,12 +868,9 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   if (c->profile)
     profile_batch (c, ev, n, g_get_monotonic_time () - t0);
 
-  /* keep the last block as the next batch's history, and what is pending */
+  /* the last block is the next batch's history, then what is pending */
   c->pending -= n * B;
-  for (i = 0; i < ch; i++) {
-    char *plane = c->stage + i * c->stage_cap * ss;
-    memmove (plane, plane + n * B * ss, (B + c->pending) * ss);
-  }
+  c->stage_off += n * B;
   c->fifo_len += n * B;
   c->blocks += n;
   return TRUE;
@@ -795,21 +883,40 @@ failed:
   return FALSE;
 }
 
-/* Copies n frames from in (NULL: zeros), starting at frame `from`, behind
- * the pending input. */
+/* Moves the history and the pending input to the stage planes' start when
+ * n more frames would not fit behind. */
 static void
-stage_append (ClrConv * c, const void *const *in, size_t from, size_t n)
+stage_make_room (ClrConv * c, size_t n)
 {
   const size_t ss = c->ssize;
   size_t ch;
 
+  if (c->stage_off + c->block + c->pending + n <= c->stage_cap)
+    return;
   for (ch = 0; ch < c->channels; ch++) {
-    char *dst = c->stage + (ch * c->stage_cap + c->block + c->pending) * ss;
-    if (in)
-      memcpy (dst, (const char *) in[ch] + from * ss, n * ss);
-    else
-      memset (dst, 0, n * ss);
+    char *plane = c->stage + ch * c->stage_cap * ss;
+    memmove (plane, plane + c->stage_off * ss, (c->block + c->pending) * ss);
   }
+  c->stage_off = 0;
+}
+
+/* Has `source` write the call's frames [from, from + n) (NULL: zeros)
+ * behind the pending input. */
+static void
+stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
+    size_t n)
+{
+  const size_t ss = c->ssize;
+  char *base;
+  size_t ch;
+
+  stage_make_room (c, n);
+  base = c->stage + (c->stage_off + c->block + c->pending) * ss;
+  if (source)
+    source (user, base, c->stage_cap, from, n);
+  else
+    for (ch = 0; ch < c->channels; ch++)
+      memset (base + ch * c->stage_cap * ss, 0, n * ss);
   c->pending += n;
 }
 
@@ -827,8 +934,9 @@ fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
 }
 
 gboolean
-clr_conv_process_to (ClrConv * c, const void *const *in, size_t frames,
-    ClrConvSink sink, gpointer user, GError ** error)
+clr_conv_process_with (ClrConv * c, ClrConvSource source,
+    gpointer source_user, size_t frames, ClrConvSink sink, gpointer user,
+    GError ** error)
 {
   const size_t B = c->block, batch_frames = c->max_batch * B;
   size_t done_in = 0, done_out = 0;
@@ -841,7 +949,7 @@ clr_conv_process_to (ClrConv * c, const void *const *in, size_t frames,
   while (done_in < frames) {
     size_t take = MIN (frames - done_in, batch_frames - c->pending);
 
-    stage_append (c, in, done_in, take);
+    stage_append (c, source, source_user, done_in, take);
     done_in += take;
     /* a batch when the stage is full or the input used up, so that the
      * output of every complete block goes out in this call */
@@ -852,6 +960,35 @@ clr_conv_process_to (ClrConv * c, const void *const *in, size_t frames,
   }
   g_assert (done_out == frames);
   return TRUE;
+}
+
+typedef struct
+{
+  ClrConv *c;
+  const void *const *in;
+} PlaneSource;
+
+static void
+copy_from_planes (gpointer user, void *base, size_t pitch, size_t from,
+    size_t n)
+{
+  PlaneSource *ps = user;
+  const size_t ss = ps->c->ssize;
+  size_t ch;
+
+  for (ch = 0; ch < ps->c->channels; ch++)
+    memcpy ((char *) base + ch * pitch * ss, (const char *) ps->in[ch] +
+        from * ss, n * ss);
+}
+
+gboolean
+clr_conv_process_to (ClrConv * c, const void *const *in, size_t frames,
+    ClrConvSink sink, gpointer user, GError ** error)
+{
+  PlaneSource ps = { c, in };
+
+  return clr_conv_process_with (c, in ? copy_from_planes : NULL, &ps, frames,
+      sink, user, error);
 }
 
 typedef struct

@@ -61,6 +61,10 @@ typedef struct {
    * (plane k channels + c: filter k on channel c), and n_filters is K (filter
    * k on every channel) or K x channels (filter k channels + c). */
   uint32_t outputs;
+  /* Input frames the conv keeps (on the device, written by its forward
+   * transform: no pass of the host's) for clr_conv_read_history(): what
+   * a successor with another filter is primed with. 0: none. */
+  size_t history;
 } ClrConvConfig;
 
 typedef struct _ClrConv ClrConv;
@@ -104,12 +108,35 @@ typedef void (*ClrConvSink) (gpointer user, const void *base, size_t pitch,
 gboolean clr_conv_process_to (ClrConv * c, const void *const *in,
     size_t frames, ClrConvSink sink, gpointer user, GError ** error);
 
+/* Where clr_conv_process_with() takes its input from: the call's frames
+ * [from, from + n), written by the source into the conv's own planes,
+ * channel c's at base + c * pitch samples (of the conv's format). Called
+ * in order, n summing to the call's frames. */
+typedef void (*ClrConvSource) (gpointer user, void *base, size_t pitch,
+    size_t from, size_t n);
+
+/* clr_conv_process_to() whose input the source writes in place (NULL:
+ * silence): for a caller that converts or deinterleaves it anyway. */
+gboolean clr_conv_process_with (ClrConv * c, ClrConvSource source,
+    gpointer source_user, size_t frames, ClrConvSink sink, gpointer user,
+    GError ** error);
+
 /* Ends the stream: writes the clr_conv_get_drain_frames() frames that
  * complete y. Reset before further input. */
 gboolean clr_conv_drain (ClrConv * c, void *const *out, GError ** error);
 
 /* Forgets the stream: the next input starts a new one. */
 void clr_conv_reset (ClrConv * c);
+
+/* Input frames clr_conv_read_history() can give: those taken since the
+ * reset, at most the configured history. */
+size_t clr_conv_get_history_len (ClrConv * c);
+
+/* Input frames [len - back, len - back + n) of the history (len:
+ * clr_conv_get_history_len(), n <= back <= len) into host planes, one a
+ * channel, in the conv's format. */
+gboolean clr_conv_read_history (ClrConv * c, size_t back, size_t n,
+    void *const *planes, GError ** error);
 
 /* The largest block (a power of two, CLR_CONV_BLOCK_MIN ...
  * CLR_CONV_BLOCK_MAX) whose transforms fit the device's local memory:

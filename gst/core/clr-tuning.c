@@ -30,6 +30,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->fpi = knob (envp, "CLRESAMPLE_FPI");
   t->local_size = knob (envp, "CLRESAMPLE_LOCAL_SIZE");
   t->conv_slices = knob (envp, "CLRESAMPLE_CONV_SLICES");
+  t->conv_opw = knob (envp, "CLRESAMPLE_CONV_OPW");
   t->fft = knob (envp, "CLRESAMPLE_FFT");
   t->fft_block = knob (envp, "CLRESAMPLE_FFT_BLOCK");
 }

@@ -40,6 +40,10 @@
  *                           tuning           cut into that many runs (a
  *                                            power of two; default 1 on CPUs,
  *                                            what fills a GPU)
+ * CLRESAMPLE_CONV_OPW       tests,  1..16    convolution: outputs a work-item
+ *                           tuning           of a one-block partition sum
+ *                                            (a power of two dividing the
+ *                                            outputs; default 1 on CPUs)
  * CLRESAMPLE_FFT           tests,  0|1      0: never the FFT path; 1: the FFT
  *                           bench            path for every integer ratio
  *                                            (default: past the crossover in
@@ -50,7 +54,8 @@
  *                                            device commands (OpenCL event
  *                                            profiling) and prints what a
  *                                            batch cost, stage by stage, to
- *                                            stderr when it is freed
+ *                                            stderr at each reset and when
+ *                                            it is freed
  *
  * Numbers are read with g_ascii_strtoull: text that is no number reads as
  * 0. docs/performance.md has the measurements the tuning switches served.
@@ -85,6 +90,7 @@ typedef struct {
   ClrKnob fpi;
   ClrKnob local_size;
   ClrKnob conv_slices;
+  ClrKnob conv_opw;
   ClrKnob fft;
   ClrKnob fft_block;
 } ClrTuning;
