@@ -92,10 +92,11 @@ struct _ClrConv {
   gboolean drained;
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
-   * (upload, the three kernels, read-back) and the host's wall time
-   * around the batch, summed in ns since the last reset */
+   * (upload, the three kernels, read-back), the host's wall time around
+   * the batch, and the caller's source and sink callbacks' wall time,
+   * summed in ns since the last reset */
   gboolean profile;
-  guint64 prof_ns[CLR_CONV_STAGES + 1];
+  guint64 prof_ns[CLR_CONV_STAGES + 3];
   guint64 prof_batches, prof_blocks;
 };
 
@@ -545,7 +546,7 @@ static void
 print_profile (ClrConv * c)
 {
   const char *names[] = { "upload", "forward", "sum", "inverse", "read",
-    "host wall"
+    "host wall", "source", "sink"
   };
   const double n = (double) c->prof_batches;
   GString *line = g_string_new (NULL);
@@ -912,9 +913,12 @@ stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
 
   stage_make_room (c, n);
   base = c->stage + (c->stage_off + c->block + c->pending) * ss;
-  if (source)
+  if (source) {
+    const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
     source (user, base, c->stage_cap, from, n);
-  else
+    if (c->profile)
+      c->prof_ns[CLR_CONV_STAGES + 1] += (g_get_monotonic_time () - t0) * 1000;
+  } else
     for (ch = 0; ch < c->channels; ch++)
       memset (base + ch * c->stage_cap * ss, 0, n * ss);
   c->pending += n;
@@ -925,9 +929,12 @@ static size_t
 fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
 {
   const size_t n = MIN (want, c->fifo_len);
+  const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
 
   if (n)
     sink (user, c->fifo + c->fifo_start * c->ssize, c->fifo_cap, n);
+  if (c->profile)
+    c->prof_ns[CLR_CONV_STAGES + 2] += (g_get_monotonic_time () - t0) * 1000;
   c->fifo_start += n;
   c->fifo_len -= n;
   return n;
