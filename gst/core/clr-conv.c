@@ -35,7 +35,13 @@
  * work-items for a stream's single block to fill the device, each slice at
  * least CLR_CONV_SLICE_PARTS partitions long, at most CLR_CONV_SLICES_MAX
  * a work-group. */
-#define CLR_CONV_SUM_ITEMS_GPU 65536u
+#define CLR_CONV_SUM_ITEMS_GPU 131072u
+/* Outputs a work-item of a one-block sum on GPUs with at least
+ * CLR_CONV_OPW_OUTPUTS outputs: 64 channels x 262144 taps at B = 1024 on
+ * an H100 summed in 67.5 us with 8 slices and 2 outputs a work-item,
+ * against 114 us with 2 slices and 1 (docs/performance.md) */
+#define CLR_CONV_OPW_GPU 2u
+#define CLR_CONV_OPW_OUTPUTS 16u
 #define CLR_CONV_SLICE_PARTS 8u
 #define CLR_CONV_SLICES_MAX 256u
 /* a batch's device commands: upload, forward, sum, inverse, read-back */
@@ -367,7 +373,7 @@ fewer_slices:
 static uint32_t
 choose_slices (ClrConv * c, const ClrTuning * tuning)
 {
-  const guint64 vectors = (guint64) c->bin_stride / 4 * c->n_out;
+  const guint64 vectors = (guint64) c->bin_stride / 4 * c->n_out / c->opw;
   size_t item_sizes[3] = { 1, 1, 1 };
   guint64 want;
 
@@ -389,11 +395,12 @@ choose_slices (ClrConv * c, const ClrTuning * tuning)
 }
 
 /* Outputs a work-item of a one-block sum: a power of two that divides
- * the outputs. */
+ * the outputs (CLR_CONV_OPW_GPU on GPUs with many outputs, else 1). */
 static uint32_t
 choose_opw (ClrConv * c, const ClrTuning * tuning)
 {
-  guint64 want = clr_knob_or (tuning->conv_opw, 1);
+  guint64 want = clr_knob_or (tuning->conv_opw, clr_device_is_gpu (c->dev)
+      && c->n_out >= CLR_CONV_OPW_OUTPUTS ? CLR_CONV_OPW_GPU : 1);
   uint32_t opw = 1;
 
   while (opw * 2 <= MIN (want, 16) && c->n_out % (opw * 2) == 0)
@@ -471,8 +478,8 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->mac_items = clr_device_is_gpu (dev) ? CLR_CONV_MAC_ITEMS_GPU :
       CLR_CONV_MAC_ITEMS_CPU;
   c->bin_stride = (B + 4) / 4 * 4;
-  c->slices = choose_slices (c, tuning);
   c->opw = choose_opw (c, tuning);
+  c->slices = choose_slices (c, tuning);
   c->hist_keep = cfg->history;
   c->hist_cap = (cfg->history + B - 1) / B * B;
   c->acc_size = (acc_double ? sizeof (double) : c->ssize) * 4;
