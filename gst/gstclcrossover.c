@@ -516,6 +516,10 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, gsize * n_taps,
     cfg.n_filters = bands;
     cfg.outputs = bands;
     cfg.history = hist_frames (self, spec.taps);
+    /* as clfirfilter: the bands' planes interleaved band-major are the
+     * output's channel order */
+    cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->stream.in_info) ==
+        GST_AUDIO_LAYOUT_INTERLEAVED;
     conv = clr_conv_new (self->stream.device, &cfg, err);
     clr_xo_free (h, bands);
   }

@@ -728,6 +728,10 @@ gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
   cfg.n_taps = taps->n_taps;
   cfg.n_filters = taps->n_filters;
   cfg.history = hist_frames (self, taps);
+  /* the engine's samples laid out as the stream's: interleaved float
+   * buffers then go in and out whole (gstclrfirstream.c) */
+  cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
+      GST_AUDIO_LAYOUT_INTERLEAVED;
   conv = clr_conv_new (self->stream.device, &cfg, err);
   if (conv && taps->rate > 0 && taps->rate != GST_AUDIO_INFO_RATE (&self->info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The filter file %s was "

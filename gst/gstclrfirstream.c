@@ -130,21 +130,28 @@ is_float_as_engine (const GstClrFirStream * s, GstAudioFormat fmt)
       || (s->cfmt == CLR_CONV_F64 && fmt == GST_AUDIO_FORMAT_F64);
 }
 
-/* Frames off .. off + n of a buffer into engine planes: channel c's at
- * base + c * pitch samples. */
+/* Frames off .. off + n of a buffer into the engine's samples: channel
+ * c's frame i at base + c * pitch + i * step samples (planes: step 1;
+ * interleaved like the buffer: pitch 1, step = the channels). */
 static void
 convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
-    gsize n, guint8 * base, gsize pitch)
+    gsize n, guint8 * base, gsize pitch, gsize step)
 {
   GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->in_info);
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
   gsize i, stride;
 
-  /* interleaved floats frame by frame: a channel at a time would walk the
-   * buffer ch times, a cache line a sample (64 channels: 3/4 of a block's
-   * time on an H100's host) */
-  if (ch > 1 && GST_AUDIO_INFO_LAYOUT (&ab->info) ==
-      GST_AUDIO_LAYOUT_INTERLEAVED && is_float_as_engine (s, fmt)) {
+  if (GST_AUDIO_INFO_LAYOUT (&ab->info) == GST_AUDIO_LAYOUT_INTERLEAVED
+      && is_float_as_engine (s, fmt) && (ch == 1 || step == ch)) {
+    /* the same samples in the same order */
+    memcpy (base, sample_ptr (ab, 0, off, &stride), n * ch * s->ssize);
+    return;
+  }
+  /* interleaved floats into planes frame by frame: a channel at a time
+   * would walk the buffer ch times, a cache line a sample (64 channels:
+   * 3/4 of a block's time on an H100's host) */
+  if (GST_AUDIO_INFO_LAYOUT (&ab->info) == GST_AUDIO_LAYOUT_INTERLEAVED
+      && is_float_as_engine (s, fmt) && step == 1) {
     const guint8 *src = sample_ptr (ab, 0, off, &stride);
     guint8 *planes[CLR_CONV_CHANNELS_MAX];
 
@@ -164,27 +171,33 @@ convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
     const guint8 *src = sample_ptr (ab, c, off, &stride);
     guint8 *dst = base + c * pitch * s->ssize;
 
-    if (is_float_as_engine (s, fmt) && stride == 1)
+    if (is_float_as_engine (s, fmt) && stride == 1 && step == 1)
       memcpy (dst, src, n * s->ssize);
     else
       for (i = 0; i < n; i++)
-        engine_set (s, dst, i, read_sample (src, i * stride, fmt));
+        engine_set (s, dst, i * step, read_sample (src, i * stride, fmt));
   }
 }
 
-/* Frames from .. from + n of engine planes (channel c's at base + c *
- * pitch samples) into a buffer at frame off */
+/* Frames from .. from + n of the engine's samples (laid out as for
+ * convert_in ()) into a buffer at frame off */
 static void
 convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
-    const guint8 * base, gsize pitch, gsize from, gsize n)
+    const guint8 * base, gsize pitch, gsize step, gsize from, gsize n)
 {
   GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->out_info);
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
   gsize i, stride;
 
-  /* frame by frame, as convert_in() */
-  if (ch > 1 && GST_AUDIO_INFO_LAYOUT (&ab->info) ==
-      GST_AUDIO_LAYOUT_INTERLEAVED && is_float_as_engine (s, fmt)) {
+  if (GST_AUDIO_INFO_LAYOUT (&ab->info) == GST_AUDIO_LAYOUT_INTERLEAVED
+      && is_float_as_engine (s, fmt) && (ch == 1 || step == ch)) {
+    memcpy (sample_ptr (ab, 0, off, &stride), base + from * ch * s->ssize,
+        n * ch * s->ssize);
+    return;
+  }
+  /* frame by frame, as convert_in () */
+  if (GST_AUDIO_INFO_LAYOUT (&ab->info) == GST_AUDIO_LAYOUT_INTERLEAVED
+      && is_float_as_engine (s, fmt) && step == 1) {
     guint8 *dst = sample_ptr (ab, 0, off, &stride);
     const guint8 *planes[CLR_CONV_OUTPUTS_MAX];
 
@@ -205,11 +218,12 @@ convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
     guint8 *dst = sample_ptr (ab, c, off, &stride);
     const guint8 *src = base + c * pitch * s->ssize;
 
-    if (is_float_as_engine (s, fmt) && stride == 1)
+    if (is_float_as_engine (s, fmt) && stride == 1 && step == 1)
       memcpy (dst, src + from * s->ssize, n * s->ssize);
     else
       for (i = 0; i < n; i++)
-        write_sample (dst, i * stride, fmt, engine_get (s, src, from + i));
+        write_sample (dst, i * stride, fmt, engine_get (s, src,
+                (from + i) * step));
   }
 }
 
@@ -358,15 +372,17 @@ typedef struct
 } StepIO;
 
 static void
-step_source (gpointer user, void *base, size_t pitch, size_t from, size_t n)
+step_source (gpointer user, void *base, size_t pitch, size_t step,
+    size_t from, size_t n)
 {
   StepIO *io = user;
 
-  convert_in (io->s, io->in, io->in_off + from, n, base, pitch);
+  convert_in (io->s, io->in, io->in_off + from, n, base, pitch, step);
 }
 
 static void
-step_sink (gpointer user, const void *base, size_t pitch, size_t n)
+step_sink (gpointer user, const void *base, size_t pitch, size_t step,
+    size_t n)
 {
   StepIO *io = user;
   gsize drop = MIN (n, io->skip);
@@ -374,7 +390,8 @@ step_sink (gpointer user, const void *base, size_t pitch, size_t n)
   io->skip -= drop;
   if (n > drop) {
     g_assert (io->out != NULL);
-    convert_out (io->s, io->out, io->out_off, base, pitch, drop, n - drop);
+    convert_out (io->s, io->out, io->out_off, base, pitch, step, drop,
+        n - drop);
     io->out_off += n - drop;
   }
 }
@@ -406,7 +423,7 @@ process_chunk (GstClrFirStream * s, const GstAudioBuffer * in, gsize in_off,
   outp = work_planes (s, s->work_out, n_out);
   oldp = work_planes (s, s->work_old, n_out);
   if (in)
-    convert_in (s, in, in_off, n, s->work_in, PLANE_PITCH);
+    convert_in (s, in, in_off, n, s->work_in, PLANE_PITCH, 1);
   if (!clr_conv_process (s->conv, in ? (const void *const *) inp : NULL,
           n, outp, err)
       || !clr_conv_process (s->old_conv, in ? (const void *const *) inp :
@@ -415,7 +432,7 @@ process_chunk (GstClrFirStream * s, const GstAudioBuffer * in, gsize in_off,
   if (emit > 0) {
     crossfade (s, outp, oldp, skip, emit);
     g_assert (out != NULL);
-    convert_out (s, out, *out_off, s->work_out, PLANE_PITCH, skip, emit);
+    convert_out (s, out, *out_off, s->work_out, PLANE_PITCH, 1, skip, emit);
   }
   ok = TRUE;
 done:

@@ -170,14 +170,16 @@ fft_local (__local fft_t * z, __global const fft_t * tw, int inverse)
   }
 }
 
-/* in: per channel a plane of in_stride samples; block b of the batch reads
- * samples [b B, b B + 2B). Work-group g transforms block g / channels of
+/* in: channel c's frame f at c * in_chan + f * in_frame (planes, or frames
+ * of all channels in turn); block b of the batch reads frames
+ * [b B, b B + 2B). Work-group g transforms block g / channels of
  * channel g % channels into ring slot (slot0 + block) % slots, and (with
  * hist_cap > 0) copies the block's B new samples into the input history,
  * a ring of hist_cap samples a channel, at (hist_at + block B) % hist_cap:
  * the host then keeps no copy of its own (clr_conv_read_history()). */
 __kernel void
-clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
+clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
+    uint channels,
     __global cplx_t * ring, uint slot0, uint slots,
     __global const fft_t * tw, __global real_t * hist, uint hist_cap,
     uint hist_at)
@@ -185,18 +187,20 @@ clr_conv_forward (__global const real_t * in, uint in_stride, uint channels,
   __local fft_t z[B];
   const uint lid = get_local_id (0), ls = get_local_size (0);
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
-  __global const real_t *w = in + (size_t) c * in_stride + (size_t) blk * B;
+  __global const real_t *w = in + (size_t) c * in_chan +
+      (size_t) blk * B * in_frame;
   __global cplx_t *x;
   uint n, k;
 
   for (n = lid; n < B; n += ls)
-    z[bit_reverse (n)] = (fft_t) (w[2 * n], w[2 * n + 1]);
+    z[bit_reverse (n)] = (fft_t) (w[2 * n * in_frame],
+        w[(2 * n + 1) * in_frame]);
   if (hist_cap) {
     __global real_t *h = hist + (size_t) c * hist_cap +
         (hist_at + blk * B) % hist_cap;
 
     for (n = lid; n < B; n += ls)
-      h[n] = w[B + n];
+      h[n] = w[(B + n) * in_frame];
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   fft_local (z, tw, 0);
@@ -450,17 +454,19 @@ clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
 #pragma OPENCL FP_CONTRACT ON
 
 /* Work-group g: block g / channels of output g % channels (channels: the
- * output planes). Writes the B output samples to out, planes of out_stride
- * samples, at b B. */
+ * output planes). Writes the B output samples to out at frame b B, output
+ * c's frame f at c * out_chan + f * out_frame. */
 __kernel void
 clr_conv_inverse (__global const cplx_t * prod, uint channels,
-    __global const fft_t * tw, __global real_t * out, uint out_stride)
+    __global const fft_t * tw, __global real_t * out, uint out_chan,
+    uint out_frame)
 {
   __local fft_t z[B];
   const uint lid = get_local_id (0), ls = get_local_size (0);
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const cplx_t *y = prod + (size_t) g * BINS;
-  __global real_t *o = out + (size_t) c * out_stride + (size_t) blk * B;
+  __global real_t *o = out + (size_t) c * out_chan +
+      (size_t) blk * B * out_frame;
   uint n, k;
 
   for (k = lid; k < B; k += ls) {
@@ -480,7 +486,7 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   for (n = lid; n < B / 2; n += ls) {
     fft_t v = z[B / 2 + n];
 
-    o[2 * n] = (real_t) v.x;
-    o[2 * n + 1] = (real_t) v.y;
+    o[2 * n * out_frame] = (real_t) v.x;
+    o[(2 * n + 1) * out_frame] = (real_t) v.y;
   }
 }

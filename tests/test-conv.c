@@ -24,6 +24,7 @@ typedef struct {
   size_t frames;
   double max_error;             /* max |error| / RMS of the output */
   unsigned outputs;             /* outputs a channel (bands); 0: one */
+  gboolean interleaved;         /* the engine's own samples interleaved */
 } ConvCase;
 
 /* output planes: channels x outputs, band-major */
@@ -127,6 +128,7 @@ conv_for (const ConvCase * tc, double **h)
   cfg.n_taps = tc->taps;
   cfg.n_filters = n_filters_of (tc);
   cfg.outputs = tc->outputs;
+  cfg.interleaved = tc->interleaved;
   c = clr_conv_new (device, &cfg, &err);
   g_assert_no_error (err);
   g_assert_nonnull (c);
@@ -548,12 +550,17 @@ static const ConvCase outputs_cases[] = {
 static const ConvCase outputs_chunking_cases[] = {
   {"f32", 1000, 2, FALSE, 64, CLR_CONV_F32, 10000, 0, 4},
   {"f64", 300, 3, TRUE, 128, CLR_CONV_F64, 10000, 0, 2},
+  {"f32-interleaved", 1000, 2, FALSE, 64, CLR_CONV_F32, 10000, 0, 4, TRUE},
 };
 
 static const ConvCase reference_cases[] = {
   {"1tap-1ch-f32", 1, 1, FALSE, 64, CLR_CONV_F32, 3000, F32_MAX},
   {"2taps-2ch-each-f32", 2, 2, TRUE, 64, CLR_CONV_F32, 3000, F32_MAX},
   {"127taps-6ch-f32", 127, 6, FALSE, 64, CLR_CONV_F32, 5000, F32_MAX},
+  {"127taps-6ch-f32-interleaved", 127, 6, FALSE, 64, CLR_CONV_F32, 5000,
+      F32_MAX, 0, TRUE},
+  {"1000taps-3ch-each-f64-interleaved", 1000, 3, TRUE, 128, CLR_CONV_F64,
+      5000, F64_MAX, 0, TRUE},
   {"127taps-6ch-each-f64", 127, 6, TRUE, 128, CLR_CONV_F64, 5000, F64_MAX},
   {"8192taps-2ch-each-f32", 8192, 2, TRUE, 256, CLR_CONV_F32, 20000,
       F32_MAX},
@@ -573,10 +580,12 @@ static const ConvCase chunking_cases[] = {
  * several wraps of its device ring (1000 frames kept, B = 64: a ring of
  * 1024), the last frames read back at every step must be the input, bit
  * for bit, whether they lie on the device (in one run or across the wrap)
- * or still pending on the host; a reset forgets them. */
+ * or still pending on the host, planar or interleaved; a reset forgets
+ * them. */
 static void
-test_history (void)
+test_history (gconstpointer data)
 {
+  const gboolean interleaved = GPOINTER_TO_INT (data);
   static const size_t calls[] = { 1, 63, 64, 65, 700, 1000, 5, 2048, 31 };
   const ConvCase tc = { "history", 100, 3, FALSE, 64, CLR_CONV_F32, 0, 0 };
   const size_t keep = 1000, frames = 12000;
@@ -598,6 +607,7 @@ test_history (void)
   cfg.n_taps = tc.taps;
   cfg.n_filters = 1;
   cfg.history = keep;
+  cfg.interleaved = interleaved;
   c = clr_conv_new (device, &cfg, &err);
   g_assert_no_error (err);
   for (ch = 0; ch < tc.channels; ch++) {
@@ -686,7 +696,10 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/outputs/errors", test_outputs_errors);
   g_test_add_func ("/conv/latency", test_latency);
   g_test_add_func ("/conv/reset", test_reset);
-  g_test_add_func ("/conv/history", test_history);
+  g_test_add_data_func ("/conv/history/planar", GINT_TO_POINTER (FALSE),
+      test_history);
+  g_test_add_data_func ("/conv/history/interleaved", GINT_TO_POINTER (TRUE),
+      test_history);
   g_test_add_func ("/conv/errors", test_errors);
   ret = g_test_run ();
   clr_device_unref (device);

@@ -84,8 +84,14 @@ struct _ClrConv {
   cl_mem hist;
   size_t hist_cap, hist_keep;
 
-  char *stage;                  /* channel planes of stage_cap frames */
+  char *stage;                  /* stage_cap frames of every channel */
   size_t stage_cap;
+  /* the layout of stage and fifo (and of the device's input and output
+   * buffers): channel (output) k's frame f at k * pitch + f * step
+   * samples; planar: pitch = the capacity, step = 1; interleaved (frames
+   * of all channels in turn): pitch = 1, step = the channels */
+  gboolean interleaved;
+  size_t stage_pitch, stage_step, fifo_pitch, fifo_step;
   size_t stage_off;             /* where the history starts */
   size_t pending;               /* input frames after the history */
   char *fifo;                   /* output planes of fifo_cap frames */
@@ -512,6 +518,11 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * clfirfilter's source and sink write the stage and read the fifo so */
   c->stage_cap = (c->max_batch + 1) * B + CLR_CONV_PLANE_PAD;
   c->fifo_cap = (c->max_batch + 1) * B + CLR_CONV_PLANE_PAD;
+  c->interleaved = cfg->interleaved;
+  c->stage_pitch = c->interleaved ? 1 : c->stage_cap;
+  c->stage_step = c->interleaved ? ch : 1;
+  c->fifo_pitch = c->interleaved ? 1 : c->fifo_cap;
+  c->fifo_step = c->interleaved ? c->n_out : 1;
   /* page-locked on GPUs: the batch's upload and read-back then go by DMA
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
@@ -620,11 +631,39 @@ clr_conv_get_outputs (ClrConv * c)
   return c->n_out;
 }
 
+/* Frames [from, from + n) of `planes` channels laid out by (pitch, step)
+ * set to zero. */
+static void
+frames_zero (char *base, size_t pitch, size_t step, size_t planes,
+    size_t from, size_t n, size_t ss)
+{
+  size_t k;
+
+  if (step > 1)                 /* interleaved: one run */
+    memset (base + from * step * ss, 0, n * step * ss);
+  else
+    for (k = 0; k < planes; k++)
+      memset (base + (k * pitch + from) * ss, 0, n * ss);
+}
+
+/* Frames [from, from + n) moved to frame 0. */
+static void
+frames_to_front (char *base, size_t pitch, size_t step, size_t planes,
+    size_t from, size_t n, size_t ss)
+{
+  size_t k;
+
+  if (step > 1)
+    memmove (base, base + from * step * ss, n * step * ss);
+  else
+    for (k = 0; k < planes; k++)
+      memmove (base + k * pitch * ss, base + (k * pitch + from) * ss, n * ss);
+}
+
 void
 clr_conv_reset (ClrConv * c)
 {
   const cl_uchar zero = 0;
-  size_t ch;
 
   /* spectra of blocks before the stream: silence */
   clEnqueueFillBuffer (c->queue, c->ring, &zero, 1, 0,
@@ -633,10 +672,10 @@ clr_conv_reset (ClrConv * c)
   clFinish (c->queue);
   if (c->profile && c->prof_batches)
     print_profile (c);
-  for (ch = 0; ch < c->channels; ch++)
-    memset (c->stage + ch * c->stage_cap * c->ssize, 0, c->block * c->ssize);
-  for (ch = 0; ch < c->n_out; ch++)
-    memset (c->fifo + ch * c->fifo_cap * c->ssize, 0, c->block * c->ssize);
+  frames_zero (c->stage, c->stage_pitch, c->stage_step, c->channels, 0,
+      c->block, c->ssize);
+  frames_zero (c->fifo, c->fifo_pitch, c->fifo_step, c->n_out, 0, c->block,
+      c->ssize);
   c->stage_off = 0;
   c->pending = 0;
   c->fifo_start = 0;
@@ -681,12 +720,11 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
     return FALSE;
   }
   /* the pending frames, not uploaded yet: from the stage */
-  if (f < end)
+  for (; f < end; f++)
     for (ch = 0; ch < c->channels; ch++)
       memcpy ((char *) planes[ch] + (f - (total - back)) * ss,
-          c->stage + (ch * c->stage_cap + c->stage_off + c->block + f -
-              on_device) * ss,
-          (end - f) * ss);
+          c->stage + (ch * c->stage_pitch + (c->stage_off + c->block + f -
+                  on_device) * c->stage_step) * ss, ss);
   return TRUE;
 }
 
@@ -732,7 +770,12 @@ mac_kernel (ClrConv * c, size_t n)
 static cl_int
 set_args (ClrConv * c, cl_uint n)
 {
-  const cl_uint in_stride = (n + 1) * c->block, out_stride = n * c->block;
+  /* channel and frame steps of the device's input and output buffers:
+   * planes of the batch's frames, or frames of all channels in turn */
+  const cl_uint in_chan = c->interleaved ? 1 : (n + 1) * c->block;
+  const cl_uint in_frame = c->interleaved ? c->channels : 1;
+  const cl_uint out_chan = c->interleaved ? 1 : n * c->block;
+  const cl_uint out_frame = c->interleaved ? c->n_out : 1;
   const cl_uint slot0 = (cl_uint) (c->blocks % c->slots);
   const cl_uint hist_cap = (cl_uint) c->hist_cap;
   const cl_uint hist_at = hist_cap ? (cl_uint) (c->blocks * c->block %
@@ -740,8 +783,8 @@ set_args (ClrConv * c, cl_uint n)
   /* in vectors of 4 bins */
   const cl_uint filter_stride = c->n_filters > 1 ?
       c->parts * c->bin_stride / 4 : 0;
-  const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_stride),
-    ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
+  const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
+    ARG_UINT (in_frame), ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_MEM (c->twiddles), ARG_MEM (c->hist),
     ARG_UINT (hist_cap), ARG_UINT (hist_at)
   };
@@ -753,7 +796,8 @@ set_args (ClrConv * c, cl_uint n)
     ARG_UINT (c->channels), ARG_UINT (c->filter_div)
   };
   const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->n_out),
-    ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_stride)
+    ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
+    ARG_UINT (out_frame)
   };
   cl_int status;
 
@@ -770,14 +814,10 @@ set_args (ClrConv * c, cl_uint n)
 static void
 fifo_make_room (ClrConv * c)
 {
-  size_t ch;
-
   if (c->fifo_start == 0)
     return;
-  for (ch = 0; ch < c->n_out; ch++) {
-    char *plane = c->fifo + ch * c->fifo_cap * c->ssize;
-    memmove (plane, plane + c->fifo_start * c->ssize, c->fifo_len * c->ssize);
-  }
+  frames_to_front (c->fifo, c->fifo_pitch, c->fifo_step, c->n_out,
+      c->fifo_start, c->fifo_len, c->ssize);
   c->fifo_start = 0;
 }
 
@@ -850,9 +890,14 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   fifo_origin[0] = (c->fifo_start + c->fifo_len) * ss;
 
   what = "Uploading the input";
-  status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero,
-      stage_origin, in_region, in_region[0], 0, c->stage_cap * ss, 0, c->stage, 0, NULL,
-      evp[0]);
+  if (c->interleaved)
+    status = clEnqueueWriteBuffer (c->queue, c->in, CL_FALSE, 0,
+        (n + 1) * B * ch * ss, c->stage + c->stage_off * ch * ss, 0, NULL,
+        evp[0]);
+  else
+    status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero,
+        stage_origin, in_region, in_region[0], 0, c->stage_cap * ss, 0,
+        c->stage, 0, NULL, evp[0]);
   if (status != CL_SUCCESS)
     goto failed;
   what = "Setting the convolution kernels' arguments";
@@ -867,9 +912,14 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   if (status != CL_SUCCESS)
     goto failed;
   what = "Reading the output back";
-  status = clEnqueueReadBufferRect (c->queue, c->out, CL_TRUE, zero,
-      fifo_origin, out_region, out_region[0], 0, c->fifo_cap * ss, 0,
-      c->fifo, 0, NULL, evp[4]);
+  if (c->interleaved)
+    status = clEnqueueReadBuffer (c->queue, c->out, CL_TRUE, 0,
+        n * B * c->n_out * ss, c->fifo + (c->fifo_start + c->fifo_len) *
+        c->n_out * ss, 0, NULL, evp[4]);
+  else
+    status = clEnqueueReadBufferRect (c->queue, c->out, CL_TRUE, zero,
+        fifo_origin, out_region, out_region[0], 0, c->fifo_cap * ss, 0,
+        c->fifo, 0, NULL, evp[4]);
   if (status != CL_SUCCESS)
     goto failed;
   if (c->profile)
@@ -899,15 +949,10 @@ failed:
 static void
 stage_make_room (ClrConv * c, size_t n)
 {
-  const size_t ss = c->ssize;
-  size_t ch;
-
   if (c->stage_off == 0)
     return;
-  for (ch = 0; ch < c->channels; ch++) {
-    char *plane = c->stage + ch * c->stage_cap * ss;
-    memmove (plane, plane + c->stage_off * ss, (c->block + c->pending) * ss);
-  }
+  frames_to_front (c->stage, c->stage_pitch, c->stage_step, c->channels,
+      c->stage_off, c->block + c->pending, c->ssize);
   c->stage_off = 0;
 }
 
@@ -917,20 +962,20 @@ static void
 stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
     size_t n)
 {
-  const size_t ss = c->ssize;
-  char *base;
-  size_t ch;
+  size_t at;
 
   stage_make_room (c, n);
-  base = c->stage + (c->stage_off + c->block + c->pending) * ss;
+  at = c->stage_off + c->block + c->pending;
   if (source) {
     const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
-    source (user, base, c->stage_cap, from, n);
+    source (user, c->stage + at * c->stage_step * c->ssize, c->stage_pitch,
+        c->stage_step, from, n);
     if (c->profile)
       c->prof_ns[CLR_CONV_STAGES + 1] += (g_get_monotonic_time () - t0) * 1000;
-  } else
-    for (ch = 0; ch < c->channels; ch++)
-      memset (base + ch * c->stage_cap * ss, 0, n * ss);
+  } else {
+    frames_zero (c->stage, c->stage_pitch, c->stage_step, c->channels, at, n,
+        c->ssize);
+  }
   c->pending += n;
 }
 
@@ -942,7 +987,8 @@ fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
   const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
 
   if (n)
-    sink (user, c->fifo + c->fifo_start * c->ssize, c->fifo_cap, n);
+    sink (user, c->fifo + c->fifo_start * c->fifo_step * c->ssize,
+        c->fifo_pitch, c->fifo_step, n);
   if (c->profile)
     c->prof_ns[CLR_CONV_STAGES + 2] += (g_get_monotonic_time () - t0) * 1000;
   c->fifo_start += n;
@@ -986,16 +1032,22 @@ typedef struct
 } PlaneSource;
 
 static void
-copy_from_planes (gpointer user, void *base, size_t pitch, size_t from,
-    size_t n)
+copy_from_planes (gpointer user, void *base, size_t pitch, size_t step,
+    size_t from, size_t n)
 {
   PlaneSource *ps = user;
   const size_t ss = ps->c->ssize;
-  size_t ch;
+  size_t ch, i;
 
-  for (ch = 0; ch < ps->c->channels; ch++)
-    memcpy ((char *) base + ch * pitch * ss, (const char *) ps->in[ch] +
-        from * ss, n * ss);
+  for (ch = 0; ch < ps->c->channels; ch++) {
+    const char *src = (const char *) ps->in[ch] + from * ss;
+    char *dst = (char *) base + ch * pitch * ss;
+    if (step == 1)
+      memcpy (dst, src, n * ss);
+    else
+      for (i = 0; i < n; i++)
+        memcpy (dst + i * step * ss, src + i * ss, ss);
+  }
 }
 
 gboolean
@@ -1016,15 +1068,22 @@ typedef struct
 } PlaneCopy;
 
 static void
-copy_to_planes (gpointer user, const void *base, size_t pitch, size_t n)
+copy_to_planes (gpointer user, const void *base, size_t pitch, size_t step,
+    size_t n)
 {
   PlaneCopy *pc = user;
   const size_t ss = pc->c->ssize;
-  size_t ch;
+  size_t ch, i;
 
-  for (ch = 0; ch < pc->c->n_out; ch++)
-    memcpy ((char *) pc->out[ch] + pc->at * ss,
-        (const char *) base + ch * pitch * ss, n * ss);
+  for (ch = 0; ch < pc->c->n_out; ch++) {
+    const char *src = (const char *) base + ch * pitch * ss;
+    char *dst = (char *) pc->out[ch] + pc->at * ss;
+    if (step == 1)
+      memcpy (dst, src, n * ss);
+    else
+      for (i = 0; i < n; i++)
+        memcpy (dst + i * ss, src + i * step * ss, ss);
+  }
   pc->at += n;
 }
 

@@ -65,6 +65,12 @@ typedef struct {
    * transform: no pass of the host's) for clr_conv_read_history(): what
    * a successor with another filter is primed with. 0: none. */
   size_t history;
+  /* The layout of the samples sources and sinks see (and of the device's
+   * buffers): FALSE, planes (one a channel or output); TRUE, interleaved
+   * frames (every channel's sample in turn), which a caller with
+   * interleaved buffers then copies whole. clr_conv_process()'s and
+   * clr_conv_read_history()'s planes are planes either way. */
+  gboolean interleaved;
 } ClrConvConfig;
 
 typedef struct _ClrConv ClrConv;
@@ -97,11 +103,12 @@ uint32_t clr_conv_get_outputs (ClrConv * c);
 gboolean clr_conv_process (ClrConv * c, const void *const *in, size_t frames,
     void *const *out, GError ** error);
 
-/* Where clr_conv_process_to() hands its output: n frames, output plane k's
- * at base + k * pitch samples (of the conv's format), valid until the call
+/* Where clr_conv_process_to() hands its output: n frames, output k's
+ * frame i at base + k * pitch + i * step samples (of the conv's format;
+ * step 1 for planes, the outputs when interleaved), valid until the call
  * returns. Called in order, n summing to the frames taken. */
 typedef void (*ClrConvSink) (gpointer user, const void *base, size_t pitch,
-    size_t n);
+    size_t step, size_t n);
 
 /* clr_conv_process() that hands its output to sink in place instead of
  * copying it into planes: for a caller that rearranges it anyway. */
@@ -109,11 +116,12 @@ gboolean clr_conv_process_to (ClrConv * c, const void *const *in,
     size_t frames, ClrConvSink sink, gpointer user, GError ** error);
 
 /* Where clr_conv_process_with() takes its input from: the call's frames
- * [from, from + n), written by the source into the conv's own planes,
- * channel c's at base + c * pitch samples (of the conv's format). Called
- * in order, n summing to the call's frames. */
+ * [from, from + n), written by the source into the conv's own buffer,
+ * channel c's frame i (counted from `from`) at base + c * pitch + i * step
+ * samples (of the conv's format). Called in order, n summing to the
+ * call's frames. */
 typedef void (*ClrConvSource) (gpointer user, void *base, size_t pitch,
-    size_t from, size_t n);
+    size_t step, size_t from, size_t n);
 
 /* clr_conv_process_to() whose input the source writes in place (NULL:
  * silence): for a caller that converts or deinterleaves it anyway. */

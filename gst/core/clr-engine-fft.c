@@ -332,9 +332,13 @@ typedef struct
 } EmitTo;
 
 static void
-emit_sink (gpointer user, const void *base, size_t pitch, size_t n)
+emit_sink (gpointer user, const void *base, size_t pitch, size_t step,
+    size_t n)
 {
   EmitTo *t = user;
+
+  /* the path's conv is planar */
+  g_assert (step == 1);
 
   emit (t->e, t->a0, n, base, pitch, t->out, t->w, t->max_out);
   t->a0 += (int64_t) n;
