@@ -195,7 +195,9 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   for (n = lid; n < B; n += ls)
     z[bit_reverse (n)] = (fft_t) (w[2 * n * in_frame],
         w[(2 * n + 1) * in_frame]);
-  if (hist_cap) {
+  /* only the blocks the ring keeps: in a batch longer than the ring, an
+   * older block would race a newer one for the same place */
+  if (hist_cap && blk + hist_cap / B >= get_num_groups (0) / channels) {
     __global real_t *h = hist + (size_t) c * hist_cap +
         (hist_at + blk * B) % hist_cap;
 
