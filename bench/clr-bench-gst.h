@@ -83,15 +83,25 @@ clr_block_times_attach (ClrBlockTimes * b, GstElement * el)
   gst_object_unref (src);
 }
 
-/* Median and 99th percentile in us, the first block (kernel builds, first
- * allocations) left out; NAN without blocks. Frees the times. */
+/* Median, 99th percentile and (mean != NULL) mean in us, the first block
+ * (kernel builds, first allocations) left out; NAN without blocks. Frees
+ * the times. */
 static inline void
-clr_block_times_finish (ClrBlockTimes * b, double *median, double *p99)
+clr_block_times_finish (ClrBlockTimes * b, double *median, double *p99,
+    double *mean)
 {
   *median = *p99 = NAN;
+  if (mean)
+    *mean = NAN;
   if (b->us && b->us->len > 1) {
-    double *v = (double *) b->us->data + 1;
+    double *v = (double *) b->us->data + 1, sum = 0.0;
     const guint n = b->us->len - 1;
+    guint i;
+
+    for (i = 0; i < n; i++)
+      sum += v[i];
+    if (mean)
+      *mean = sum / n;
 
     qsort (v, n, sizeof (double), cmp_double);
     *median = percentile (v, n, 0.5);

@@ -359,7 +359,7 @@ run_pipeline (const Options * o, const gchar * what, double **h, size_t len,
   gst_element_set_state (pipe, GST_STATE_NULL);
   /* clcrossover's own work a block inside the pipeline (the audiofirfilter
    * pipeline spreads its work over many elements and threads: none) */
-  clr_block_times_finish (&blocks, &r->median_us, &r->p99_us);
+  clr_block_times_finish (&blocks, &r->median_us, &r->p99_us, NULL);
   if (!r->error)
     r->err_db = excerpt_error_db (o, h, len, taps, x, channels, y, frames);
   gst_object_unref (src);

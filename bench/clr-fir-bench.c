@@ -16,7 +16,10 @@
  *             loading and the device's kernel builds included; and the
  *             median and p99 of the element's own time a block inside that
  *             pipeline (a buffer on its sink pad to its output on its src
- *             pad; the child prints them, the first block left out).
+ *             pad; the child prints them, the first block left out), and the
+ *             multiple of real time the element's mean a block makes
+ *             there ("own x": its throughput with the source's own cost,
+ *             white noise made on the CPU, taken out).
  *
  * B = 0 is the offline case: clfirfilter block-size=0 (one unpartitioned
  * block as large as the device holds), fed 16384-frame buffers.
@@ -257,7 +260,7 @@ run_child (const Options * o, const gchar * name, size_t taps,
   GstElement *el = make_filter_element (name, o, taps, block);
   GstElement *sink = gst_element_factory_make ("fakesink", NULL);
   ClrBlockTimes blocks = { NULL, 0 };
-  double median, p99;
+  double median, p99, mean;
   GError *err = NULL;
   GstMessage *msg;
   int status = 1;
@@ -281,10 +284,10 @@ run_child (const Options * o, const gchar * name, size_t taps,
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
       GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  clr_block_times_finish (&blocks, &median, &p99);
+  clr_block_times_finish (&blocks, &median, &p99, &mean);
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
     status = 0;
-    printf ("blocks %g %g\n", median, p99);
+    printf ("blocks %g %g %g\n", median, p99, mean);
   } else {
     gst_message_parse_error (msg, &err, NULL);
     fprintf (stderr, "%s\n", err->message);
@@ -296,11 +299,12 @@ run_child (const Options * o, const gchar * name, size_t taps,
   return status;
 }
 
-/* Wall seconds of the child process, and its median and p99 us of the
- * element a block; NAN on failure. */
+/* Wall seconds of the child process, and its median, p99 and mean us of
+ * the element a block; NAN on failure. */
 static double
 time_child (const Options * o, const gchar * self, const gchar * name,
-    size_t taps, guint channels, guint block, double *median, double *p99)
+    size_t taps, guint channels, guint block, double *median, double *p99,
+    double *mean)
 {
   gchar *argv[16];
   gchar *secs = g_strdup_printf ("%g", o->seconds);
@@ -323,14 +327,14 @@ time_child (const Options * o, const gchar * self, const gchar * name,
   }
   argv[n] = NULL;
   t0 = now_s ();
-  *median = *p99 = NAN;
+  *median = *p99 = *mean = NAN;
   if (g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
           &out, &errout, &status, &err)
       && g_spawn_check_wait_status (status, NULL)) {
     const gchar *line = strstr (out, "blocks ");
     t = now_s () - t0;
     if (line)
-      sscanf (line, "blocks %lf %lf", median, p99);
+      sscanf (line, "blocks %lf %lf %lf", median, p99, mean);
   } else
     fprintf (stderr, "  pipeline %s: %s\n", spec, err ? err->message :
         errout);
@@ -408,21 +412,26 @@ main (int argc, char **argv)
       "clfirfilter,audiofirfilter", ",", -1);
   printf ("clr-fir-bench: %s, %.1f s of noise at %d Hz a run, device %s\n",
       o.f64 ? "F64" : "F32", o.seconds, RATE, o.device ? o.device : "auto");
-  printf ("%-15s %8s %3s %6s | %9s %9s %9s %9s | %9s %9s %9s\n", "element",
-      "taps", "ch", "B", "x real", "median us", "p99 us", "err dB",
-      "pipeline", "median us", "p99 us");
+  /* pipeline: the whole process's multiple of real time (the source's
+   * cost in it), then the element's own a block in it, and the multiple
+   * of real time that its mean a block makes ("own x") */
+  printf ("%-15s %8s %3s %6s | %9s %9s %9s %9s | %9s %9s %9s %9s\n",
+      "element", "taps", "ch", "B", "x real", "median us", "p99 us",
+      "err dB", "pipeline", "median us", "p99 us", "own x");
   for (i = 0; i < n_taps; i++)
     for (j = 0; j < n_channels; j++)
       for (k = 0; k < n_blocks; k++)
         for (e = 0; elements[e]; e++) {
           HarnessResult r;
-          double wall = NAN, pmed = NAN, p99 = NAN;
+          double wall = NAN, pmed = NAN, p99 = NAN, mean = NAN;
+          const double buf_us = (blocks[k] ? blocks[k] : OFFLINE_BUFFER) *
+              1e6 / RATE;
 
           run_harness (&o, elements[e], taps_list[i], channels_list[j],
               blocks[k], &r);
           if (!o.no_pipelines && !r.error)
             wall = time_child (&o, argv[0], elements[e], taps_list[i],
-                channels_list[j], blocks[k], &pmed, &p99);
+                channels_list[j], blocks[k], &pmed, &p99, &mean);
           if (r.error)
             printf ("%-15s %8" G_GUINT64_FORMAT " %3" G_GUINT64_FORMAT
                 " %6" G_GUINT64_FORMAT " | failed: %s\n", elements[e],
@@ -430,9 +439,9 @@ main (int argc, char **argv)
           else
             printf ("%-15s %8" G_GUINT64_FORMAT " %3" G_GUINT64_FORMAT
                 " %6" G_GUINT64_FORMAT " | %9.1f %9.1f %9.1f %9.1f | %9.1f"
-                " %9.1f %9.1f\n", elements[e], taps_list[i],
+                " %9.1f %9.1f %9.1f\n", elements[e], taps_list[i],
                 channels_list[j], blocks[k], r.x_real, r.median_us, r.p99_us,
-                r.err_db, o.seconds / wall, pmed, p99);
+                r.err_db, o.seconds / wall, pmed, p99, buf_us / mean);
           fflush (stdout);
           g_free (r.error);
         }
