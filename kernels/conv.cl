@@ -245,6 +245,34 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
 #define CLR_CONV_SLICES 1
 #endif
 #pragma OPENCL FP_CONTRACT OFF
+#if CLR_CONV_SLICES > 1
+/* One output's partial sums over the slices, added in a fixed tree in
+ * local memory: slice 0's work-item ends with the total in *re, *im.
+ * Every work-item of the group calls it (it has barriers). */
+static inline void
+slices_add (__local acc4_t * tree, acc4_t * re, acc4_t * im)
+{
+  const uint s = get_local_id (2), lv = get_local_id (0);
+  const uint lanes = get_local_size (0);
+  __local acc4_t *mine = tree + 2 * (s * lanes + lv);
+  uint w;
+
+  mine[0] = *re;
+  mine[1] = *im;
+  barrier (CLK_LOCAL_MEM_FENCE);
+  for (w = CLR_CONV_SLICES / 2; w > 0; w /= 2) {
+    if (s < w) {
+      mine[0] += mine[2 * w * lanes];
+      mine[1] += mine[2 * w * lanes + 1];
+    }
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  *re = mine[0];
+  *im = mine[1];
+  barrier (CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 static inline void
 mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
     uint slots, uint parts, __global const cplx4_t * spectra,
@@ -300,30 +328,10 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
     xi[0] = TO_ACC (x.odd);
   }
 #if CLR_CONV_SLICES > 1
-  {
-    const uint s = get_local_id (2), lv = get_local_id (0);
-    const uint lanes = get_local_size (0);
-    __local acc4_t *mine = tree + 2 * (s * lanes + lv);
-    uint w;
-
-    for (b = 0; b < nblk; b++) {
-      mine[0] = re[b];
-      mine[1] = im[b];
-      barrier (CLK_LOCAL_MEM_FENCE);
-      for (w = CLR_CONV_SLICES / 2; w > 0; w /= 2) {
-        if (s < w) {
-          mine[0] += mine[2 * w * lanes];
-          mine[1] += mine[2 * w * lanes + 1];
-        }
-        barrier (CLK_LOCAL_MEM_FENCE);
-      }
-      re[b] = mine[0];
-      im[b] = mine[1];
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
-    if (s != 0)
-      return;
-  }
+  for (b = 0; b < nblk; b++)
+    slices_add (tree, &re[b], &im[b]);
+  if (get_local_id (2) != 0)
+    return;
 #endif
   if (v >= VBINS)
     return;
@@ -390,30 +398,10 @@ mac_outputs (__global const cplx4_t * ring, uint slot0, uint slots,
     slot = slot ? slot - 1 : slots - 1;
   }
 #if CLR_CONV_SLICES > 1
-  {
-    const uint s = get_local_id (2), lv = get_local_id (0);
-    const uint lanes = get_local_size (0);
-    __local acc4_t *mine = tree + 2 * (s * lanes + lv);
-    uint w;
-
-    for (k = 0; k < OPW; k++) {
-      mine[0] = re[k];
-      mine[1] = im[k];
-      barrier (CLK_LOCAL_MEM_FENCE);
-      for (w = CLR_CONV_SLICES / 2; w > 0; w /= 2) {
-        if (s < w) {
-          mine[0] += mine[2 * w * lanes];
-          mine[1] += mine[2 * w * lanes + 1];
-        }
-        barrier (CLK_LOCAL_MEM_FENCE);
-      }
-      re[k] = mine[0];
-      im[k] = mine[1];
-      barrier (CLK_LOCAL_MEM_FENCE);
-    }
-    if (s != 0)
-      return;
-  }
+  for (k = 0; k < OPW; k++)
+    slices_add (tree, &re[k], &im[k]);
+  if (get_local_id (2) != 0)
+    return;
 #endif
   if (v >= VBINS)
     return;
