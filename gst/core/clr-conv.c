@@ -2,14 +2,12 @@
  * docs/convolution.md; the kernels are in kernels/conv.cl.
  *
  * Host-side bookkeeping, per channel:
- *   stage   from stage_off: [B frames of history][pending input], what the
- *           next batch uploads: block b of the batch transforms those
- *           frames [b B, b B + 2B)
- *   fifo    output computed but not yet handed out, from fifo_start; a
- *           stream starts with B zeros in it (the latency), so that it
- *           always holds B - pending frames between calls
- * Both move their contents back to the planes' start before each batch
- * (stage_make_room () says why).
+ *   stage   [B frames of history][pending input], what the next batch
+ *           uploads: block b of the batch transforms stage frames
+ *           [b B, b B + 2B)
+ *   fifo    output computed but not yet handed out; a stream starts with B
+ *           zeros in it (the latency), so that it always holds
+ *           B - pending frames between calls
  * Whole blocks are processed in batches of up to max_batch blocks: one
  * upload, three kernel launches and one read-back a batch, so a large
  * buffer costs little more launch overhead than one block.
@@ -92,7 +90,6 @@ struct _ClrConv {
    * of all channels in turn): pitch = 1, step = the channels */
   gboolean interleaved;
   size_t stage_pitch, stage_step, fifo_pitch, fifo_step;
-  size_t stage_off;             /* where the history starts */
   size_t pending;               /* input frames after the history */
   char *fifo;                   /* output planes of fifo_cap frames */
   gboolean pinned;              /* stage and fifo are page-locked */
@@ -514,8 +511,8 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
               "input history", error)))
     goto failed;
 
-  /* clr-engine-fft.c reads the fifo a frame from each plane in turn, and
-   * clfirfilter's source and sink write the stage and read the fifo so */
+  /* clr-engine-fft.c reads the fifo a frame from each plane in turn, and a
+   * source may write the stage's planes so */
   c->stage_cap = (c->max_batch + 1) * B + CLR_CONV_PLANE_PAD;
   c->fifo_cap = (c->max_batch + 1) * B + CLR_CONV_PLANE_PAD;
   c->interleaved = cfg->interleaved;
@@ -676,7 +673,6 @@ clr_conv_reset (ClrConv * c)
       c->block, c->ssize);
   frames_zero (c->fifo, c->fifo_pitch, c->fifo_step, c->n_out, 0, c->block,
       c->ssize);
-  c->stage_off = 0;
   c->pending = 0;
   c->fifo_start = 0;
   c->fifo_len = c->block;
@@ -723,8 +719,8 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
   for (; f < end; f++)
     for (ch = 0; ch < c->channels; ch++)
       memcpy ((char *) planes[ch] + (f - (total - back)) * ss,
-          c->stage + (ch * c->stage_pitch + (c->stage_off + c->block + f -
-                  on_device) * c->stage_step) * ss, ss);
+          c->stage + (ch * c->stage_pitch + (c->block + f - on_device) *
+              c->stage_step) * ss, ss);
   return TRUE;
 }
 
@@ -809,10 +805,9 @@ set_args (ClrConv * c, cl_uint n)
   return status;
 }
 
-/* Drops the fifo's consumed front before a batch (see stage_make_room ()
- * for why every time). */
+/* Drops the fifo's consumed front, so that a batch's output fits behind. */
 static void
-fifo_make_room (ClrConv * c)
+fifo_compact (ClrConv * c)
 {
   if (c->fifo_start == 0)
     return;
@@ -848,9 +843,7 @@ static gboolean
 run_blocks (ClrConv * c, size_t n, GError ** error)
 {
   const size_t B = c->block, ss = c->ssize, ch = c->channels;
-  const size_t zero[3] = { 0, 0, 0 }, stage_origin[3] = { c->stage_off * ss,
-    0, 0
-  };
+  const size_t zero[3] = { 0, 0, 0 };
   const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
   const size_t out_region[3] = { n * B * ss, c->n_out, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
@@ -886,18 +879,17 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
 
   for (i = 0; i < CLR_CONV_STAGES; i++)
     evp[i] = c->profile ? &ev[i] : NULL;
-  fifo_make_room (c);
-  fifo_origin[0] = (c->fifo_start + c->fifo_len) * ss;
+  fifo_compact (c);
+  fifo_origin[0] = c->fifo_len * ss;
 
   what = "Uploading the input";
   if (c->interleaved)
     status = clEnqueueWriteBuffer (c->queue, c->in, CL_FALSE, 0,
-        (n + 1) * B * ch * ss, c->stage + c->stage_off * ch * ss, 0, NULL,
-        evp[0]);
+        (n + 1) * B * ch * ss, c->stage, 0, NULL, evp[0]);
   else
-    status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero,
-        stage_origin, in_region, in_region[0], 0, c->stage_cap * ss, 0,
-        c->stage, 0, NULL, evp[0]);
+    status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero, zero,
+        in_region, in_region[0], 0, c->stage_cap * ss, 0, c->stage, 0, NULL,
+        evp[0]);
   if (status != CL_SUCCESS)
     goto failed;
   what = "Setting the convolution kernels' arguments";
@@ -914,8 +906,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   what = "Reading the output back";
   if (c->interleaved)
     status = clEnqueueReadBuffer (c->queue, c->out, CL_TRUE, 0,
-        n * B * c->n_out * ss, c->fifo + (c->fifo_start + c->fifo_len) *
-        c->n_out * ss, 0, NULL, evp[4]);
+        n * B * c->n_out * ss, c->fifo + c->fifo_len * c->n_out * ss, 0,
+        NULL, evp[4]);
   else
     status = clEnqueueReadBufferRect (c->queue, c->out, CL_TRUE, zero,
         fifo_origin, out_region, out_region[0], 0, c->fifo_cap * ss, 0,
@@ -925,9 +917,14 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   if (c->profile)
     profile_batch (c, ev, n, g_get_monotonic_time () - t0);
 
-  /* the last block is the next batch's history, then what is pending */
+  /* keep the last block as the next batch's history, and what is pending:
+   * moved to the front every batch, so that the stage stays as short as a
+   * batch and in the cache (moving only when full walked 17 blocks a plane,
+   * 4.4 MiB at 64 channels x B = 1024, and writing the input into it cold
+   * cost 4x the move it saved: perf, PoCL, 173 against 41 us) */
   c->pending -= n * B;
-  c->stage_off += n * B;
+  frames_to_front (c->stage, c->stage_pitch, c->stage_step, ch, n * B,
+      B + c->pending, ss);
   c->fifo_len += n * B;
   c->blocks += n;
   return TRUE;
@@ -940,32 +937,14 @@ failed:
   return FALSE;
 }
 
-/* Moves the history and the pending input to the stage planes' start
- * before n more frames are appended. Every time, not only when they would
- * not fit: the planes then stay as short as a batch and in the cache. A
- * stage that moved only when full walked its whole capacity (17 blocks a
- * plane, 4.4 MiB at 64 channels x B = 1024), and writing the input into
- * it cold cost 4x the move it saved (perf, PoCL: 173 against 41 us). */
-static void
-stage_make_room (ClrConv * c, size_t n)
-{
-  if (c->stage_off == 0)
-    return;
-  frames_to_front (c->stage, c->stage_pitch, c->stage_step, c->channels,
-      c->stage_off, c->block + c->pending, c->ssize);
-  c->stage_off = 0;
-}
-
 /* Has `source` write the call's frames [from, from + n) (NULL: zeros)
  * behind the pending input. */
 static void
 stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
     size_t n)
 {
-  size_t at;
+  const size_t at = c->block + c->pending;
 
-  stage_make_room (c, n);
-  at = c->stage_off + c->block + c->pending;
   if (source) {
     const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
     source (user, c->stage + at * c->stage_step * c->ssize, c->stage_pitch,
