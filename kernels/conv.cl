@@ -273,6 +273,26 @@ slices_add (__local acc4_t * tree, acc4_t * re, acc4_t * im)
 }
 #endif
 
+/* The run of partitions [*p0, *p1) that slice g2 % CLR_CONV_SLICES of a
+ * sum over `parts` partitions takes. */
+static inline void
+slice_parts (uint parts, uint g2, uint * p0, uint * p1)
+{
+  const uint per_slice = (parts + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
+
+  *p0 = min (parts, g2 % CLR_CONV_SLICES * per_slice);
+  *p1 = min (parts, *p0 + per_slice);
+}
+
+/* A sum's 4 bins stored as complex values of the samples' precision. */
+static inline void
+put_sum (__global cplx4_t * at, acc4_t re, acc4_t im)
+{
+  const real4_t r = FROM_ACC (re), i = FROM_ACC (im);
+
+  *at = (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
+}
+
 static inline void
 mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
     uint slots, uint parts, __global const cplx4_t * spectra,
@@ -284,15 +304,11 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
   const uint v = get_global_id (0), c = get_global_id (1);
   const uint g2 = get_global_id (2), blk0 = g2 / CLR_CONV_SLICES * nblk;
   const uint outputs = get_global_size (1);
-  const uint per_slice = (parts + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
-  const uint p0 = min (parts, g2 % CLR_CONV_SLICES * per_slice);
-  const uint p1 = min (parts, p0 + per_slice);
   const size_t slot_stride = (size_t) in_channels * VBINS;
   __global const cplx4_t *h, *xv;
   acc4_t re[MAC_WIDE], im[MAC_WIDE], xr[MAC_WIDE], xi[MAC_WIDE];
   cplx4_t x;
-  real4_t r, i;
-  uint slot, p, b;
+  uint p0, p1, slot, p, b;
 
 #if CLR_CONV_SLICES == 1
   if (v >= VBINS)
@@ -302,6 +318,7 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
   const uint vc = min (v, (uint) VBINS - 1);
   h = spectra + (size_t) (c / filter_div) * filter_stride + vc;
   xv = ring + (size_t) (c % in_channels) * VBINS + vc;
+  slice_parts (parts, g2, &p0, &p1);
   /* xr, xi[b]: the spectrum of block blk0 + b - p */
   slot = (slot0 + blk0 + slots - p0) % slots;
   for (b = 0; b < nblk; b++) {
@@ -335,12 +352,9 @@ mac_blocks (const uint nblk, __global const cplx4_t * ring, uint slot0,
 #endif
   if (v >= VBINS)
     return;
-  for (b = 0; b < nblk && blk0 + b < n; b++) {
-    r = FROM_ACC (re[b]);
-    i = FROM_ACC (im[b]);
-    prod[((size_t) (blk0 + b) * outputs + c) * VBINS + v] =
-        (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
-  }
+  for (b = 0; b < nblk && blk0 + b < n; b++)
+    put_sum (prod + ((size_t) (blk0 + b) * outputs + c) * VBINS + v, re[b],
+        im[b]);
 }
 
 /* CLR_CONV_OPW outputs a work-item, one block: dimension 1 counts groups
@@ -363,16 +377,12 @@ mac_outputs (__global const cplx4_t * ring, uint slot0, uint slots,
   const uint v = get_global_id (0), c0 = get_global_id (1) * OPW;
   const uint g2 = get_global_id (2), blk0 = g2 / CLR_CONV_SLICES;
   const uint outputs = get_global_size (1) * OPW;
-  const uint per_slice = (parts + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
-  const uint p0 = min (parts, g2 % CLR_CONV_SLICES * per_slice);
-  const uint p1 = min (parts, p0 + per_slice);
   const size_t slot_stride = (size_t) in_channels * VBINS;
   const uint vc = min (v, (uint) VBINS - 1);
   __global const cplx4_t *h[OPW], *xv[OPW];
   acc4_t re[OPW], im[OPW], xr, xi, hr, hi;
   cplx4_t x, hp;
-  real4_t r, i;
-  uint slot, p, k;
+  uint p0, p1, slot, p, k;
 
 #if CLR_CONV_SLICES == 1
   if (v >= VBINS)
@@ -383,6 +393,7 @@ mac_outputs (__global const cplx4_t * ring, uint slot0, uint slots,
     xv[k] = ring + (size_t) ((c0 + k) % in_channels) * VBINS + vc;
     re[k] = im[k] = (acc4_t) (0);
   }
+  slice_parts (parts, g2, &p0, &p1);
   slot = (slot0 + blk0 + slots - p0) % slots;
   for (p = p0; p < p1; p++) {
     for (k = 0; k < OPW; k++) {
@@ -405,12 +416,9 @@ mac_outputs (__global const cplx4_t * ring, uint slot0, uint slots,
 #endif
   if (v >= VBINS)
     return;
-  for (k = 0; k < OPW; k++) {
-    r = FROM_ACC (re[k]);
-    i = FROM_ACC (im[k]);
-    prod[((size_t) blk0 * outputs + c0 + k) * VBINS + v] =
-        (cplx4_t) (r.s0, i.s0, r.s1, i.s1, r.s2, i.s2, r.s3, i.s3);
-  }
+  for (k = 0; k < OPW; k++)
+    put_sum (prod + ((size_t) blk0 * outputs + c0 + k) * VBINS + v, re[k],
+        im[k]);
 }
 #endif
 
