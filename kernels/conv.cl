@@ -170,6 +170,349 @@ fft_local (__local fft_t * z, __global const fft_t * tw, int inverse)
   }
 }
 
+#ifdef CLR_CONV_FFT_VEC
+/* The transforms of CPU devices (CLR_CONV_FFT_VEC): one work-item a
+ * transform, in explicit vectors of VW values, real and imaginary parts
+ * apart. PoCL runs a work-group on one thread and vectorises across its
+ * work-items only where their accesses line up, which the butterflies of
+ * fft_local () do not: that transform ran at a fifth of this one's speed.
+ * A B-point transform is a four-step one, B = N1 N2 (Bailey): the N2
+ * columns' transforms of length N1, vectors of VW neighbouring columns
+ * going through each Stockham stage together; a twiddle and a transpose
+ * in 8 x 8 blocks of registers; the N1 transforms of length N2, again as
+ * columns. Every access is a whole vector, every twiddle of a stage one
+ * broadcast value, and the result comes out in natural order. Two buffers
+ * of B complex values in local memory (the Stockham stages go from one to
+ * the other); clr-conv.c checks they fit. */
+#define VW 8
+#define N1 (1u << (CLR_CONV_LOG2B / 2))
+#define N2 (B / N1)
+
+#if defined(CLR_CONV_F64) || defined(CLR_CONV_FFT_DOUBLE)
+typedef double8 vfft_t;
+typedef double16 vfft2_t;
+#else
+typedef float8 vfft_t;
+typedef float16 vfft2_t;
+#endif
+#ifdef CLR_CONV_F64
+typedef double16 vreal2_t;
+#else
+typedef float16 vreal2_t;
+#endif
+#if defined(CLR_CONV_F64) || !defined(CLR_CONV_FFT_DOUBLE)
+#define TO_VFFT(v) (v)
+#define TO_VREAL(v) (v)
+#else
+#define TO_VFFT(v) convert_double16 (v)
+#define TO_VREAL(v) convert_float16 (v)
+#endif
+#define LD(p) vload8 (0, p)
+#define ST(v, p) vstore8 (v, 0, p)
+
+/* exp (-i pi k / B) for k < 2B: the table holds k <= B */
+static inline fft_t
+tw_at (__global const fft_t * tw, uint k)
+{
+  return k <= B ? tw[k] : -tw[k - B];
+}
+
+/* One radix-4 Stockham stage over rows of w values: sub-transforms of
+ * length n, s rows apart; x -> y. */
+static void
+vstage4 (__local const fft_real * xr, __local const fft_real * xi,
+    __local fft_real * yr, __local fft_real * yi, uint n, uint s, uint w,
+    __global const fft_t * tw)
+{
+  const uint m = n / 4, step = 2 * B / n;
+  const uint in_gap = s * m * w, out_gap = s * w;
+  uint p, q, v;
+
+  for (p = 0; p < m; p++) {
+    const fft_t w1 = tw_at (tw, p * step), w2 = tw_at (tw, 2 * p * step),
+        w3 = tw_at (tw, 3 * p * step);
+
+    for (q = 0; q < s; q++) {
+      __local const fft_real *ar = xr + (q + s * p) * w;
+      __local const fft_real *ai = xi + (q + s * p) * w;
+      __local fft_real *br = yr + (q + 4 * s * p) * w;
+      __local fft_real *bi = yi + (q + 4 * s * p) * w;
+
+      for (v = 0; v < w; v += VW) {
+        const vfft_t a_r = LD (ar + v), a_i = LD (ai + v);
+        const vfft_t b_r = LD (ar + in_gap + v), b_i = LD (ai + in_gap + v);
+        const vfft_t c_r = LD (ar + 2 * in_gap + v);
+        const vfft_t c_i = LD (ai + 2 * in_gap + v);
+        const vfft_t d_r = LD (ar + 3 * in_gap + v);
+        const vfft_t d_i = LD (ai + 3 * in_gap + v);
+        const vfft_t apc_r = a_r + c_r, apc_i = a_i + c_i;
+        const vfft_t amc_r = a_r - c_r, amc_i = a_i - c_i;
+        const vfft_t bpd_r = b_r + d_r, bpd_i = b_i + d_i;
+        const vfft_t bmd_r = b_r - d_r, bmd_i = b_i - d_i;
+        /* amc -+ i bmd */
+        const vfft_t u1_r = amc_r + bmd_i, u1_i = amc_i - bmd_r;
+        const vfft_t u2_r = apc_r - bpd_r, u2_i = apc_i - bpd_i;
+        const vfft_t u3_r = amc_r - bmd_i, u3_i = amc_i + bmd_r;
+
+        ST (apc_r + bpd_r, br + v);
+        ST (apc_i + bpd_i, bi + v);
+        ST (u1_r * w1.x - u1_i * w1.y, br + out_gap + v);
+        ST (u1_r * w1.y + u1_i * w1.x, bi + out_gap + v);
+        ST (u2_r * w2.x - u2_i * w2.y, br + 2 * out_gap + v);
+        ST (u2_r * w2.y + u2_i * w2.x, bi + 2 * out_gap + v);
+        ST (u3_r * w3.x - u3_i * w3.y, br + 3 * out_gap + v);
+        ST (u3_r * w3.y + u3_i * w3.x, bi + 3 * out_gap + v);
+      }
+    }
+  }
+}
+
+/* The last stage when the length is 2 times a power of 4 (no twiddles). */
+static void
+vstage2 (__local const fft_real * xr, __local const fft_real * xi,
+    __local fft_real * yr, __local fft_real * yi, uint s, uint w)
+{
+  uint v;
+
+  for (v = 0; v < s * w; v += VW) {
+    const vfft_t a_r = LD (xr + v), a_i = LD (xi + v);
+    const vfft_t b_r = LD (xr + s * w + v), b_i = LD (xi + s * w + v);
+
+    ST (a_r + b_r, yr + v);
+    ST (a_i + b_i, yi + v);
+    ST (a_r - b_r, yr + s * w + v);
+    ST (a_i - b_i, yi + s * w + v);
+  }
+}
+
+/* Transforms of length len down the columns of len rows of w values, in
+ * x; y is scratch. Returns whether the result lies in y. */
+static int
+vfft_columns (__local fft_real * xr, __local fft_real * xi,
+    __local fft_real * yr, __local fft_real * yi, uint len, uint w,
+    __global const fft_t * tw)
+{
+  uint n, s = 1;
+  int in_y = 0;
+
+  for (n = len; n >= 4; n /= 4, s *= 4, in_y = !in_y) {
+    if (in_y)
+      vstage4 (yr, yi, xr, xi, n, s, w, tw);
+    else
+      vstage4 (xr, xi, yr, yi, n, s, w, tw);
+  }
+  if (n == 2) {
+    if (in_y)
+      vstage2 (yr, yi, xr, xi, s, w);
+    else
+      vstage2 (xr, xi, yr, yi, s, w);
+    in_y = !in_y;
+  }
+  return in_y;
+}
+
+/* e, o: the even and odd elements of a and b, in turn */
+#define UNSHUFFLE(a, b, e, o) \
+  do { e = (vfft_t) ((a).even, (b).even); \
+    o = (vfft_t) ((a).odd, (b).odd); } while (0)
+/* rows r0 .. r7 of an 8 x 8 block -> its columns, in t0 .. t7 */
+#define TRANSPOSE8(r0, r1, r2, r3, r4, r5, r6, r7, t0, t1, t2, t3, t4, t5, \
+    t6, t7) \
+  do { \
+    UNSHUFFLE (r0, r1, t0, t4); UNSHUFFLE (r2, r3, t1, t5); \
+    UNSHUFFLE (r4, r5, t2, t6); UNSHUFFLE (r6, r7, t3, t7); \
+    UNSHUFFLE (t0, t1, r0, r4); UNSHUFFLE (t2, t3, r1, r5); \
+    UNSHUFFLE (t4, t5, r2, r6); UNSHUFFLE (t6, t7, r3, r7); \
+    UNSHUFFLE (r0, r1, t0, t4); UNSHUFFLE (r2, r3, t1, t5); \
+    UNSHUFFLE (r4, r5, t2, t6); UNSHUFFLE (r6, r7, t3, t7); \
+  } while (0)
+
+/* x: N1 rows of N2 (k1, n2) -> y: N2 rows of N1 (n2, k1), each value times
+ * exp (-2 pi i k1 n2 / B) from the table t (real parts, then imaginary
+ * ones, in x's order). */
+static void
+vtwiddle_transpose (__local const fft_real * xr, __local const fft_real * xi,
+    __local fft_real * yr, __local fft_real * yi, __global const fft_real * t)
+{
+  uint kb, nb;
+
+  for (kb = 0; kb < N1; kb += VW)
+    for (nb = 0; nb < N2; nb += VW) {
+      vfft_t r0, r1, r2, r3, r4, r5, r6, r7, i0, i1, i2, i3, i4, i5, i6, i7;
+      vfft_t c0, c1, c2, c3, c4, c5, c6, c7;
+
+#define ROW(j, rj, ij) \
+      do { const uint at = (kb + j) * N2 + nb; \
+        const vfft_t x_r = LD (xr + at), x_i = LD (xi + at); \
+        const vfft_t t_r = LD (t + at), t_i = LD (t + B + at); \
+        rj = x_r * t_r - x_i * t_i; ij = x_r * t_i + x_i * t_r; } while (0)
+      ROW (0, r0, i0); ROW (1, r1, i1); ROW (2, r2, i2); ROW (3, r3, i3);
+      ROW (4, r4, i4); ROW (5, r5, i5); ROW (6, r6, i6); ROW (7, r7, i7);
+#undef ROW
+#define COLS(y, v0, v1, v2, v3, v4, v5, v6, v7) \
+      do { TRANSPOSE8 (v0, v1, v2, v3, v4, v5, v6, v7, c0, c1, c2, c3, c4, \
+            c5, c6, c7); \
+        ST (c0, y + (nb + 0) * N1 + kb); ST (c1, y + (nb + 1) * N1 + kb); \
+        ST (c2, y + (nb + 2) * N1 + kb); ST (c3, y + (nb + 3) * N1 + kb); \
+        ST (c4, y + (nb + 4) * N1 + kb); ST (c5, y + (nb + 5) * N1 + kb); \
+        ST (c6, y + (nb + 6) * N1 + kb); ST (c7, y + (nb + 7) * N1 + kb); \
+      } while (0)
+      COLS (yr, r0, r1, r2, r3, r4, r5, r6, r7);
+      COLS (yi, i0, i1, i2, i3, i4, i5, i6, i7);
+#undef COLS
+    }
+}
+
+/* The B-point forward transform of (ar, ai), natural order in and out,
+ * (br, bi) scratch; returns whether the result lies in b. */
+static int
+vfft (__local fft_real * ar, __local fft_real * ai, __local fft_real * br,
+    __local fft_real * bi, __global const fft_t * tw)
+{
+  /* the four-step table follows the B + 1 twiddles (clr-conv.c) */
+  __global const fft_real *t = (__global const fft_real *) (tw + B + 1);
+
+  if (vfft_columns (ar, ai, br, bi, N1, N2, tw)) {
+    vtwiddle_transpose (br, bi, ar, ai, t);
+    return vfft_columns (ar, ai, br, bi, N2, N1, tw);
+  }
+  vtwiddle_transpose (ar, ai, br, bi, t);
+  return !vfft_columns (br, bi, ar, ai, N2, N1, tw);
+}
+
+__kernel void
+clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
+    uint channels,
+    __global cplx_t * ring, uint slot0, uint slots,
+    __global const fft_t * tw, __global real_t * hist, uint hist_cap,
+    uint hist_at)
+{
+  __local fft_real za[2 * B], zb[2 * B];
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  __global const real_t *w = in + (size_t) c * in_chan +
+      (size_t) blk * B * in_frame;
+  __global cplx_t *x;
+  __local fft_real *zr, *zi;
+  uint n, k;
+
+  /* z[n] = x[2n] + i x[2n + 1] */
+  if (in_frame == 1) {
+    for (n = 0; n < B; n += VW) {
+      const vfft2_t v = TO_VFFT (vload16 (0, w + 2 * n));
+
+      ST (v.even, za + n);
+      ST (v.odd, za + B + n);
+    }
+  } else {
+    for (n = 0; n < B; n++) {
+      za[n] = w[2 * n * in_frame];
+      za[B + n] = w[(2 * n + 1) * in_frame];
+    }
+  }
+  /* only the blocks the ring keeps (see the work-group version) */
+  if (hist_cap && blk + hist_cap / B >= get_num_groups (0) / channels) {
+    __global real_t *h = hist + (size_t) c * hist_cap +
+        (hist_at + blk * B) % hist_cap;
+
+    for (n = 0; n < B; n++)
+      h[n] = w[(B + n) * in_frame];
+  }
+  if (vfft (za, za + B, zb, zb + B, tw)) {
+    zr = zb;
+    zi = zb + B;
+  } else {
+    zr = za;
+    zi = za + B;
+  }
+
+  x = ring + ((size_t) ((slot0 + blk) % slots) * channels + c) * BINS;
+  /* X[k] = E + exp (-i pi k / B) O, E = (Z[k] + conj Z[B-k]) / 2,
+   * O = (Z[k] - conj Z[B-k]) / 2i; Z[B-k] for k in [k0, k0 + VW) are the
+   * VW values ending at B - k0, reversed */
+  for (k = VW; k < B; k += VW) {
+    const vfft_t z_r = LD (zr + k), z_i = LD (zi + k);
+    const vfft_t q_r = LD (zr + B - k - VW + 1).s76543210;
+    const vfft_t q_i = -LD (zi + B - k - VW + 1).s76543210;
+    const vfft_t e_r = (z_r + q_r) * (fft_real) 0.5;
+    const vfft_t e_i = (z_i + q_i) * (fft_real) 0.5;
+    const vfft_t o_r = (z_i - q_i) * (fft_real) 0.5;
+    const vfft_t o_i = (q_r - z_r) * (fft_real) 0.5;
+    const vfft2_t t = vload16 (0, (__global const fft_real *) (tw + k));
+    vfft2_t out;
+
+    out.even = e_r + t.even * o_r - t.odd * o_i;
+    out.odd = e_i + t.even * o_i + t.odd * o_r;
+    vstore16 (TO_VREAL (out), 0, (__global real_t *) (x + k));
+  }
+  for (k = 0; k <= B; k = k + 1 == VW ? B : k + 1) {
+    const fft_t zk = (fft_t) (zr[k & (B - 1)], zi[k & (B - 1)]);
+    const fft_t zq = (fft_t) (zr[(B - k) & (B - 1)], -zi[(B - k) & (B - 1)]);
+    const fft_t e = (zk + zq) * (fft_real) 0.5, d = (zk - zq) * (fft_real) 0.5;
+
+    x[k] = TO_STORE (e + cmul (tw[k], (fft_t) (d.y, -d.x)));
+  }
+}
+
+__kernel void
+clr_conv_inverse (__global const cplx_t * prod, uint channels,
+    __global const fft_t * tw, __global real_t * out, uint out_chan,
+    uint out_frame)
+{
+  __local fft_real za[2 * B], zb[2 * B];
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  __global const cplx_t *y = prod + (size_t) g * BINS;
+  __global real_t *o = out + (size_t) c * out_chan +
+      (size_t) blk * B * out_frame;
+  __local fft_real *zr, *zi;
+  uint n, k;
+
+  /* the conjugate of E + i O (see the work-group version): the inverse
+   * transform is the conjugate of the forward one of the conjugate */
+  for (k = 0; k < B; k += VW) {
+    const vfft2_t yk = TO_VFFT (vload16 (0, (__global const real_t *)
+            (y + k)));
+    const vfft2_t yq = TO_VFFT (vload16 (0, (__global const real_t *)
+            (y + B - k - VW + 1)));
+    const vfft_t q_r = yq.even.s76543210, q_i = -yq.odd.s76543210;
+    const vfft_t e_r = (yk.even + q_r) * (fft_real) 0.5;
+    const vfft_t e_i = (yk.odd + q_i) * (fft_real) 0.5;
+    const vfft_t h_r = (yk.even - q_r) * (fft_real) 0.5;
+    const vfft_t h_i = (yk.odd - q_i) * (fft_real) 0.5;
+    const vfft2_t t = vload16 (0, (__global const fft_real *) (tw + k));
+    /* d = h conj (t) */
+    const vfft_t d_r = h_r * t.even + h_i * t.odd;
+    const vfft_t d_i = h_i * t.even - h_r * t.odd;
+
+    ST (e_r - d_i, za + k);
+    ST (-(e_i + d_r), za + B + k);
+  }
+  if (vfft (za, za + B, zb, zb + B, tw)) {
+    zr = zb;
+    zi = zb + B;
+  } else {
+    zr = za;
+    zi = za + B;
+  }
+
+  /* samples B .. 2B - 1 of the window: z[B/2 ..] holds them in pairs (the
+   * imaginary parts conjugated back) */
+  if (out_frame == 1) {
+    for (n = 0; n < B / 2; n += VW) {
+      vfft2_t v;
+
+      v.even = LD (zr + B / 2 + n);
+      v.odd = -LD (zi + B / 2 + n);
+      vstore16 (TO_VREAL (v), 0, o + 2 * n);
+    }
+  } else {
+    for (n = 0; n < B / 2; n++) {
+      o[2 * n * out_frame] = (real_t) zr[B / 2 + n];
+      o[(2 * n + 1) * out_frame] = (real_t) - zi[B / 2 + n];
+    }
+  }
+}
+#else
+
 /* in: channel c's frame f at c * in_chan + f * in_frame (planes, or frames
  * of all channels in turn); block b of the batch reads frames
  * [b B, b B + 2B). Work-group g transforms block g / channels of
@@ -219,6 +562,8 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
     x[k] = TO_STORE (e + cmul (tw[k], o));
   }
 }
+
+#endif /* CLR_CONV_FFT_VEC */
 
 /* The sum over `parts` partitions, newest spectrum first, for nblk blocks
  * of the batch (of n): one work-item a vector of 4 bins (dimension 0), a
@@ -451,6 +796,7 @@ clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
 }
 #pragma OPENCL FP_CONTRACT ON
 
+#ifndef CLR_CONV_FFT_VEC
 /* Work-group g: block g / channels of output g % channels (channels: the
  * output planes). Writes the B output samples to out at frame b B, output
  * c's frame f at c * out_chan + f * out_frame. */
@@ -488,3 +834,4 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
     o[(2 * n + 1) * out_frame] = (real_t) v.y;
   }
 }
+#endif /* CLR_CONV_FFT_VEC */

@@ -25,6 +25,9 @@
 #define CLR_CONV_BATCH_FRAMES 16384u
 /* work-items a transform: PoCL runs them as loops, GPUs as threads */
 #define CLR_CONV_FFT_ITEMS 256u
+/* the vector transforms (CLR_CONV_FFT_VEC): 8 x 8 blocks of values, so
+ * B = N1 N2 with both at least 8 */
+#define CLR_CONV_VEC_BLOCK_MIN 64u
 /* the sum's work-items a group along the bins, 4 bins each: few for PoCL
  * (each already a vector), warps for GPUs */
 #define CLR_CONV_MAC_ITEMS_CPU 4u
@@ -62,6 +65,7 @@ struct _ClrConv {
   size_t ssize;                 /* bytes a sample */
   size_t csize;                 /* bytes a complex value in memory */
   gboolean fft_double;          /* transforms in double (also for F32) */
+  gboolean fft_vec;             /* a work-item a transform, in vectors */
   size_t fft_items;             /* work-group size of the transforms */
   size_t mac_items;             /* and of the sum, along the bins */
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
@@ -239,6 +243,16 @@ put_complex (void *table, gboolean dbl, size_t i, double re, double im)
   }
 }
 
+/* Stores real value v as element i of a float or double table. */
+static void
+put_real (void *table, gboolean dbl, size_t i, double v)
+{
+  if (dbl)
+    ((double *) table)[i] = v;
+  else
+    ((float *) table)[i] = (float) v;
+}
+
 /* The partitions' spectra, bins 0 .. B of each 2B-point transform, scaled
  * by 1 / B (the inverse transform's scale, see kernels/conv.cl). */
 static gboolean
@@ -294,18 +308,35 @@ fft_csize (ClrConv * c)
   return c->fft_double ? 2 * sizeof (double) : 2 * sizeof (float);
 }
 
+/* exp (-i pi k / B), k = 0 .. B; the vector transforms add their
+ * four-step table: exp (-2 pi i k1 n2 / B) at k1 N2 + n2, the real parts
+ * and then the imaginary ones (kernels/conv.cl) */
 static gboolean
 upload_twiddles (ClrConv * c, GError ** error)
 {
-  const size_t B = c->block;
-  char *host = g_malloc ((B + 1) * fft_csize (c));
+  const size_t B = c->block, cs = fft_csize (c);
+  const size_t n1 = (size_t) 1 << (g_bit_nth_msf (c->block, -1) / 2);
+  const size_t bytes = (B + 1) * cs + (c->fft_vec ? B * cs : 0);
+  char *host = g_malloc (bytes);
   size_t k;
 
   for (k = 0; k <= B; k++)
     put_complex (host, c->fft_double, k, cos (-G_PI * k / B),
         sin (-G_PI * k / B));
+  if (c->fft_vec) {
+    char *four = host + (B + 1) * cs;
+
+    for (k = 0; k < B; k++) {
+      /* k1 n2 mod B, so that the angle stays exact */
+      const double a = -2 * G_PI * (double) ((k / (B / n1)) *
+          (k % (B / n1)) % B) / B;
+
+      put_real (four, c->fft_double, k, cos (a));
+      put_real (four, c->fft_double, B + k, sin (a));
+    }
+  }
   c->twiddles = clr_budget_alloc (&c->budget,
-      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, (B + 1) * fft_csize (c), host,
+      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, host,
       "twiddle table", error);
   g_free (host);
   return c->twiddles != NULL;
@@ -328,8 +359,9 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
 
   options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d "
       "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u "
-      "-DCLR_CONV_OPW=%u%s%s%s", c->block, g_bit_nth_lsf (c->block, -1),
+      "-DCLR_CONV_OPW=%u%s%s%s%s", c->block, g_bit_nth_lsf (c->block, -1),
       c->bin_stride, c->slices, c->opw,
+      c->fft_vec ? " -DCLR_CONV_FFT_VEC" : "",
       f64 ? " -DCLR_CONV_F64" : "",
       acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
       c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
@@ -347,7 +379,7 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   }
   /* as many work-items as the device allows each kernel, the transforms
    * at most one a radix-4 butterfly; a sum's slices share one work-group */
-  c->fft_items = MIN (CLR_CONV_FFT_ITEMS, c->block / 4);
+  c->fft_items = c->fft_vec ? 1 : MIN (CLR_CONV_FFT_ITEMS, c->block / 4);
   for (i = 0; i < G_N_ELEMENTS (names); i++) {
     size_t *items = i >= 2 ? &c->mac_items : &c->fft_items;
     if (clGetKernelWorkGroupInfo (*kernels[i], id, CL_KERNEL_WORK_GROUP_SIZE,
@@ -411,15 +443,34 @@ choose_opw (ClrConv * c, const ClrTuning * tuning)
   return opw;
 }
 
-/* B complex values of local memory a transform: the limit on B for now
- * (no multi-pass transform in global memory yet). */
-static gboolean
-check_local_memory (ClrConv * c, GError ** error)
+static cl_ulong
+local_memory (ClrConv * c)
 {
   cl_ulong local = 0;
 
   clGetDeviceInfo (clr_device_get_id (c->dev), CL_DEVICE_LOCAL_MEM_SIZE,
       sizeof (local), &local, NULL);
+  return local;
+}
+
+/* The vector transforms on CPUs, where B allows their 8 x 8 blocks and
+ * local memory their two buffers: a work-group a transform gives PoCL's
+ * vectoriser nothing that lines up (docs/convolution.md). */
+static gboolean
+choose_fft_vec (ClrConv * c, const ClrTuning * tuning)
+{
+  if (c->block < CLR_CONV_VEC_BLOCK_MIN
+      || 2 * (cl_ulong) c->block * fft_csize (c) > local_memory (c))
+    return FALSE;
+  return clr_knob_or (tuning->conv_vec, !clr_device_is_gpu (c->dev)) != 0;
+}
+
+/* B complex values of local memory a transform: the limit on B for now
+ * (no multi-pass transform in global memory yet). */
+static gboolean
+check_local_memory (ClrConv * c, GError ** error)
+{
+  const cl_ulong local = local_memory (c);
   const size_t csize = fft_csize (c);
 
   if ((cl_ulong) c->block * csize > local) {
@@ -476,6 +527,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   /* and so are the transforms: float transforms alone gave a max error of
    * ~1e-6 of the output RMS (docs/convolution.md) */
   c->fft_double = clr_device_has_fp64 (dev);
+  c->fft_vec = choose_fft_vec (c, tuning);
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;
   c->mac_items = clr_device_is_gpu (dev) ? CLR_CONV_MAC_ITEMS_GPU :
@@ -542,12 +594,14 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   clr_conv_reset (c);
   clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
       "filter(s) of %" G_GSIZE_FORMAT " taps, %u partitions of %u frames summed in %u "
-      "slice(s), %s%s%s, %"
+      "slice(s), %s%s%s, transforms %s, %"
       G_GUINT64_FORMAT " bytes of device memory", c->channels, c->n_out,
       c->n_filters,
       c->n_taps, c->parts, c->block, c->slices, f64 ? "F64" : "F32",
       acc_double ? ", partition sums in double" : "",
-      c->fft_double && !f64 ? ", transforms in double" : "", c->budget.used);
+      c->fft_double && !f64 ? ", transforms in double" : "",
+      c->fft_vec ? "a work-item each, in vectors" : "a work-group each",
+      c->budget.used);
   return c;
 
 failed:

@@ -44,6 +44,10 @@
  *                           tuning           of a one-block partition sum
  *                                            (a power of two dividing the
  *                                            outputs; default 1 on CPUs)
+ * CLRESAMPLE_CONV_VEC       tests,  0|1      convolution: 1: transforms of one
+ *                           tuning           work-item each in vectors (the
+ *                                            default on CPUs, B >= 64); 0:
+ *                                            one work-group each (GPUs)
  * CLRESAMPLE_FFT           tests,  0|1      0: never the FFT path; 1: the FFT
  *                           bench            path for every integer ratio
  *                                            (default: past the crossover in
@@ -91,6 +95,7 @@ typedef struct {
   ClrKnob local_size;
   ClrKnob conv_slices;
   ClrKnob conv_opw;
+  ClrKnob conv_vec;
   ClrKnob fft;
   ClrKnob fft_block;
 } ClrTuning;
