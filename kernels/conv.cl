@@ -175,15 +175,21 @@ fft_local (__local fft_t * z, __global const fft_t * tw, int inverse)
  * transform, in explicit vectors of VW values, real and imaginary parts
  * apart. PoCL runs a work-group on one thread and vectorises across its
  * work-items only where their accesses line up, which the butterflies of
- * fft_local () do not: that transform ran at a fifth of this one's speed.
- * A B-point transform is a four-step one, B = N1 N2 (Bailey): the N2
- * columns' transforms of length N1, vectors of VW neighbouring columns
- * going through each Stockham stage together; a twiddle and a transpose
- * in 8 x 8 blocks of registers; the N1 transforms of length N2, again as
- * columns. Every access is a whole vector, every twiddle of a stage one
- * broadcast value, and the result comes out in natural order. Two buffers
- * of B complex values in local memory (the Stockham stages go from one to
- * the other); clr-conv.c checks they fit. */
+ * fft_local () do not: it ran at a sixth of this one's speed at B = 16384.
+ *
+ * A B-point transform is a four-step one (Bailey), B = N1 N2, n = n1 N2 +
+ * n2, k = k1 + N1 k2: the N2 columns' transforms of length N1 (over n1),
+ * a twiddle exp (-2 pi i k1 n2 / B), the N1 transforms of length N2 (over
+ * n2). Both run on strips of VW neighbouring columns, copied into a small
+ * scratch where every Stockham stage's access is a whole vector and every
+ * twiddle one broadcast value: the strip (2 x 2 x 8 KiB at most in double)
+ * stays in the L1 cache through all its stages. The first step reads its
+ * strips straight from the input (with the inverse's pre-pass folded in)
+ * and writes them, twiddled and transposed in 8 x 8 blocks of registers,
+ * into the transform's one buffer of B values in local memory, as rows
+ * over k1; the second step goes down those rows' columns and puts the
+ * result back in natural order. clr-conv.c checks that the buffer and the
+ * scratch fit the local memory. */
 #define VW 8
 #define N1 (1u << (CLR_CONV_LOG2B / 2))
 #define N2 (B / N1)
@@ -194,11 +200,6 @@ typedef double16 vfft2_t;
 #else
 typedef float8 vfft_t;
 typedef float16 vfft2_t;
-#endif
-#ifdef CLR_CONV_F64
-typedef double16 vreal2_t;
-#else
-typedef float16 vreal2_t;
 #endif
 #if defined(CLR_CONV_F64) || !defined(CLR_CONV_FFT_DOUBLE)
 #define TO_VFFT(v) (v)
@@ -217,105 +218,100 @@ tw_at (__global const fft_t * tw, uint k)
   return k <= B ? tw[k] : -tw[k - B];
 }
 
-/* One radix-4 Stockham stage over rows of w values: sub-transforms of
- * length n, s rows apart; x -> y. */
+/* One radix-4 Stockham stage of a strip (row r at r VW): sub-transforms
+ * of length n, s rows apart; x -> y. */
 static void
 vstage4 (__local const fft_real * xr, __local const fft_real * xi,
-    __local fft_real * yr, __local fft_real * yi, uint n, uint s, uint w,
+    __local fft_real * yr, __local fft_real * yi, uint n, uint s,
     __global const fft_t * tw)
 {
   const uint m = n / 4, step = 2 * B / n;
-  const uint in_gap = s * m * w, out_gap = s * w;
-  uint p, q, v;
+  const uint in_gap = s * m * VW, out_gap = s * VW;
+  uint p, q;
 
   for (p = 0; p < m; p++) {
     const fft_t w1 = tw_at (tw, p * step), w2 = tw_at (tw, 2 * p * step),
         w3 = tw_at (tw, 3 * p * step);
 
     for (q = 0; q < s; q++) {
-      __local const fft_real *ar = xr + (q + s * p) * w;
-      __local const fft_real *ai = xi + (q + s * p) * w;
-      __local fft_real *br = yr + (q + 4 * s * p) * w;
-      __local fft_real *bi = yi + (q + 4 * s * p) * w;
+      __local const fft_real *ar = xr + (q + s * p) * VW;
+      __local const fft_real *ai = xi + (q + s * p) * VW;
+      __local fft_real *br = yr + (q + 4 * s * p) * VW;
+      __local fft_real *bi = yi + (q + 4 * s * p) * VW;
+      const vfft_t a_r = LD (ar), a_i = LD (ai);
+      const vfft_t b_r = LD (ar + in_gap), b_i = LD (ai + in_gap);
+      const vfft_t c_r = LD (ar + 2 * in_gap), c_i = LD (ai + 2 * in_gap);
+      const vfft_t d_r = LD (ar + 3 * in_gap), d_i = LD (ai + 3 * in_gap);
+      const vfft_t apc_r = a_r + c_r, apc_i = a_i + c_i;
+      const vfft_t amc_r = a_r - c_r, amc_i = a_i - c_i;
+      const vfft_t bpd_r = b_r + d_r, bpd_i = b_i + d_i;
+      const vfft_t bmd_r = b_r - d_r, bmd_i = b_i - d_i;
+      /* amc -+ i bmd */
+      const vfft_t u1_r = amc_r + bmd_i, u1_i = amc_i - bmd_r;
+      const vfft_t u2_r = apc_r - bpd_r, u2_i = apc_i - bpd_i;
+      const vfft_t u3_r = amc_r - bmd_i, u3_i = amc_i + bmd_r;
 
-      for (v = 0; v < w; v += VW) {
-        const vfft_t a_r = LD (ar + v), a_i = LD (ai + v);
-        const vfft_t b_r = LD (ar + in_gap + v), b_i = LD (ai + in_gap + v);
-        const vfft_t c_r = LD (ar + 2 * in_gap + v);
-        const vfft_t c_i = LD (ai + 2 * in_gap + v);
-        const vfft_t d_r = LD (ar + 3 * in_gap + v);
-        const vfft_t d_i = LD (ai + 3 * in_gap + v);
-        const vfft_t apc_r = a_r + c_r, apc_i = a_i + c_i;
-        const vfft_t amc_r = a_r - c_r, amc_i = a_i - c_i;
-        const vfft_t bpd_r = b_r + d_r, bpd_i = b_i + d_i;
-        const vfft_t bmd_r = b_r - d_r, bmd_i = b_i - d_i;
-        /* amc -+ i bmd */
-        const vfft_t u1_r = amc_r + bmd_i, u1_i = amc_i - bmd_r;
-        const vfft_t u2_r = apc_r - bpd_r, u2_i = apc_i - bpd_i;
-        const vfft_t u3_r = amc_r - bmd_i, u3_i = amc_i + bmd_r;
-
-        ST (apc_r + bpd_r, br + v);
-        ST (apc_i + bpd_i, bi + v);
-        ST (u1_r * w1.x - u1_i * w1.y, br + out_gap + v);
-        ST (u1_r * w1.y + u1_i * w1.x, bi + out_gap + v);
-        ST (u2_r * w2.x - u2_i * w2.y, br + 2 * out_gap + v);
-        ST (u2_r * w2.y + u2_i * w2.x, bi + 2 * out_gap + v);
-        ST (u3_r * w3.x - u3_i * w3.y, br + 3 * out_gap + v);
-        ST (u3_r * w3.y + u3_i * w3.x, bi + 3 * out_gap + v);
-      }
+      ST (apc_r + bpd_r, br);
+      ST (apc_i + bpd_i, bi);
+      ST (u1_r * w1.x - u1_i * w1.y, br + out_gap);
+      ST (u1_r * w1.y + u1_i * w1.x, bi + out_gap);
+      ST (u2_r * w2.x - u2_i * w2.y, br + 2 * out_gap);
+      ST (u2_r * w2.y + u2_i * w2.x, bi + 2 * out_gap);
+      ST (u3_r * w3.x - u3_i * w3.y, br + 3 * out_gap);
+      ST (u3_r * w3.y + u3_i * w3.x, bi + 3 * out_gap);
     }
   }
 }
 
-/* The last stage when the length is 2 times a power of 4 (no twiddles). */
+/* The last stage when the length is 2 times a power of 4 (no twiddles):
+ * rows q and q + s, q < s. */
 static void
 vstage2 (__local const fft_real * xr, __local const fft_real * xi,
-    __local fft_real * yr, __local fft_real * yi, uint s, uint w)
+    __local fft_real * yr, __local fft_real * yi, uint s)
 {
   uint v;
 
-  for (v = 0; v < s * w; v += VW) {
+  for (v = 0; v < s * VW; v += VW) {
     const vfft_t a_r = LD (xr + v), a_i = LD (xi + v);
-    const vfft_t b_r = LD (xr + s * w + v), b_i = LD (xi + s * w + v);
+    const vfft_t b_r = LD (xr + s * VW + v), b_i = LD (xi + s * VW + v);
 
     ST (a_r + b_r, yr + v);
     ST (a_i + b_i, yi + v);
-    ST (a_r - b_r, yr + s * w + v);
-    ST (a_i - b_i, yi + s * w + v);
+    ST (a_r - b_r, yr + s * VW + v);
+    ST (a_i - b_i, yi + s * VW + v);
   }
 }
 
-/* Transforms of length len down the columns of len rows of w values, in
- * x; y is scratch. Returns whether the result lies in y. */
-static int
-vfft_columns (__local fft_real * xr, __local fft_real * xi,
-    __local fft_real * yr, __local fft_real * yi, uint len, uint w,
+/* The transforms of length len down a strip's VW columns, in s (real
+ * parts, then imaginary ones, len VW values each); t is scratch of the
+ * same size. Returns the part that holds the result. */
+static __local fft_real *
+vfft_strip (__local fft_real * s, __local fft_real * t, uint len,
     __global const fft_t * tw)
 {
-  uint n, s = 1;
-  int in_y = 0;
+  __local fft_real *x = s, *y = t, *z;
+  const uint part = len * VW;
+  uint n, stride = 1;
 
-  for (n = len; n >= 4; n /= 4, s *= 4, in_y = !in_y) {
-    if (in_y)
-      vstage4 (yr, yi, xr, xi, n, s, w, tw);
-    else
-      vstage4 (xr, xi, yr, yi, n, s, w, tw);
+  for (n = len; n >= 4; n /= 4, stride *= 4) {
+    vstage4 (x, x + part, y, y + part, n, stride, tw);
+    z = x;
+    x = y;
+    y = z;
   }
   if (n == 2) {
-    if (in_y)
-      vstage2 (yr, yi, xr, xi, s, w);
-    else
-      vstage2 (xr, xi, yr, yi, s, w);
-    in_y = !in_y;
+    vstage2 (x, x + part, y, y + part, stride);
+    x = y;
   }
-  return in_y;
+  return x;
 }
 
 /* e, o: the even and odd elements of a and b, in turn */
 #define UNSHUFFLE(a, b, e, o) \
   do { e = (vfft_t) ((a).even, (b).even); \
     o = (vfft_t) ((a).odd, (b).odd); } while (0)
-/* rows r0 .. r7 of an 8 x 8 block -> its columns, in t0 .. t7 */
+/* rows r0 .. r7 of an 8 x 8 block -> its columns, in t0 .. t7 (the rows
+ * are overwritten) */
 #define TRANSPOSE8(r0, r1, r2, r3, r4, r5, r6, r7, t0, t1, t2, t3, t4, t5, \
     t6, t7) \
   do { \
@@ -327,57 +323,76 @@ vfft_columns (__local fft_real * xr, __local fft_real * xi,
     UNSHUFFLE (r4, r5, t2, t6); UNSHUFFLE (r6, r7, t3, t7); \
   } while (0)
 
-/* x: N1 rows of N2 (k1, n2) -> y: N2 rows of N1 (n2, k1), each value times
- * exp (-2 pi i k1 n2 / B) from the table t (real parts, then imaginary
- * ones, in x's order). */
+/* The first step's strip of columns n2 = v .. v + VW - 1 (its N1 rows
+ * over k1 in x, real parts then imaginary ones), times exp (-2 pi i k1 n2
+ * / B) from the table t (at k1 N2 + n2, real parts then imaginary ones),
+ * into rows v .. v + VW - 1 of z (N2 rows of N1 over k1). */
 static void
-vtwiddle_transpose (__local const fft_real * xr, __local const fft_real * xi,
-    __local fft_real * yr, __local fft_real * yi, __global const fft_real * t)
+vtwiddle_transpose (__local const fft_real * x, __local fft_real * z,
+    uint v, __global const fft_real * t)
 {
-  uint kb, nb;
+  __local const fft_real *xi = x + N1 * VW;
+  __local fft_real *zi = z + B;
+  uint kb;
 
-  for (kb = 0; kb < N1; kb += VW)
-    for (nb = 0; nb < N2; nb += VW) {
-      vfft_t r0, r1, r2, r3, r4, r5, r6, r7, i0, i1, i2, i3, i4, i5, i6, i7;
-      vfft_t c0, c1, c2, c3, c4, c5, c6, c7;
+  for (kb = 0; kb < N1; kb += VW) {
+    vfft_t r0, r1, r2, r3, r4, r5, r6, r7, i0, i1, i2, i3, i4, i5, i6, i7;
+    vfft_t c0, c1, c2, c3, c4, c5, c6, c7;
 
 #define ROW(j, rj, ij) \
-      do { const uint at = (kb + j) * N2 + nb; \
-        const vfft_t x_r = LD (xr + at), x_i = LD (xi + at); \
-        const vfft_t t_r = LD (t + at), t_i = LD (t + B + at); \
-        rj = x_r * t_r - x_i * t_i; ij = x_r * t_i + x_i * t_r; } while (0)
-      ROW (0, r0, i0); ROW (1, r1, i1); ROW (2, r2, i2); ROW (3, r3, i3);
-      ROW (4, r4, i4); ROW (5, r5, i5); ROW (6, r6, i6); ROW (7, r7, i7);
+    do { const vfft_t x_r = LD (x + (kb + j) * VW); \
+      const vfft_t x_i = LD (xi + (kb + j) * VW); \
+      const vfft_t t_r = LD (t + (kb + j) * N2 + v); \
+      const vfft_t t_i = LD (t + B + (kb + j) * N2 + v); \
+      rj = x_r * t_r - x_i * t_i; ij = x_r * t_i + x_i * t_r; } while (0)
+    ROW (0, r0, i0); ROW (1, r1, i1); ROW (2, r2, i2); ROW (3, r3, i3);
+    ROW (4, r4, i4); ROW (5, r5, i5); ROW (6, r6, i6); ROW (7, r7, i7);
 #undef ROW
 #define COLS(y, v0, v1, v2, v3, v4, v5, v6, v7) \
-      do { TRANSPOSE8 (v0, v1, v2, v3, v4, v5, v6, v7, c0, c1, c2, c3, c4, \
-            c5, c6, c7); \
-        ST (c0, y + (nb + 0) * N1 + kb); ST (c1, y + (nb + 1) * N1 + kb); \
-        ST (c2, y + (nb + 2) * N1 + kb); ST (c3, y + (nb + 3) * N1 + kb); \
-        ST (c4, y + (nb + 4) * N1 + kb); ST (c5, y + (nb + 5) * N1 + kb); \
-        ST (c6, y + (nb + 6) * N1 + kb); ST (c7, y + (nb + 7) * N1 + kb); \
-      } while (0)
-      COLS (yr, r0, r1, r2, r3, r4, r5, r6, r7);
-      COLS (yi, i0, i1, i2, i3, i4, i5, i6, i7);
+    do { TRANSPOSE8 (v0, v1, v2, v3, v4, v5, v6, v7, c0, c1, c2, c3, c4, \
+          c5, c6, c7); \
+      ST (c0, y + (v + 0) * N1 + kb); ST (c1, y + (v + 1) * N1 + kb); \
+      ST (c2, y + (v + 2) * N1 + kb); ST (c3, y + (v + 3) * N1 + kb); \
+      ST (c4, y + (v + 4) * N1 + kb); ST (c5, y + (v + 5) * N1 + kb); \
+      ST (c6, y + (v + 6) * N1 + kb); ST (c7, y + (v + 7) * N1 + kb); \
+    } while (0)
+    COLS (z, r0, r1, r2, r3, r4, r5, r6, r7);
+    COLS (zi, i0, i1, i2, i3, i4, i5, i6, i7);
 #undef COLS
-    }
+  }
 }
 
-/* The B-point forward transform of (ar, ai), natural order in and out,
- * (br, bi) scratch; returns whether the result lies in b. */
-static int
-vfft (__local fft_real * ar, __local fft_real * ai, __local fft_real * br,
-    __local fft_real * bi, __global const fft_t * tw)
+/* The first step on the strip the caller loaded into s (N1 rows), into
+ * z; then the second step, in place in z: z then holds the transform, in
+ * natural order. Call the first part for every strip v, then the second. */
+static void
+vfft_first (__local fft_real * s, __local fft_real * z, uint v,
+    __global const fft_t * tw)
 {
   /* the four-step table follows the B + 1 twiddles (clr-conv.c) */
   __global const fft_real *t = (__global const fft_real *) (tw + B + 1);
 
-  if (vfft_columns (ar, ai, br, bi, N1, N2, tw)) {
-    vtwiddle_transpose (br, bi, ar, ai, t);
-    return vfft_columns (ar, ai, br, bi, N2, N1, tw);
+  vtwiddle_transpose (vfft_strip (s, s + 2 * N1 * VW, N1, tw), z, v, t);
+}
+
+static void
+vfft_second (__local fft_real * s, __local fft_real * z,
+    __global const fft_t * tw)
+{
+  __local fft_real *zi = z + B, *r;
+  uint k, n;
+
+  for (k = 0; k < N1; k += VW) {
+    for (n = 0; n < N2; n++) {
+      ST (LD (z + n * N1 + k), s + n * VW);
+      ST (LD (zi + n * N1 + k), s + (N2 + n) * VW);
+    }
+    r = vfft_strip (s, s + 2 * N2 * VW, N2, tw);
+    for (n = 0; n < N2; n++) {
+      ST (LD (r + n * VW), z + n * N1 + k);
+      ST (LD (r + (N2 + n) * VW), zi + n * N1 + k);
+    }
   }
-  vtwiddle_transpose (ar, ai, br, bi, t);
-  return !vfft_columns (br, bi, ar, ai, N2, N1, tw);
 }
 
 __kernel void
@@ -387,28 +402,36 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
     __global const fft_t * tw, __global real_t * hist, uint hist_cap,
     uint hist_at)
 {
-  __local fft_real za[2 * B], zb[2 * B];
+  __local fft_real z[2 * B], s[4 * N2 * VW];
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const real_t *w = in + (size_t) c * in_chan +
       (size_t) blk * B * in_frame;
   __global cplx_t *x;
-  __local fft_real *zr, *zi;
-  uint n, k;
+  uint n, k, v;
 
-  /* z[n] = x[2n] + i x[2n + 1] */
-  if (in_frame == 1) {
-    for (n = 0; n < B; n += VW) {
-      const vfft2_t v = TO_VFFT (vload16 (0, w + 2 * n));
+  /* z[n] = x[2n] + i x[2n + 1], a strip of columns n2 at a time */
+  for (v = 0; v < N2; v += VW) {
+    for (n = 0; n < N1; n++) {
+      const uint at = n * N2 + v;
 
-      ST (v.even, za + n);
-      ST (v.odd, za + B + n);
+      if (in_frame == 1) {
+        const vfft2_t p = TO_VFFT (vload16 (0, w + 2 * at));
+
+        ST (p.even, s + n * VW);
+        ST (p.odd, s + (N1 + n) * VW);
+      } else {
+        uint j;
+
+        for (j = 0; j < VW; j++) {
+          s[n * VW + j] = w[2 * (at + j) * in_frame];
+          s[(N1 + n) * VW + j] = w[(2 * (at + j) + 1) * in_frame];
+        }
+      }
     }
-  } else {
-    for (n = 0; n < B; n++) {
-      za[n] = w[2 * n * in_frame];
-      za[B + n] = w[(2 * n + 1) * in_frame];
-    }
+    vfft_first (s, z, v, tw);
   }
+  vfft_second (s, z, tw);
+
   /* only the blocks the ring keeps (see the work-group version) */
   if (hist_cap && blk + hist_cap / B >= get_num_groups (0) / channels) {
     __global real_t *h = hist + (size_t) c * hist_cap +
@@ -417,22 +440,15 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
     for (n = 0; n < B; n++)
       h[n] = w[(B + n) * in_frame];
   }
-  if (vfft (za, za + B, zb, zb + B, tw)) {
-    zr = zb;
-    zi = zb + B;
-  } else {
-    zr = za;
-    zi = za + B;
-  }
 
   x = ring + ((size_t) ((slot0 + blk) % slots) * channels + c) * BINS;
   /* X[k] = E + exp (-i pi k / B) O, E = (Z[k] + conj Z[B-k]) / 2,
-   * O = (Z[k] - conj Z[B-k]) / 2i; Z[B-k] for k in [k0, k0 + VW) are the
-   * VW values ending at B - k0, reversed */
+   * O = (Z[k] - conj Z[B-k]) / 2i; Z[B-k] for k in [k, k + VW) are the
+   * VW values ending at B - k, reversed */
   for (k = VW; k < B; k += VW) {
-    const vfft_t z_r = LD (zr + k), z_i = LD (zi + k);
-    const vfft_t q_r = LD (zr + B - k - VW + 1).s76543210;
-    const vfft_t q_i = -LD (zi + B - k - VW + 1).s76543210;
+    const vfft_t z_r = LD (z + k), z_i = LD (z + B + k);
+    const vfft_t q_r = LD (z + B - k - VW + 1).s76543210;
+    const vfft_t q_i = -LD (z + 2 * B - k - VW + 1).s76543210;
     const vfft_t e_r = (z_r + q_r) * (fft_real) 0.5;
     const vfft_t e_i = (z_i + q_i) * (fft_real) 0.5;
     const vfft_t o_r = (z_i - q_i) * (fft_real) 0.5;
@@ -445,8 +461,8 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
     vstore16 (TO_VREAL (out), 0, (__global real_t *) (x + k));
   }
   for (k = 0; k <= B; k = k + 1 == VW ? B : k + 1) {
-    const fft_t zk = (fft_t) (zr[k & (B - 1)], zi[k & (B - 1)]);
-    const fft_t zq = (fft_t) (zr[(B - k) & (B - 1)], -zi[(B - k) & (B - 1)]);
+    const uint a = k & (B - 1), b = (B - k) & (B - 1);
+    const fft_t zk = (fft_t) (z[a], z[B + a]), zq = (fft_t) (z[b], -z[B + b]);
     const fft_t e = (zk + zq) * (fft_real) 0.5, d = (zk - zq) * (fft_real) 0.5;
 
     x[k] = TO_STORE (e + cmul (tw[k], (fft_t) (d.y, -d.x)));
@@ -458,56 +474,54 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
     __global const fft_t * tw, __global real_t * out, uint out_chan,
     uint out_frame)
 {
-  __local fft_real za[2 * B], zb[2 * B];
+  __local fft_real z[2 * B], s[4 * N2 * VW];
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const cplx_t *y = prod + (size_t) g * BINS;
   __global real_t *o = out + (size_t) c * out_chan +
       (size_t) blk * B * out_frame;
-  __local fft_real *zr, *zi;
-  uint n, k;
+  uint n, v;
 
-  /* the conjugate of E + i O (see the work-group version): the inverse
-   * transform is the conjugate of the forward one of the conjugate */
-  for (k = 0; k < B; k += VW) {
-    const vfft2_t yk = TO_VFFT (vload16 (0, (__global const real_t *)
-            (y + k)));
-    const vfft2_t yq = TO_VFFT (vload16 (0, (__global const real_t *)
-            (y + B - k - VW + 1)));
-    const vfft_t q_r = yq.even.s76543210, q_i = -yq.odd.s76543210;
-    const vfft_t e_r = (yk.even + q_r) * (fft_real) 0.5;
-    const vfft_t e_i = (yk.odd + q_i) * (fft_real) 0.5;
-    const vfft_t h_r = (yk.even - q_r) * (fft_real) 0.5;
-    const vfft_t h_i = (yk.odd - q_i) * (fft_real) 0.5;
-    const vfft2_t t = vload16 (0, (__global const fft_real *) (tw + k));
-    /* d = h conj (t) */
-    const vfft_t d_r = h_r * t.even + h_i * t.odd;
-    const vfft_t d_i = h_i * t.even - h_r * t.odd;
+  /* the conjugate of E + i O (see the work-group version), a strip of
+   * columns at a time: the inverse transform is the conjugate of the
+   * forward one of the conjugate */
+  for (v = 0; v < N2; v += VW) {
+    for (n = 0; n < N1; n++) {
+      const uint k = n * N2 + v;
+      const vfft2_t yk = TO_VFFT (vload16 (0, (__global const real_t *)
+              (y + k)));
+      const vfft2_t yq = TO_VFFT (vload16 (0, (__global const real_t *)
+              (y + B - k - VW + 1)));
+      const vfft_t q_r = yq.even.s76543210, q_i = -yq.odd.s76543210;
+      const vfft_t e_r = (yk.even + q_r) * (fft_real) 0.5;
+      const vfft_t e_i = (yk.odd + q_i) * (fft_real) 0.5;
+      const vfft_t h_r = (yk.even - q_r) * (fft_real) 0.5;
+      const vfft_t h_i = (yk.odd - q_i) * (fft_real) 0.5;
+      const vfft2_t t = vload16 (0, (__global const fft_real *) (tw + k));
+      /* d = h conj (t) */
+      const vfft_t d_r = h_r * t.even + h_i * t.odd;
+      const vfft_t d_i = h_i * t.even - h_r * t.odd;
 
-    ST (e_r - d_i, za + k);
-    ST (-(e_i + d_r), za + B + k);
+      ST (e_r - d_i, s + n * VW);
+      ST (-(e_i + d_r), s + (N1 + n) * VW);
+    }
+    vfft_first (s, z, v, tw);
   }
-  if (vfft (za, za + B, zb, zb + B, tw)) {
-    zr = zb;
-    zi = zb + B;
-  } else {
-    zr = za;
-    zi = za + B;
-  }
+  vfft_second (s, z, tw);
 
   /* samples B .. 2B - 1 of the window: z[B/2 ..] holds them in pairs (the
    * imaginary parts conjugated back) */
   if (out_frame == 1) {
     for (n = 0; n < B / 2; n += VW) {
-      vfft2_t v;
+      vfft2_t p;
 
-      v.even = LD (zr + B / 2 + n);
-      v.odd = -LD (zi + B / 2 + n);
-      vstore16 (TO_VREAL (v), 0, o + 2 * n);
+      p.even = LD (z + B / 2 + n);
+      p.odd = -LD (z + B + B / 2 + n);
+      vstore16 (TO_VREAL (p), 0, o + 2 * n);
     }
   } else {
     for (n = 0; n < B / 2; n++) {
-      o[2 * n * out_frame] = (real_t) zr[B / 2 + n];
-      o[(2 * n + 1) * out_frame] = (real_t) - zi[B / 2 + n];
+      o[2 * n * out_frame] = (real_t) z[B / 2 + n];
+      o[(2 * n + 1) * out_frame] = (real_t) - z[B + B / 2 + n];
     }
   }
 }

@@ -454,13 +454,17 @@ local_memory (ClrConv * c)
 }
 
 /* The vector transforms on CPUs, where B allows their 8 x 8 blocks and
- * local memory their two buffers: a work-group a transform gives PoCL's
- * vectoriser nothing that lines up (docs/convolution.md). */
+ * local memory their buffer and the scratch for two strips of 8 columns
+ * (kernels/conv.cl): a work-group a transform gives PoCL's vectoriser
+ * nothing that lines up (docs/convolution.md). */
 static gboolean
 choose_fft_vec (ClrConv * c, const ClrTuning * tuning)
 {
+  const cl_ulong n2 = c->block >> (g_bit_nth_msf (c->block, -1) / 2);
+
   if (c->block < CLR_CONV_VEC_BLOCK_MIN
-      || 2 * (cl_ulong) c->block * fft_csize (c) > local_memory (c))
+      || ((cl_ulong) c->block + 2 * 8 * n2) * fft_csize (c) >
+      local_memory (c))
     return FALSE;
   return clr_knob_or (tuning->conv_vec, !clr_device_is_gpu (c->dev)) != 0;
 }
