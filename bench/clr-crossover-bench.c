@@ -115,52 +115,81 @@ make_buffer (const Options * o, const double *x, guint channels, size_t pos,
   return buf;
 }
 
-/* Appends buf's samples to y (doubles, interleaved) */
+/* What a run keeps of its output: every frame is counted, but only the
+ * excerpt the error is measured on is stored (stored whole and converted
+ * to double, 60 s of 8 channels cost the pipeline rows more in page faults
+ * than clcrossover's own work: perf) */
+typedef struct {
+  size_t frames;                /* output frames seen */
+  size_t lo, hi;                /* the excerpt's frames */
+  guint out_ch;
+  double *kept;                 /* (hi - lo) frames of out_ch */
+} Output;
+
+/* The excerpt: frames ending in the middle of the stream, as many as a
+ * reference of EXCERPT_MAC_MAX multiply-adds allows */
 static void
-append_output (const Options * o, GstBuffer * buf, GArray * y)
+output_init (Output * y, const Options * o, size_t len, guint channels,
+    size_t frames)
+{
+  const guint out_ch = channels * o->bands;
+  const size_t excerpt = MIN ((size_t) CLAMP (EXCERPT_MAC_MAX / ((double) len
+              * out_ch), 16, 512), frames / 2);
+
+  y->frames = 0;
+  y->hi = frames / 2;
+  y->lo = y->hi - excerpt;
+  y->out_ch = out_ch;
+  y->kept = g_new0 (double, excerpt * out_ch);
+}
+
+/* Counts buf's frames and keeps those of the excerpt */
+static void
+append_output (const Options * o, GstBuffer * buf, Output * y)
 {
   const size_t ss = o->f64 ? sizeof (double) : sizeof (float);
   GstMapInfo map;
-  size_t s, base = y->len;
+  size_t n, f, c;
 
   gst_buffer_map (buf, &map, GST_MAP_READ);
-  g_array_set_size (y, base + map.size / ss);
-  for (s = 0; s < map.size / ss; s++)
-    g_array_index (y, double, base + s) = o->f64 ?
-        ((double *) map.data)[s] : ((float *) map.data)[s];
+  n = map.size / ss / y->out_ch;
+  for (f = MAX (y->frames, y->lo); f < MIN (y->frames + n, y->hi); f++)
+    for (c = 0; c < y->out_ch; c++) {
+      const size_t s = (f - y->frames) * y->out_ch + c;
+      y->kept[(f - y->lo) * y->out_ch + c] = o->f64 ?
+          ((double *) map.data)[s] : ((float *) map.data)[s];
+    }
+  y->frames += n;
   gst_buffer_unmap (buf, &map);
 }
 
 /* Output frame t, band k, channel c = (h_k * x)[t + (taps - 1) / 2]: the
- * worst error over frames ending in the middle of the stream, as many as a
- * reference of EXCERPT_MAC_MAX multiply-adds allows, in dB re their RMS */
+ * worst error over the excerpt, in dB re its RMS; NaN when the run gave
+ * fewer frames than it took */
 static double
 excerpt_error_db (const Options * o, double **h, size_t len, size_t taps,
-    const double *x, guint channels, const GArray * y, size_t frames)
+    const double *x, guint channels, const Output * y, size_t frames)
 {
-  const guint out_ch = channels * o->bands;
-  size_t excerpt = (size_t) CLAMP (EXCERPT_MAC_MAX / ((double) len *
-          out_ch), 16, 512), t, k, end = frames / 2;
   double err = 0.0, sum_sq = 0.0;
+  size_t t, k;
   guint c, b;
 
-  if (y->len < frames * out_ch)
+  if (y->frames < frames)
     return NAN;
-  excerpt = MIN (excerpt, end);
   for (b = 0; b < o->bands; b++)
     for (c = 0; c < channels; c++)
-      for (t = end - excerpt; t < end; t++) {
+      for (t = y->lo; t < y->hi; t++) {
         size_t m = t + (taps - 1) / 2;
         double want = 0.0;
         for (k = 0; k < len && k <= m; k++)
           if (m - k < frames)
             want += h[b][k] * x[(m - k) * channels + c];
-        err = MAX (err, fabs (g_array_index (y, double, t * out_ch +
-                    b * channels + c) - want));
+        err = MAX (err, fabs (y->kept[(t - y->lo) * y->out_ch +
+                    b * channels + c] - want));
         sum_sq += want * want;
       }
-  return 20.0 * log10 (MAX (err, 1e-300) / sqrt (sum_sq / (excerpt *
-              channels * o->bands)));
+  return 20.0 * log10 (MAX (err, 1e-300) / sqrt (sum_sq / ((y->hi - y->lo)
+              * channels * o->bands)));
 }
 
 static GstElement *
@@ -184,7 +213,7 @@ run_harness (const Options * o, double **h, size_t len, size_t taps,
   const size_t frames = (size_t) (o->seconds * RATE);
   const size_t n_bufs = (frames + block - 1) / block;
   GstElement *el = make_crossover (o, taps, block);
-  GArray *y = g_array_new (FALSE, FALSE, sizeof (double));
+  Output y;
   double *x = make_input (o, frames, channels), *times, total = 0.0;
   gchar *in_caps = clr_bench_caps_string (o->f64, RATE, channels);
   gchar *out_caps = clr_bench_caps_string (o->f64, RATE,
@@ -194,6 +223,7 @@ run_harness (const Options * o, double **h, size_t len, size_t taps,
   size_t i;
 
   memset (r, 0, sizeof (*r));
+  output_init (&y, o, len, channels, frames);
   hn = gst_harness_new_with_element (el, "sink", "src");
   gst_harness_set_caps_str (hn, in_caps, out_caps);
   times = g_new (double, n_bufs);
@@ -211,13 +241,13 @@ run_harness (const Options * o, double **h, size_t len, size_t taps,
     if (i > 0)
       total += times[i];
     while ((out = gst_harness_try_pull (hn))) {
-      append_output (o, out, y);
+      append_output (o, out, &y);
       gst_buffer_unref (out);
     }
   }
   gst_harness_push_event (hn, gst_event_new_eos ());
   while ((out = gst_harness_try_pull (hn))) {
-    append_output (o, out, y);
+    append_output (o, out, &y);
     gst_buffer_unref (out);
   }
   if (!r->error) {
@@ -227,10 +257,10 @@ run_harness (const Options * o, double **h, size_t len, size_t taps,
     r->median_us = percentile (times + 1, timed, 0.5) * 1e6;
     r->p99_us = percentile (times + 1, timed, 0.99) * 1e6;
     r->cpu_per_s = NAN;
-    r->err_db = excerpt_error_db (o, h, len, taps, x, channels, y, frames);
+    r->err_db = excerpt_error_db (o, h, len, taps, x, channels, &y, frames);
   }
   gst_harness_teardown (hn);
-  g_array_unref (y);
+  g_free (y.kept);
   g_free (x);
   g_free (times);
   g_free (in_caps);
@@ -309,10 +339,10 @@ run_pipeline (const Options * o, const gchar * what, double **h, size_t len,
 {
   const size_t frames = (size_t) (o->seconds * RATE);
   GstElement *pipe = make_pipeline (o, what, h, len, taps, channels, block);
-  GArray *y = g_array_new (FALSE, FALSE, sizeof (double));
+  Output y;
   double *x = make_input (o, frames, channels), t0, c0;
   GstAppSinkCallbacks cb = { NULL, NULL, on_sample };
-  void *ctx[2] = { (void *) o, y };
+  void *ctx[2] = { (void *) o, &y };
   ClrBlockTimes blocks = { NULL, 0 };
   GstElement *src, *sink;
   GstMessage *msg;
@@ -321,6 +351,7 @@ run_pipeline (const Options * o, const gchar * what, double **h, size_t len,
   size_t pos;
 
   memset (r, 0, sizeof (*r));
+  output_init (&y, o, len, channels, frames);
   if (!pipe) {
     r->error = g_strdup ("could not build the pipeline");
     goto done;
@@ -361,12 +392,12 @@ run_pipeline (const Options * o, const gchar * what, double **h, size_t len,
    * pipeline spreads its work over many elements and threads: none) */
   clr_block_times_finish (&blocks, &r->median_us, &r->p99_us, NULL);
   if (!r->error)
-    r->err_db = excerpt_error_db (o, h, len, taps, x, channels, y, frames);
+    r->err_db = excerpt_error_db (o, h, len, taps, x, channels, &y, frames);
   gst_object_unref (src);
   gst_object_unref (sink);
   gst_object_unref (pipe);
 done:
-  g_array_unref (y);
+  g_free (y.kept);
   g_free (x);
 }
 
