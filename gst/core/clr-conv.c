@@ -28,9 +28,12 @@
 /* the vector transforms (CLR_CONV_FFT_VEC): 8 x 8 blocks of values, so
  * B = N1 N2 with both at least 8 */
 #define CLR_CONV_VEC_BLOCK_MIN 64u
-/* the sum's work-items a group along the bins, 4 bins each: few for PoCL
- * (each already a vector), warps for GPUs */
-#define CLR_CONV_MAC_ITEMS_CPU 4u
+/* the sum's work-items a group along the bins, 4 bins each: on CPUs as
+ * many as the bins fill to within an eighth, up to CLR_CONV_MAC_ITEMS_CPU
+ * (PoCL pays for every work-group: the 8 outputs' one-partition sum of
+ * B = 16384 took 240 us in groups of 4, each already a vector), warps for
+ * GPUs */
+#define CLR_CONV_MAC_ITEMS_CPU 64u
 #define CLR_CONV_MAC_ITEMS_GPU 64u
 /* Partition slices on GPUs (CLR_CONV_SLICES in kernels/conv.cl): enough
  * work-items for a stream's single block to fill the device, each slice at
@@ -534,9 +537,15 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->fft_vec = choose_fft_vec (c, tuning);
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;
-  c->mac_items = clr_device_is_gpu (dev) ? CLR_CONV_MAC_ITEMS_GPU :
-      CLR_CONV_MAC_ITEMS_CPU;
   c->bin_stride = (B + 4) / 4 * 4;
+  if (clr_device_is_gpu (dev)) {
+    c->mac_items = CLR_CONV_MAC_ITEMS_GPU;
+  } else {
+    c->mac_items = 4;
+    while (c->mac_items < CLR_CONV_MAC_ITEMS_CPU
+        && c->mac_items * 2 * 8 <= c->bin_stride / 4)
+      c->mac_items *= 2;
+  }
   c->opw = choose_opw (c, tuning);
   c->slices = choose_slices (c, tuning);
   c->hist_keep = cfg->history;
