@@ -311,6 +311,14 @@ fft_csize (ClrConv * c)
   return c->fft_double ? 2 * sizeof (double) : 2 * sizeof (float);
 }
 
+/* N1 of the vector transforms' four-step split B = N1 N2 (kernels/conv.cl:
+ * the same) */
+static size_t
+four_step_n1 (uint32_t block)
+{
+  return (size_t) 1 << (g_bit_nth_msf (block, -1) / 2);
+}
+
 /* exp (-i pi k / B), k = 0 .. B; the vector transforms add their
  * four-step table: exp (-2 pi i k1 n2 / B) at k1 N2 + n2, the real parts
  * and then the imaginary ones (kernels/conv.cl) */
@@ -318,7 +326,7 @@ static gboolean
 upload_twiddles (ClrConv * c, GError ** error)
 {
   const size_t B = c->block, cs = fft_csize (c);
-  const size_t n1 = (size_t) 1 << (g_bit_nth_msf (c->block, -1) / 2);
+  const size_t n1 = four_step_n1 (c->block);
   const size_t bytes = (B + 1) * cs + (c->fft_vec ? B * cs : 0);
   char *host = g_malloc (bytes);
   size_t k;
@@ -447,11 +455,11 @@ choose_opw (ClrConv * c, const ClrTuning * tuning)
 }
 
 static cl_ulong
-local_memory (ClrConv * c)
+local_memory (ClrDevice * dev)
 {
   cl_ulong local = 0;
 
-  clGetDeviceInfo (clr_device_get_id (c->dev), CL_DEVICE_LOCAL_MEM_SIZE,
+  clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_LOCAL_MEM_SIZE,
       sizeof (local), &local, NULL);
   return local;
 }
@@ -463,11 +471,11 @@ local_memory (ClrConv * c)
 static gboolean
 choose_fft_vec (ClrConv * c, const ClrTuning * tuning)
 {
-  const cl_ulong n2 = c->block >> (g_bit_nth_msf (c->block, -1) / 2);
+  const cl_ulong n2 = c->block / four_step_n1 (c->block);
 
   if (c->block < CLR_CONV_VEC_BLOCK_MIN
       || ((cl_ulong) c->block + 2 * 8 * n2) * fft_csize (c) >
-      local_memory (c))
+      local_memory (c->dev))
     return FALSE;
   return clr_knob_or (tuning->conv_vec, !clr_device_is_gpu (c->dev)) != 0;
 }
@@ -477,7 +485,7 @@ choose_fft_vec (ClrConv * c, const ClrTuning * tuning)
 static gboolean
 check_local_memory (ClrConv * c, GError ** error)
 {
-  const cl_ulong local = local_memory (c);
+  const cl_ulong local = local_memory (c->dev);
   const size_t csize = fft_csize (c);
 
   if ((cl_ulong) c->block * csize > local) {
@@ -1159,11 +1167,9 @@ clr_conv_max_block (ClrDevice * dev)
    * (double wherever the device has it) in local memory */
   const size_t csize = clr_device_has_fp64 (dev) ? 2 * sizeof (double) :
       2 * sizeof (float);
-  cl_ulong local = 0;
+  const cl_ulong local = local_memory (dev);
   uint32_t b = CLR_CONV_BLOCK_MAX;
 
-  clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_LOCAL_MEM_SIZE,
-      sizeof (local), &local, NULL);
   while (b > CLR_CONV_BLOCK_MIN && (cl_ulong) b * csize > local)
     b >>= 1;
   return b;
