@@ -1,0 +1,489 @@
+/* clresample: offline FIR convolution on VkFFT. See clr-conv-offline.h.
+ *
+ * A run is a loop over batches of rows (a row: one segment of one
+ * channel): gather (kernels/conv-offline.cl) writes the batch's
+ * zero-padded segments into the work buffer, VkFFT transforms them in
+ * place, multiply applies the filter spectra (computed once, in double on
+ * the host, scaled by 1/n), VkFFT transforms back, scatter copies the valid
+ * samples out. Five commands a batch, all on the device's in-order queue.
+ */
+#include <math.h>
+#include <string.h>
+#include "clr-conv-offline.h"
+#include "clr-budget.h"
+#include "clr-fft-host.h"
+#include "clr-fft-vkfft.h"
+#include "clr-kernel-sources.h"
+#include "clr-tuning.h"
+
+/* Segments are at least this long: shorter transforms leave a GPU idle
+ * for want of work a row, and VkFFT does them in one pass up to here. */
+#define FFT_MIN 4096u
+/* A batch's work buffer at most (its scratch is as large again): enough
+ * for 32 channels of a minute at 48 kHz in one batch; larger ones gain
+ * nothing, every launch being already long enough to fill a device. */
+#define WORK_BYTES_MAX (512u << 20)
+#define LOCAL_SIZE 128u
+
+struct _ClrConvOffline
+{
+  ClrDevice *dev;
+  ClrBudget budget;
+  uint32_t channels;
+  uint32_t n_filters;
+  ClrConvFormat format;
+  size_t taps;
+  size_t n, hop, bins;
+  size_t max_frames;
+  size_t sample;                /* bytes */
+  size_t batch;                 /* rows a batch at most */
+  size_t local;
+  ClrFftPrecision precision;
+
+  cl_mem spectra;               /* n_filters x bins complex values */
+  cl_mem work, temp;            /* batch x (n + 2) samples each */
+  cl_mem io_in, io_out;         /* clr_conv_offline_process ()'s */
+  cl_kernel gather, multiply, scatter;
+  ClrFftVkfftCache *plans;
+};
+
+static size_t
+pow2_at_least (size_t x)
+{
+  size_t p = 1;
+
+  while (p < x)
+    p <<= 1;
+  return p;
+}
+
+static gboolean
+check_config (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
+    GError ** error)
+{
+  uint32_t f;
+  size_t i;
+
+  if (cfg->channels == 0 || cfg->channels > CLR_CONV_OFFLINE_CHANNELS_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%u channels: the offline convolution takes 1 to %u", cfg->channels,
+        CLR_CONV_OFFLINE_CHANNELS_MAX);
+    return FALSE;
+  }
+  if (cfg->format != CLR_CONV_F32 && cfg->format != CLR_CONV_F64) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Unknown sample format %d", (int) cfg->format);
+    return FALSE;
+  }
+  if (cfg->format == CLR_CONV_F64 && !clr_device_has_fp64 (dev)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "F64 needs double precision, which '%s' does not have",
+        clr_device_get_name (dev));
+    return FALSE;
+  }
+  if (!cfg->taps || cfg->n_taps == 0 || cfg->n_taps > CLR_CONV_TAPS_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The filter has %" G_GSIZE_FORMAT " taps: it needs 1 to %u",
+        cfg->taps ? cfg->n_taps : 0, CLR_CONV_TAPS_MAX);
+    return FALSE;
+  }
+  if (cfg->n_filters != 1 && cfg->n_filters != cfg->channels) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%u filters for %u channels: give 1 (every channel alike) or one a "
+        "channel", cfg->n_filters, cfg->channels);
+    return FALSE;
+  }
+  for (f = 0; f < cfg->n_filters; f++) {
+    if (!cfg->taps[f]) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID, "Filter %u is NULL",
+          f);
+      return FALSE;
+    }
+    for (i = 0; i < cfg->n_taps; i++) {
+      if (!isfinite (cfg->taps[f][i])) {
+        g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+            "Filter %u has a non-finite tap at %" G_GSIZE_FORMAT " (%g)", f,
+            i, cfg->taps[f][i]);
+        return FALSE;
+      }
+    }
+  }
+  if (cfg->fft_size && ((cfg->fft_size & (cfg->fft_size - 1))
+          || cfg->fft_size < MAX (cfg->n_taps, 2)
+          || cfg->fft_size > CLR_CONV_OFFLINE_FFT_MAX)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "FFT size %" G_GSIZE_FORMAT ": it must be a power of two from the "
+        "filter's length (%" G_GSIZE_FORMAT ", 2 at least) to %u, or 0",
+        cfg->fft_size, cfg->n_taps, CLR_CONV_OFFLINE_FFT_MAX);
+    return FALSE;
+  }
+  if (cfg->max_frames == 0) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "max_frames is 0: give the most frames a call will take");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* 4x the filter, where a sample costs about n log n / hop: the hop is 3/4
+ * of a segment (1/2 at 2x, 7/8 at 8x for one more level of transform);
+ * at least FFT_MIN, and no longer than one segment for the whole input
+ * where that is longer than FFT_MIN. */
+static size_t
+choose_fft_size (const ClrConvOfflineConfig * cfg)
+{
+  size_t n = pow2_at_least (MAX (4 * cfg->n_taps, FFT_MIN));
+  size_t whole = pow2_at_least (cfg->max_frames + cfg->n_taps - 1);
+
+  n = MIN (n, MAX (whole, FFT_MIN));
+  return MIN (n, CLR_CONV_OFFLINE_FFT_MAX);
+}
+
+static gboolean
+upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
+    GError ** error)
+{
+  double *spec = g_new (double, 2 * o->bins);
+  void *staged = g_malloc (o->n_filters * 2 * o->bins * o->sample);
+  cl_int status;
+  uint32_t f;
+  size_t k;
+  gboolean ok = FALSE;
+
+  for (f = 0; f < o->n_filters; f++) {
+    clr_fft_host_real (cfg->taps[f], o->taps, o->n, spec);
+    /* the inverse transform's 1/n, folded in once here */
+    for (k = 0; k < 2 * o->bins; k++) {
+      double v = spec[k] / (double) o->n;
+      if (o->format == CLR_CONV_F64)
+        ((double *) staged)[f * 2 * o->bins + k] = v;
+      else
+        ((float *) staged)[f * 2 * o->bins + k] = (float) v;
+    }
+  }
+  status = clEnqueueWriteBuffer (clr_device_get_queue (o->dev), o->spectra,
+      CL_TRUE, 0, o->n_filters * 2 * o->bins * o->sample, staged, 0, NULL,
+      NULL);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Uploading the filter spectra");
+    goto out;
+  }
+  ok = TRUE;
+out:
+  g_free (spec);
+  g_free (staged);
+  return ok;
+}
+
+static cl_kernel
+make_kernel (cl_program program, const char *name, GError ** error)
+{
+  cl_int status;
+  cl_kernel k = clCreateKernel (program, name, &status);
+
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, name);
+    return NULL;
+  }
+  return k;
+}
+
+/* Rows a batch: every row the largest call needs, as far as the memory
+ * allows (the work buffer and its scratch). 0 when not even one fits. */
+static size_t
+choose_batch (ClrConvOffline * o)
+{
+  size_t row_bytes = clr_fft_vkfft_row_stride (o->n) * o->sample;
+  size_t segments = (o->max_frames + o->taps - 1 + o->hop - 1) / o->hop;
+  guint64 bytes = MIN (clr_device_get_max_alloc (o->dev), WORK_BYTES_MAX);
+
+  if (o->budget.limit)
+    bytes = MIN (bytes, o->budget.limit > o->budget.used ?
+        (o->budget.limit - o->budget.used) / 2 : 0);
+  return MIN ((guint64) o->channels * segments, bytes / row_bytes);
+}
+
+ClrConvOffline *
+clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
+    GError ** error)
+{
+  ClrConvOffline *o;
+  cl_program program;
+  size_t max_wg = 0;
+  guint64 limit;
+
+  if (!check_config (dev, cfg, error))
+    return NULL;
+
+  o = g_new0 (ClrConvOffline, 1);
+  o->dev = clr_device_ref (dev);
+  limit = cfg->device_memory ? cfg->device_memory :
+      clr_tuning_get ()->device_memory;
+  clr_budget_init (&o->budget, dev, limit);
+  o->channels = cfg->channels;
+  o->n_filters = cfg->n_filters;
+  o->format = cfg->format;
+  o->taps = cfg->n_taps;
+  o->max_frames = cfg->max_frames;
+  o->n = cfg->fft_size ? cfg->fft_size : choose_fft_size (cfg);
+  o->hop = o->n - o->taps + 1;
+  o->bins = o->n / 2 + 1;
+  o->sample = o->format == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
+  o->precision = o->format == CLR_CONV_F64 ? CLR_FFT_F64 : CLR_FFT_F32;
+
+  o->spectra = clr_budget_alloc (&o->budget, CL_MEM_READ_ONLY,
+      o->n_filters * 2 * o->bins * o->sample, NULL, "filter spectra", error);
+  if (!o->spectra)
+    goto fail;
+  o->batch = choose_batch (o);
+  if (o->batch == 0) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "One segment of %" G_GSIZE_FORMAT " points and its scratch do not "
+        "fit the device memory left (%" G_GUINT64_FORMAT " of %"
+        G_GUINT64_FORMAT " bytes used, CLRESAMPLE_DEVICE_MEMORY); use fewer "
+        "taps or a smaller FFT size", o->n, o->budget.used, o->budget.limit);
+    goto fail;
+  }
+  o->work = clr_budget_alloc (&o->budget, CL_MEM_READ_WRITE,
+      o->batch * clr_fft_vkfft_row_stride (o->n) * o->sample, NULL,
+      "FFT work buffer", error);
+  if (!o->work)
+    goto fail;
+  o->temp = clr_budget_alloc (&o->budget, CL_MEM_READ_WRITE,
+      o->batch * clr_fft_vkfft_row_stride (o->n) * o->sample, NULL,
+      "FFT scratch", error);
+  if (!o->temp)
+    goto fail;
+  if (!upload_spectra (o, cfg, error))
+    goto fail;
+
+  program = clr_device_get_program (dev, clr_kernel_source_conv_offline,
+      o->format == CLR_CONV_F64 ? "-DCLR_OFFLINE_F64" : "", error);
+  if (!program)
+    goto fail;
+  if (!(o->gather = make_kernel (program, "clr_offline_gather", error))
+      || !(o->multiply = make_kernel (program, "clr_offline_multiply", error))
+      || !(o->scatter = make_kernel (program, "clr_offline_scatter", error)))
+    goto fail;
+  clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_MAX_WORK_GROUP_SIZE,
+      sizeof (max_wg), &max_wg, NULL);
+  o->local = MAX (1, MIN (LOCAL_SIZE, max_wg));
+
+  /* the full batch's plan now, so that the first run is not the slow one */
+  o->plans = clr_fft_vkfft_cache_new (dev);
+  if (!clr_fft_vkfft_cache_get (o->plans, o->n, o->batch, o->precision,
+          o->work, o->temp, error))
+    goto fail;
+  return o;
+
+fail:
+  clr_conv_offline_free (o);
+  return NULL;
+}
+
+void
+clr_conv_offline_free (ClrConvOffline * o)
+{
+  if (!o)
+    return;
+  clr_fft_vkfft_cache_free (o->plans);
+  if (o->gather)
+    clReleaseKernel (o->gather);
+  if (o->multiply)
+    clReleaseKernel (o->multiply);
+  if (o->scatter)
+    clReleaseKernel (o->scatter);
+  clr_budget_free (&o->budget, &o->spectra);
+  clr_budget_free (&o->budget, &o->work);
+  clr_budget_free (&o->budget, &o->temp);
+  clr_budget_free (&o->budget, &o->io_in);
+  clr_budget_free (&o->budget, &o->io_out);
+  clr_device_unref (o->dev);
+  g_free (o);
+}
+
+/* A 2-D launch: `width` work-items along a row (rounded up to the group),
+ * one row of the batch each along dimension 1. */
+static gboolean
+launch (ClrConvOffline * o, cl_kernel k, size_t width, size_t rows,
+    const char *what, GError ** error)
+{
+  size_t local[2] = { o->local, 1 };
+  size_t global[2] = { (width + o->local - 1) / o->local * o->local, rows };
+  cl_int status = clEnqueueNDRangeKernel (clr_device_get_queue (o->dev), k,
+      2, NULL, global, local, 0, NULL, NULL);
+
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, what);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+#define SET_ARG(k, i, v) clSetKernelArg (k, i, sizeof (v), &(v))
+
+gboolean
+clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
+    cl_mem out, size_t out_pitch, size_t frames, size_t out_frames,
+    GError ** error)
+{
+  cl_ulong segments, rows_total, row0, c_frames, c_out_frames, c_in_pitch,
+      c_out_pitch;
+  cl_uint c_n = o->n, c_hop = o->hop, c_lead = o->taps - 1, c_bins = o->bins;
+  cl_uint per_channel = o->n_filters > 1;
+
+  if (frames > o->max_frames || out_frames > frames + o->taps - 1
+      || in_pitch < frames || out_pitch < out_frames) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%" G_GSIZE_FORMAT " frames in (at most %" G_GSIZE_FORMAT ", pitch %"
+        G_GSIZE_FORMAT "), %" G_GSIZE_FORMAT " out (at most frames + taps - "
+        "1, pitch %" G_GSIZE_FORMAT ")", frames, o->max_frames, in_pitch,
+        out_frames, out_pitch);
+    return FALSE;
+  }
+  if (out_frames == 0)
+    return TRUE;
+
+  segments = (out_frames + o->hop - 1) / o->hop;
+  rows_total = segments * o->channels;
+  c_frames = frames;
+  c_out_frames = out_frames;
+  c_in_pitch = in_pitch;
+  c_out_pitch = out_pitch;
+
+  SET_ARG (o->gather, 0, in);
+  SET_ARG (o->gather, 1, c_in_pitch);
+  SET_ARG (o->gather, 2, o->work);
+  SET_ARG (o->gather, 3, c_n);
+  SET_ARG (o->gather, 4, c_hop);
+  SET_ARG (o->gather, 5, c_lead);
+  SET_ARG (o->gather, 6, c_frames);
+  SET_ARG (o->gather, 7, segments);
+  SET_ARG (o->multiply, 0, o->work);
+  SET_ARG (o->multiply, 1, o->spectra);
+  SET_ARG (o->multiply, 2, c_bins);
+  SET_ARG (o->multiply, 3, segments);
+  SET_ARG (o->multiply, 4, per_channel);
+  SET_ARG (o->scatter, 0, o->work);
+  SET_ARG (o->scatter, 1, out);
+  SET_ARG (o->scatter, 2, c_out_pitch);
+  SET_ARG (o->scatter, 3, c_n);
+  SET_ARG (o->scatter, 4, c_hop);
+  SET_ARG (o->scatter, 5, c_lead);
+  SET_ARG (o->scatter, 6, c_out_frames);
+  SET_ARG (o->scatter, 7, segments);
+
+  for (row0 = 0; row0 < rows_total; row0 += o->batch) {
+    cl_uint rows = MIN (o->batch, rows_total - row0);
+    /* a short last batch runs a plan of the next power of two rows, so
+     * that no more than log2 (batch) plans are ever built */
+    size_t plan_rows = rows == o->batch ? o->batch :
+        MIN (o->batch, pow2_at_least (rows));
+    ClrFftVkfft *plan = clr_fft_vkfft_cache_get (o->plans, o->n, plan_rows,
+        o->precision, o->work, o->temp, error);
+
+    if (!plan)
+      return FALSE;
+    SET_ARG (o->gather, 8, row0);
+    SET_ARG (o->gather, 9, rows);
+    SET_ARG (o->multiply, 5, row0);
+    SET_ARG (o->scatter, 8, row0);
+    if (!launch (o, o->gather, o->n, plan_rows, "The offline gather", error)
+        || !clr_fft_vkfft_forward (plan, o->work, error)
+        || !launch (o, o->multiply, o->bins, rows, "The offline multiply",
+            error)
+        || !clr_fft_vkfft_inverse (plan, o->work, error)
+        || !launch (o, o->scatter, o->hop, rows, "The offline scatter",
+            error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clr_conv_offline_run (ClrConvOffline * o, cl_mem in, cl_mem out,
+    size_t frames, GError ** error)
+{
+  return clr_conv_offline_run_full (o, in, frames, out, frames, frames,
+      frames, error);
+}
+
+gboolean
+clr_conv_offline_process_full (ClrConvOffline * o, const void *const *in,
+    size_t frames, void *const *out, size_t out_frames, GError ** error)
+{
+  cl_command_queue queue = clr_device_get_queue (o->dev);
+  cl_int status = CL_SUCCESS;
+  uint32_t c;
+
+  if (frames > o->max_frames || out_frames > frames + o->taps - 1) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%" G_GSIZE_FORMAT " frames in (at most %" G_GSIZE_FORMAT "), %"
+        G_GSIZE_FORMAT " out (at most frames + taps - 1)", frames,
+        o->max_frames, out_frames);
+    return FALSE;
+  }
+  if (out_frames == 0)
+    return TRUE;
+  /* sized for the largest call once, on first use: a caller that only
+   * runs on its own buffers never pays for them */
+  if (!o->io_in && !(o->io_in = clr_budget_alloc (&o->budget,
+              CL_MEM_READ_ONLY, MAX (1, o->channels * o->max_frames *
+                  o->sample), NULL, "offline input", error)))
+    return FALSE;
+  if (!o->io_out && !(o->io_out = clr_budget_alloc (&o->budget,
+              CL_MEM_WRITE_ONLY, o->channels * (o->max_frames + o->taps -
+                  1) * o->sample, NULL, "offline output", error)))
+    return FALSE;
+
+  for (c = 0; c < o->channels && frames; c++) {
+    status = clEnqueueWriteBuffer (queue, o->io_in, CL_FALSE,
+        c * frames * o->sample, frames * o->sample, in[c], 0, NULL, NULL);
+    if (status != CL_SUCCESS)
+      goto cl_fail;
+  }
+  if (!clr_conv_offline_run_full (o, o->io_in, frames, o->io_out,
+          out_frames, frames, out_frames, error))
+    goto fail;
+  for (c = 0; c < o->channels; c++) {
+    status = clEnqueueReadBuffer (queue, o->io_out, c + 1 == o->channels,
+        c * out_frames * o->sample, out_frames * o->sample, out[c], 0, NULL,
+        NULL);
+    if (status != CL_SUCCESS)
+      goto cl_fail;
+  }
+  return TRUE;
+
+cl_fail:
+  clr_set_cl_error (error, status, "Copying the offline convolution's "
+      "samples");
+fail:
+  /* the queue may still hold copies from or to the caller's planes */
+  clFinish (queue);
+  return FALSE;
+}
+
+gboolean
+clr_conv_offline_process (ClrConvOffline * o, const void *const *in,
+    size_t frames, void *const *out, GError ** error)
+{
+  return clr_conv_offline_process_full (o, in, frames, out, frames, error);
+}
+
+size_t
+clr_conv_offline_get_fft_size (ClrConvOffline * o)
+{
+  return o->n;
+}
+
+size_t
+clr_conv_offline_get_batch (ClrConvOffline * o)
+{
+  return o->batch;
+}
+
+double
+clr_conv_offline_get_plan_seconds (ClrConvOffline * o)
+{
+  return clr_fft_vkfft_cache_build_seconds (o->plans);
+}

@@ -1,0 +1,22 @@
+/* clresample: the spectrum of a real signal on the host, in double.
+ *
+ * For filter spectra computed once at set-up (the offline convolution's):
+ * a radix-2 FFT with every twiddle taken from cos/sin rather than a
+ * recurrence, so the error stays near the double rounding of the inputs at
+ * millions of points. Not meant to be fast.
+ */
+#ifndef __CLR_FFT_HOST_H__
+#define __CLR_FFT_HOST_H__
+
+#include <stddef.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The n / 2 + 1 bins X[k] = sum_j x[j] e^(-2 pi i j k / n) of x (n_x <= n
+ * samples) zero-padded to n points, n a power of two of 2 or more; out
+ * holds n + 2 doubles (re, im pairs). */
+void clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out);
+
+G_END_DECLS
+#endif
