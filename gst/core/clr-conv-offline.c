@@ -188,8 +188,18 @@ make_kernel (cl_program program, const char *name, GError ** error)
   return k;
 }
 
+/* Bytes of clr_conv_offline_process ()'s device buffers. */
+static guint64
+io_bytes (ClrConvOffline * o)
+{
+  return (guint64) o->channels * (2 * o->max_frames + o->taps - 1) *
+      o->sample;
+}
+
 /* Rows a batch: every row the largest call needs, as far as the memory
- * allows (the work buffer and its scratch). 0 when not even one fits. */
+ * allows (the work buffer and its scratch, and room kept for the host
+ * path's buffers, allocated on its first call: the budget is the whole
+ * object's). 0 when not even one fits. */
 static size_t
 choose_batch (ClrConvOffline * o)
 {
@@ -197,9 +207,11 @@ choose_batch (ClrConvOffline * o)
   size_t segments = (o->max_frames + o->taps - 1 + o->hop - 1) / o->hop;
   guint64 bytes = MIN (clr_device_get_max_alloc (o->dev), WORK_BYTES_MAX);
 
-  if (o->budget.limit)
-    bytes = MIN (bytes, o->budget.limit > o->budget.used ?
-        (o->budget.limit - o->budget.used) / 2 : 0);
+  if (o->budget.limit) {
+    guint64 taken = o->budget.used + io_bytes (o);
+    bytes = MIN (bytes, o->budget.limit > taken ?
+        (o->budget.limit - taken) / 2 : 0);
+  }
   return MIN ((guint64) o->channels * segments, bytes / row_bytes);
 }
 
@@ -229,7 +241,12 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   o->hop = o->n - o->taps + 1;
   o->bins = o->n / 2 + 1;
   o->sample = o->format == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
-  o->precision = o->format == CLR_CONV_F64 ? CLR_FFT_F64 : CLR_FFT_F32;
+  if (o->format == CLR_CONV_F64)
+    o->precision = CLR_FFT_F64;
+  else if (clr_device_has_fp64 (dev) && !cfg->float_transforms)
+    o->precision = CLR_FFT_F32_DOUBLE_MATH;
+  else
+    o->precision = CLR_FFT_F32;
 
   o->spectra = clr_budget_alloc (&o->budget, CL_MEM_READ_ONLY,
       o->n_filters * 2 * o->bins * o->sample, NULL, "filter spectra", error);
