@@ -22,7 +22,7 @@
 /* A batch's work buffer at most (its scratch is as large again): enough
  * for 32 channels of a minute at 48 kHz in one batch; larger ones gain
  * nothing, every launch being already long enough to fill a device. */
-#define WORK_BYTES_MAX (512u << 20)
+#define WORK_BYTES_MAX (1u << 30)
 #define LOCAL_SIZE 128u
 
 struct _ClrConvOffline
