@@ -2,13 +2,13 @@
  *
  * Three kernels a batch of blocks, each over every block and channel of the
  * batch at once:
- *   clr_conv_forward  the 2B-sample window of each block (the previous
- *                     block and this one) -> its B + 1 spectrum bins, into
+ *   clr_conv_forward  the 2B-sample window of each block (the 2B - H frames
+ *                     before it and its own H) -> its B + 1 spectrum bins, into
  *                     the frequency-domain delay line (a ring of spectra)
  *   clr_conv_mac      Y = sum over partitions p of X[block - p] * H[p]
  *                     (clr_conv_mac_wide: the same, four blocks a work-item,
  *                     for batches of four blocks or more)
- *   clr_conv_inverse  Y -> the last B samples of the 2B-point circular
+ *   clr_conv_inverse  Y -> the last H samples of the 2B-point circular
  *                     convolution, which equal the linear one
  *
  * Real transforms of 2B points go through one complex transform of B points
@@ -20,7 +20,8 @@
  * transform in explicit vectors (CLR_CONV_FFT_VEC, below).
  *
  * Build options:
- *   CLR_CONV_B, CLR_CONV_LOG2B  the block (partition) size B, a power of two
+ *   CLR_CONV_B, CLR_CONV_LOG2B  the partition size B, a power of two
+ *   CLR_CONV_HOP                frames a block (B unless one partition)
  *   CLR_CONV_BIN_STRIDE         the spectra's stride: B + 1 rounded up to 4
  *   CLR_CONV_FFT_VEC            the transforms a work-item each, in
  *                               vectors (CPUs; B >= 64)
@@ -45,6 +46,12 @@
 #endif
 
 #define B CLR_CONV_B
+/* H, frames a block: B, or (one partition) any multiple of 16 up to
+ * 2B - taps + 1; a block's window is the 2B frames ending with its own H */
+#ifndef CLR_CONV_HOP
+#define CLR_CONV_HOP CLR_CONV_B
+#endif
+#define HOP CLR_CONV_HOP
 /* B + 1 bins a spectrum, stored CLR_CONV_BIN_STRIDE apart (a multiple of
  * 4: the sum takes 4 bins a work-item); the padding stays 0 */
 #define BINS CLR_CONV_BIN_STRIDE
@@ -409,7 +416,7 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   __local fft_real z[2 * B], s[4 * N2 * VW];
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const real_t *w = in + (size_t) c * in_chan +
-      (size_t) blk * B * in_frame;
+      (size_t) blk * HOP * in_frame;
   __global cplx_t *x;
   uint n, k, v;
 
@@ -437,12 +444,12 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   vfft_second (s, z, tw);
 
   /* only the blocks the ring keeps (see the work-group version) */
-  if (hist_cap && blk + hist_cap / B >= get_num_groups (0) / channels) {
+  if (hist_cap && blk + hist_cap / HOP >= get_num_groups (0) / channels) {
     __global real_t *h = hist + (size_t) c * hist_cap +
-        (hist_at + blk * B) % hist_cap;
+        (hist_at + blk * HOP) % hist_cap;
 
-    for (n = 0; n < B; n++)
-      h[n] = w[(B + n) * in_frame];
+    for (n = 0; n < HOP; n++)
+      h[n] = w[(2 * B - HOP + n) * in_frame];
   }
 
   x = ring + ((size_t) ((slot0 + blk) % slots) * channels + c) * BINS;
@@ -473,6 +480,42 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   }
 }
 
+#ifdef CLR_CONV_FUSED_SUM
+/* Bins k .. k + VW - 1 of X H, split into real and imaginary parts. */
+static inline vfft2_t
+product_at (__global const cplx_t * x, __global const cplx_t * h, uint k)
+{
+  const vfft2_t a = TO_VFFT (vload16 (0, (__global const real_t *) (x + k)));
+  const vfft2_t b = TO_VFFT (vload16 (0, (__global const real_t *) (h + k)));
+  vfft2_t r;
+
+  r.even = a.even * b.even - a.odd * b.odd;
+  r.odd = a.even * b.odd + a.odd * b.even;
+  return r;
+}
+
+/* CLR_CONV_FUSED_SUM (one partition, CPUs): the inverse transform takes
+ * the product of the block's spectrum and the output's filter as it
+ * reads them, and no sum runs: writing the products and reading them back
+ * cost a 16384-frame crossover block as much as a third of its inverse
+ * transforms (docs/convolution.md). Output c is filter c / filter_div
+ * (filter_stride spectra apart) on input channel c % in_channels. */
+#define Y_AT(k) product_at (x, h, k)
+__kernel void
+clr_conv_inverse (__global const cplx_t * ring, uint slot0, uint slots,
+    __global const cplx_t * spectra, uint filter_stride, uint in_channels,
+    uint filter_div, uint channels,
+    __global const fft_t * tw, __global real_t * out, uint out_chan,
+    uint out_frame)
+{
+  __local fft_real z[2 * B], s[4 * N2 * VW];
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  __global const cplx_t *x = ring + ((size_t) ((slot0 + blk) % slots) *
+      in_channels + c % in_channels) * BINS;
+  __global const cplx_t *h = spectra + (size_t) (c / filter_div) *
+      filter_stride;
+#else
+#define Y_AT(k) TO_VFFT (vload16 (0, (__global const real_t *) (y + (k))))
 __kernel void
 clr_conv_inverse (__global const cplx_t * prod, uint channels,
     __global const fft_t * tw, __global real_t * out, uint out_chan,
@@ -481,8 +524,9 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   __local fft_real z[2 * B], s[4 * N2 * VW];
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const cplx_t *y = prod + (size_t) g * BINS;
+#endif
   __global real_t *o = out + (size_t) c * out_chan +
-      (size_t) blk * B * out_frame;
+      (size_t) blk * HOP * out_frame;
   uint n, v;
 
   /* the conjugate of E + i O (see the work-group version), a strip of
@@ -491,10 +535,7 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   for (v = 0; v < N2; v += VW) {
     for (n = 0; n < N1; n++) {
       const uint k = n * N2 + v;
-      const vfft2_t yk = TO_VFFT (vload16 (0, (__global const real_t *)
-              (y + k)));
-      const vfft2_t yq = TO_VFFT (vload16 (0, (__global const real_t *)
-              (y + B - k - VW + 1)));
+      const vfft2_t yk = Y_AT (k), yq = Y_AT (B - k - VW + 1);
       const vfft_t q_r = yq.even.s76543210, q_i = -yq.odd.s76543210;
       const vfft_t e_r = (yk.even + q_r) * (fft_real) 0.5;
       const vfft_t e_i = (yk.odd + q_i) * (fft_real) 0.5;
@@ -512,20 +553,21 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   }
   vfft_second (s, z, tw);
 
-  /* samples B .. 2B - 1 of the window: z[B/2 ..] holds them in pairs (the
-   * imaginary parts conjugated back) */
+  /* samples 2B - H .. 2B - 1 of the window: z[B - H/2 ..] holds them in
+   * pairs (the imaginary parts conjugated back); H / 2 is a multiple of
+   * VW (clr-conv.c) */
   if (out_frame == 1) {
-    for (n = 0; n < B / 2; n += VW) {
+    for (n = 0; n < HOP / 2; n += VW) {
       vfft2_t p;
 
-      p.even = LD (z + B / 2 + n);
-      p.odd = -LD (z + B + B / 2 + n);
+      p.even = LD (z + B - HOP / 2 + n);
+      p.odd = -LD (z + 2 * B - HOP / 2 + n);
       vstore16 (TO_VREAL (p), 0, o + 2 * n);
     }
   } else {
-    for (n = 0; n < B / 2; n++) {
-      o[2 * n * out_frame] = (real_t) z[B / 2 + n];
-      o[(2 * n + 1) * out_frame] = (real_t) - z[B + B / 2 + n];
+    for (n = 0; n < HOP / 2; n++) {
+      o[2 * n * out_frame] = (real_t) z[B - HOP / 2 + n];
+      o[(2 * n + 1) * out_frame] = (real_t) - z[2 * B - HOP / 2 + n];
     }
   }
 }
@@ -533,10 +575,10 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
 
 /* in: channel c's frame f at c * in_chan + f * in_frame (planes, or frames
  * of all channels in turn); block b of the batch reads frames
- * [b B, b B + 2B). Work-group g transforms block g / channels of
+ * [b H, b H + 2B). Work-group g transforms block g / channels of
  * channel g % channels into ring slot (slot0 + block) % slots, and (with
- * hist_cap > 0) copies the block's B new samples into the input history,
- * a ring of hist_cap samples a channel, at (hist_at + block B) % hist_cap:
+ * hist_cap > 0) copies the block's H new samples into the input history,
+ * a ring of hist_cap samples a channel, at (hist_at + block H) % hist_cap:
  * the host then keeps no copy of its own (clr_conv_read_history()). */
 __kernel void
 clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
@@ -549,7 +591,7 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   const uint lid = get_local_id (0), ls = get_local_size (0);
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const real_t *w = in + (size_t) c * in_chan +
-      (size_t) blk * B * in_frame;
+      (size_t) blk * HOP * in_frame;
   __global cplx_t *x;
   uint n, k;
 
@@ -558,12 +600,12 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
         w[(2 * n + 1) * in_frame]);
   /* only the blocks the ring keeps: in a batch longer than the ring, an
    * older block would race a newer one for the same place */
-  if (hist_cap && blk + hist_cap / B >= get_num_groups (0) / channels) {
+  if (hist_cap && blk + hist_cap / HOP >= get_num_groups (0) / channels) {
     __global real_t *h = hist + (size_t) c * hist_cap +
-        (hist_at + blk * B) % hist_cap;
+        (hist_at + blk * HOP) % hist_cap;
 
-    for (n = lid; n < B; n += ls)
-      h[n] = w[(B + n) * in_frame];
+    for (n = lid; n < HOP; n += ls)
+      h[n] = w[(2 * B - HOP + n) * in_frame];
   }
   barrier (CLK_LOCAL_MEM_FENCE);
   fft_local (z, tw, 0);
@@ -816,7 +858,7 @@ clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
 
 #ifndef CLR_CONV_FFT_VEC
 /* Work-group g: block g / channels of output g % channels (channels: the
- * output planes). Writes the B output samples to out at frame b B, output
+ * output planes). Writes the H output samples to out at frame b H, output
  * c's frame f at c * out_chan + f * out_frame. */
 __kernel void
 clr_conv_inverse (__global const cplx_t * prod, uint channels,
@@ -828,7 +870,7 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const cplx_t *y = prod + (size_t) g * BINS;
   __global real_t *o = out + (size_t) c * out_chan +
-      (size_t) blk * B * out_frame;
+      (size_t) blk * HOP * out_frame;
   uint n, k;
 
   for (k = lid; k < B; k += ls) {
@@ -844,9 +886,10 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   barrier (CLK_LOCAL_MEM_FENCE);
   fft_local (z, tw, 1);
 
-  /* samples B .. 2B - 1 of the window: z[B/2 ..] holds them in pairs */
-  for (n = lid; n < B / 2; n += ls) {
-    fft_t v = z[B / 2 + n];
+  /* samples 2B - H .. 2B - 1 of the window: z[B - H/2 ..] holds them in
+   * pairs */
+  for (n = lid; n < HOP / 2; n += ls) {
+    fft_t v = z[B - HOP / 2 + n];
 
     o[2 * n * out_frame] = (real_t) v.x;
     o[(2 * n + 1) * out_frame] = (real_t) v.y;

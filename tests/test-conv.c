@@ -442,6 +442,17 @@ test_errors (void)
   expect_error (&bad, CLR_ERROR_INVALID);
   bad.block = 1u << 20;
   expect_error (&bad, CLR_ERROR_INVALID);
+  /* no power of two: past the largest, or a filter that does not fit one
+   * transform with the block (16384 + 16385 - 1 > 32768) */
+  bad.block = CLR_CONV_HOP_MAX + 2 * CLR_CONV_BLOCK_MIN;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad.block = 2 * CLR_CONV_BLOCK_MAX;
+  expect_error (&bad, CLR_ERROR_INVALID);
+  bad = cfg;
+  bad.taps = (const double *const *) big;
+  bad.n_taps = 16385;
+  bad.block = 16400;
+  expect_error (&bad, CLR_ERROR_INVALID);
   bad = cfg;
   bad.n_filters = 3;
   expect_error (&bad, CLR_ERROR_INVALID);
@@ -545,12 +556,19 @@ static const ConvCase outputs_cases[] = {
   {"4x8191taps-2ch-f64", 8191, 2, FALSE, 512, CLR_CONV_F64, 20000, F64_MAX,
       4},
   {"2x127taps-1ch-f64", 127, 1, FALSE, 16, CLR_CONV_F64, 3000, F64_MAX, 2},
+  /* blocks that are no power of two (one partition): a crossover's
+   * 8191 taps in 32768-point transforms, 20480 frames a block */
+  {"4x8191taps-2ch-hop20480-f32", 8191, 2, FALSE, 20480, CLR_CONV_F32,
+      70000, F32_MAX, 4},
+  {"3x100taps-2ch-each-hop48-f64", 100, 2, TRUE, 48, CLR_CONV_F64, 3000,
+      F64_MAX, 3},
 };
 
 static const ConvCase outputs_chunking_cases[] = {
   {"f32", 1000, 2, FALSE, 64, CLR_CONV_F32, 10000, 0, 4},
   {"f64", 300, 3, TRUE, 128, CLR_CONV_F64, 10000, 0, 2},
   {"f32-interleaved", 1000, 2, FALSE, 64, CLR_CONV_F32, 10000, 0, 4, TRUE},
+  {"f32-hop1040", 1000, 2, FALSE, 1040, CLR_CONV_F32, 10000, 0, 4},
 };
 
 static const ConvCase reference_cases[] = {
@@ -569,11 +587,25 @@ static const ConvCase reference_cases[] = {
       F32_MAX},
   {"65536taps-6ch-f64", 65536, 6, FALSE, 1024, CLR_CONV_F64, 40000,
       F64_MAX},
+  /* blocks that are no power of two: the filter in one transform of the
+   * next power of two that holds a block and the filter (2B >= H + taps
+   * - 1), the block longer or shorter than B */
+  {"1tap-1ch-hop80-f32", 1, 1, FALSE, 80, CLR_CONV_F32, 3000, F32_MAX},
+  {"127taps-3ch-each-hop48-f32", 127, 3, TRUE, 48, CLR_CONV_F32, 3000,
+      F32_MAX},
+  {"1000taps-2ch-hop1040-f32-interleaved", 1000, 2, FALSE, 1040,
+      CLR_CONV_F32, 10000, F32_MAX, 0, TRUE},
+  {"8191taps-2ch-hop24576-f32", 8191, 2, FALSE, 24576, CLR_CONV_F32,
+      60000, F32_MAX},
+  {"8191taps-1ch-hop20480-f64", 8191, 1, FALSE, 20480, CLR_CONV_F64,
+      50000, F64_MAX},
 };
 
 static const ConvCase chunking_cases[] = {
   {"f32", 1000, 2, TRUE, 64, CLR_CONV_F32, 10000, 0},
   {"f64", 300, 1, FALSE, 128, CLR_CONV_F64, 10000, 0},
+  {"f32-hop1040", 1000, 2, TRUE, 1040, CLR_CONV_F32, 10000, 0},
+  {"f64-hop48", 100, 1, FALSE, 48, CLR_CONV_F64, 10000, 0},
 };
 
 /* The input history (ClrConvConfig.history): fed in uneven calls past
@@ -582,12 +614,20 @@ static const ConvCase chunking_cases[] = {
  * for bit, whether they lie on the device (in one run or across the wrap)
  * or still pending on the host, planar or interleaved; a reset forgets
  * them. */
+typedef struct {
+  gboolean interleaved;
+  unsigned block;
+} HistoryCase;
+
 static void
 test_history (gconstpointer data)
 {
-  const gboolean interleaved = GPOINTER_TO_INT (data);
+  const HistoryCase *hc = data;
+  const gboolean interleaved = hc->interleaved;
   static const size_t calls[] = { 1, 63, 64, 65, 700, 1000, 5, 2048, 31 };
-  const ConvCase tc = { "history", 100, 3, FALSE, 64, CLR_CONV_F32, 0, 0 };
+  const ConvCase tc = { "history", 100, 3, FALSE, hc->block, CLR_CONV_F32,
+    0, 0
+  };
   const size_t keep = 1000, frames = 12000;
   double **h = make_filters (1, tc.taps), **xd;
   void **in = make_input (&tc, frames, &xd);
@@ -646,6 +686,10 @@ test_history (gconstpointer data)
   free_planes (h, 1);
 }
 
+static const HistoryCase history_cases[] = { {FALSE, 64}, {TRUE, 64},
+{FALSE, 80}
+};
+
 int
 main (int argc, char **argv)
 {
@@ -696,9 +740,12 @@ main (int argc, char **argv)
   g_test_add_func ("/conv/outputs/errors", test_outputs_errors);
   g_test_add_func ("/conv/latency", test_latency);
   g_test_add_func ("/conv/reset", test_reset);
-  g_test_add_data_func ("/conv/history/planar", GINT_TO_POINTER (FALSE),
+  g_test_add_data_func ("/conv/history/planar", &history_cases[0],
       test_history);
-  g_test_add_data_func ("/conv/history/interleaved", GINT_TO_POINTER (TRUE),
+  g_test_add_data_func ("/conv/history/interleaved", &history_cases[1],
+      test_history);
+  /* a ring of 1040 frames, 13 blocks of 80 */
+  g_test_add_data_func ("/conv/history/hop80", &history_cases[2],
       test_history);
   g_test_add_func ("/conv/errors", test_errors);
   ret = g_test_run ();

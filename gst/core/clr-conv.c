@@ -1,13 +1,14 @@
 /* clresample: streaming UPOLS convolution. See clr-conv.h and
  * docs/convolution.md; the kernels are in kernels/conv.cl.
  *
- * Host-side bookkeeping, per channel:
- *   stage   [B frames of history][pending input], what the next batch
+ * A block is H frames (the hop; H = B, the partition, unless the filter
+ * fits one transform: see clr-conv.h). Host-side bookkeeping, per channel:
+ *   stage   [2B - H frames of history][pending input], what the next batch
  *           uploads: block b of the batch transforms stage frames
- *           [b B, b B + 2B)
- *   fifo    output computed but not yet handed out; a stream starts with B
+ *           [b H, b H + 2B)
+ *   fifo    output computed but not yet handed out; a stream starts with H
  *           zeros in it (the latency), so that it always holds
- *           B - pending frames between calls
+ *           H - pending frames between calls
  * Whole blocks are processed in batches of up to max_batch blocks: one
  * upload, three kernel launches and one read-back a batch, so a large
  * buffer costs little more launch overhead than one block.
@@ -59,8 +60,10 @@ struct _ClrConv {
   uint32_t channels;            /* input channels */
   uint32_t n_out;               /* output planes: channels x outputs */
   uint32_t filter_div;          /* output o uses filter o / filter_div */
-  uint32_t block;               /* B */
-  uint32_t parts;               /* P = ceil (taps / B) */
+  uint32_t block;               /* B: half the transforms' length */
+  uint32_t hop;                 /* H: frames a block (B, or P = 1) */
+  size_t keep;                  /* 2B - H: history a block's window has */
+  uint32_t parts;               /* P = ceil (taps / B), or 1 */
   uint32_t slots;               /* delay-line spectra: P + max_batch - 1 */
   uint32_t max_batch;           /* blocks a batch */
   uint32_t n_filters;
@@ -69,6 +72,7 @@ struct _ClrConv {
   size_t csize;                 /* bytes a complex value in memory */
   gboolean fft_double;          /* transforms in double (also for F32) */
   gboolean fft_vec;             /* a work-item a transform, in vectors */
+  gboolean fused;               /* no sum: the inverse multiplies (P = 1) */
   size_t fft_items;             /* work-group size of the transforms */
   size_t mac_items;             /* and of the sum, along the bins */
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
@@ -80,11 +84,11 @@ struct _ClrConv {
   cl_mem twiddles;              /* B + 1 complex */
   cl_mem spectra;               /* [filter][partition][bin_stride] */
   cl_mem ring;                  /* [slot][channel][bin_stride] */
-  cl_mem in;                    /* [channel][(batch + 1) B] */
+  cl_mem in;                    /* [channel][batch H + 2B - H] */
   cl_mem prod;                  /* [block][output][bin_stride] */
-  cl_mem out;                   /* [output][batch B] */
+  cl_mem out;                   /* [output][batch H] */
   /* the input history: [channel][hist_cap] frames, stream frame f at
-   * f % hist_cap; hist_cap is a multiple of B (0: no history), so that a
+   * f % hist_cap; hist_cap is a multiple of H (0: no history), so that a
    * block's frames never wrap */
   cl_mem hist;
   size_t hist_cap, hist_keep;
@@ -114,6 +118,22 @@ struct _ClrConv {
   guint64 prof_batches, prof_blocks;
 };
 
+/* B for blocks of `hop` frames: the hop itself when it is a power of two
+ * (partitions of B taps); else the filter in one partition, the shortest
+ * 2B-point transform whose window holds a block and the filter's reach
+ * (overlap-save: 2B >= H + taps - 1). */
+static uint32_t
+transform_half (uint32_t hop, size_t taps)
+{
+  guint64 half = CLR_CONV_BLOCK_MIN;
+
+  if (!(hop & (hop - 1)))
+    return hop;
+  while (2 * half < (guint64) hop + taps - 1)
+    half *= 2;
+  return (uint32_t) MIN (half, G_MAXUINT32);
+}
+
 static gboolean
 config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
 {
@@ -126,11 +146,14 @@ config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
         CLR_CONV_CHANNELS_MAX, cfg->channels);
     return FALSE;
   }
-  if (cfg->block < CLR_CONV_BLOCK_MIN || cfg->block > CLR_CONV_BLOCK_MAX
-      || (cfg->block & (cfg->block - 1))) {
+  if (cfg->block < CLR_CONV_BLOCK_MIN || cfg->block > CLR_CONV_HOP_MAX
+      || (cfg->block & (cfg->block - 1) && cfg->block % CLR_CONV_BLOCK_MIN)
+      || (cfg->block > CLR_CONV_BLOCK_MAX
+          && !(cfg->block & (cfg->block - 1)))) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
-        "The block size must be a power of two from %u to %u frames "
-        "(got %u)", CLR_CONV_BLOCK_MIN, CLR_CONV_BLOCK_MAX, cfg->block);
+        "The block size must be a power of two from %u to %u frames, or a "
+        "multiple of %u up to %u (got %u)", CLR_CONV_BLOCK_MIN,
+        CLR_CONV_BLOCK_MAX, CLR_CONV_BLOCK_MIN, CLR_CONV_HOP_MAX, cfg->block);
     return FALSE;
   }
   if (cfg->format != CLR_CONV_F32 && cfg->format != CLR_CONV_F64) {
@@ -170,6 +193,17 @@ config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
   if (!cfg->taps || cfg->n_taps == 0) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "The filter is empty: it needs at least one tap");
+    return FALSE;
+  }
+  if (cfg->block & (cfg->block - 1)
+      && transform_half (cfg->block, cfg->n_taps) > CLR_CONV_BLOCK_MAX) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Blocks of %u frames (no power of two) need the filter within one "
+        "transform of at most %u points: %" G_GSIZE_FORMAT " taps are too "
+        "many (at most %u); use a power-of-two block", cfg->block,
+        2 * CLR_CONV_BLOCK_MAX, cfg->n_taps,
+        cfg->block < 2 * CLR_CONV_BLOCK_MAX ? 2 * CLR_CONV_BLOCK_MAX -
+        cfg->block + 1 : 0);
     return FALSE;
   }
   if (cfg->n_taps > CLR_CONV_TAPS_MAX) {
@@ -286,7 +320,9 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
   for (f = 0; f < c->n_filters; f++)
     for (p = 0; p < c->parts; p++) {
       const size_t first = (size_t) p * B;
-      const size_t len = MIN (B, c->n_taps - first);
+      /* one partition may be longer than B (clr-conv.h: blocks) */
+      const size_t len = c->parts == 1 ? c->n_taps : MIN (B,
+          c->n_taps - first);
       memset (z, 0, 4 * B * sizeof (double));
       for (k = 0; k < len; k++)
         z[2 * k] = cfg->taps[f][first + k];
@@ -368,11 +404,13 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   char *options;
   guint i;
 
-  options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_LOG2B=%d "
+  options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_HOP=%u "
+      "-DCLR_CONV_LOG2B=%d "
       "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u "
-      "-DCLR_CONV_OPW=%u%s%s%s%s", c->block, g_bit_nth_lsf (c->block, -1),
+      "-DCLR_CONV_OPW=%u%s%s%s%s%s", c->block, c->hop, g_bit_nth_lsf (c->block, -1),
       c->bin_stride, c->slices, c->opw,
       c->fft_vec ? " -DCLR_CONV_FFT_VEC" : "",
+      c->fused ? " -DCLR_CONV_FUSED_SUM" : "",
       f64 ? " -DCLR_CONV_F64" : "",
       acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
       c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
@@ -513,7 +551,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
 {
   ClrConv *c;
   gboolean f64, acc_double;
-  size_t B, bins, ch;
+  size_t B, H, bins, ch;
 
   if (!config_validate (dev, cfg, error))
     return NULL;
@@ -528,11 +566,13 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * k channels + c: filter k) */
   c->filter_div = cfg->outputs > 1 && cfg->n_filters == cfg->outputs ?
       cfg->channels : 1;
-  c->block = B = cfg->block;
+  c->hop = H = cfg->block;
+  c->block = B = transform_half (H, cfg->n_taps);
+  c->keep = 2 * B - H;
   c->n_taps = cfg->n_taps;
   c->n_filters = cfg->n_filters;
-  c->parts = (uint32_t) ((cfg->n_taps + B - 1) / B);
-  c->max_batch = MAX (1, CLR_CONV_BATCH_FRAMES / B);
+  c->parts = H == B ? (uint32_t) ((cfg->n_taps + B - 1) / B) : 1;
+  c->max_batch = MAX (1, CLR_CONV_BATCH_FRAMES / H);
   c->slots = c->parts + c->max_batch - 1;
   f64 = cfg->format == CLR_CONV_F64;
   /* the partition sum is the long one: in double wherever there is
@@ -543,6 +583,10 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * ~1e-6 of the output RMS (docs/convolution.md) */
   c->fft_double = clr_device_has_fp64 (dev);
   c->fft_vec = choose_fft_vec (c, tuning);
+  /* with one partition the sum is one product a bin, which the vector
+   * inverse transform takes as it reads its input */
+  c->fused = c->fft_vec && c->parts == 1
+      && clr_knob_or (tuning->conv_fused, 1) != 0;
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;
   c->bin_stride = (B + 4) / 4 * 4;
@@ -557,7 +601,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->opw = choose_opw (c, tuning);
   c->slices = choose_slices (c, tuning);
   c->hist_keep = cfg->history;
-  c->hist_cap = (cfg->history + B - 1) / B * B;
+  c->hist_cap = (cfg->history + H - 1) / H * H;
   c->acc_size = (acc_double ? sizeof (double) : c->ssize) * 4;
   bins = c->bin_stride;
   ch = c->channels;
@@ -570,13 +614,14 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
               (size_t) c->slots * ch * bins * c->csize,
               NULL, "frequency-domain delay line", error))
       || !(c->in = clr_budget_alloc (&c->budget, CL_MEM_READ_ONLY,
-              ch * (c->max_batch + 1) * B * c->ssize, NULL, "input buffer",
+              ch * (c->max_batch * H + c->keep) * c->ssize, NULL,
+              "input buffer",
               error))
-      || !(c->prod = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
-              (size_t) c->max_batch * c->n_out * bins * c->csize, NULL,
-              "product spectra", error))
+      || (!c->fused && !(c->prod = clr_budget_alloc (&c->budget,
+                  CL_MEM_READ_WRITE, (size_t) c->max_batch * c->n_out * bins *
+                  c->csize, NULL, "product spectra", error)))
       || !(c->out = clr_budget_alloc (&c->budget, CL_MEM_WRITE_ONLY,
-              (size_t) c->n_out * c->max_batch * B * c->ssize, NULL,
+              (size_t) c->n_out * c->max_batch * H * c->ssize, NULL,
               "output buffer", error)))
     goto failed;
   if (c->hist_cap && !(c->hist = clr_budget_alloc (&c->budget,
@@ -586,8 +631,8 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
 
   /* clr-engine-fft.c reads the fifo a frame from each plane in turn, and a
    * source may write the stage's planes so */
-  c->stage_cap = (c->max_batch + 1) * B + CLR_CONV_PLANE_PAD;
-  c->fifo_cap = (c->max_batch + 1) * B + CLR_CONV_PLANE_PAD;
+  c->stage_cap = c->max_batch * H + c->keep + CLR_CONV_PLANE_PAD;
+  c->fifo_cap = (c->max_batch + 1) * H + CLR_CONV_PLANE_PAD;
   c->interleaved = cfg->interleaved;
   c->stage_pitch = c->interleaved ? 1 : c->stage_cap;
   c->stage_step = c->interleaved ? ch : 1;
@@ -614,11 +659,11 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   }
   clr_conv_reset (c);
   clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
-      "filter(s) of %" G_GSIZE_FORMAT " taps, %u partitions of %u frames summed in %u "
-      "slice(s), %s%s%s, transforms %s, %"
+      "filter(s) of %" G_GSIZE_FORMAT " taps, blocks of %u frames, %u "
+      "partitions of %u frames summed in %u slice(s), %s%s%s, transforms %s, %"
       G_GUINT64_FORMAT " bytes of device memory", c->channels, c->n_out,
-      c->n_filters,
-      c->n_taps, c->parts, c->block, c->slices, f64 ? "F64" : "F32",
+      c->n_filters, c->n_taps, c->hop, c->parts, c->block, c->slices,
+      f64 ? "F64" : "F32",
       acc_double ? ", partition sums in double" : "",
       c->fft_double && !f64 ? ", transforms in double" : "",
       c->fft_vec ? "a work-item each, in vectors" : "a work-group each",
@@ -688,13 +733,13 @@ clr_conv_free (ClrConv * c)
 uint32_t
 clr_conv_get_latency (ClrConv * c)
 {
-  return c->block;
+  return c->hop;
 }
 
 size_t
 clr_conv_get_drain_frames (ClrConv * c)
 {
-  return c->block + c->n_taps - 1;
+  return c->hop + c->n_taps - 1;
 }
 
 uint32_t
@@ -745,12 +790,12 @@ clr_conv_reset (ClrConv * c)
   if (c->profile && c->prof_batches)
     print_profile (c);
   frames_zero (c->stage, c->stage_pitch, c->stage_step, c->channels, 0,
-      c->block, c->ssize);
-  frames_zero (c->fifo, c->fifo_pitch, c->fifo_step, c->n_out, 0, c->block,
+      c->keep, c->ssize);
+  frames_zero (c->fifo, c->fifo_pitch, c->fifo_step, c->n_out, 0, c->hop,
       c->ssize);
   c->pending = 0;
   c->fifo_start = 0;
-  c->fifo_len = c->block;
+  c->fifo_len = c->hop;
   c->blocks = 0;
   c->drained = FALSE;
 }
@@ -758,14 +803,14 @@ clr_conv_reset (ClrConv * c)
 size_t
 clr_conv_get_history_len (ClrConv * c)
 {
-  return MIN (c->blocks * c->block + c->pending, c->hist_keep);
+  return MIN (c->blocks * c->hop + c->pending, c->hist_keep);
 }
 
 gboolean
 clr_conv_read_history (ClrConv * c, size_t back, size_t n,
     void *const *planes, GError ** error)
 {
-  const size_t ss = c->ssize, on_device = c->blocks * c->block;
+  const size_t ss = c->ssize, on_device = c->blocks * c->hop;
   const size_t total = on_device + c->pending;
   size_t f = total - back, end = f + n, ch;
   cl_int status = CL_SUCCESS;
@@ -794,7 +839,7 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
   for (; f < end; f++)
     for (ch = 0; ch < c->channels; ch++)
       memcpy ((char *) planes[ch] + (f - (total - back)) * ss,
-          c->stage + (ch * c->stage_pitch + (c->block + f - on_device) *
+          c->stage + (ch * c->stage_pitch + (c->keep + f - on_device) *
               c->stage_step) * ss, ss);
   return TRUE;
 }
@@ -843,17 +888,18 @@ set_args (ClrConv * c, cl_uint n)
 {
   /* channel and frame steps of the device's input and output buffers:
    * planes of the batch's frames, or frames of all channels in turn */
-  const cl_uint in_chan = c->interleaved ? 1 : (n + 1) * c->block;
+  const cl_uint in_chan = c->interleaved ? 1 : n * c->hop + c->keep;
   const cl_uint in_frame = c->interleaved ? c->channels : 1;
-  const cl_uint out_chan = c->interleaved ? 1 : n * c->block;
+  const cl_uint out_chan = c->interleaved ? 1 : n * c->hop;
   const cl_uint out_frame = c->interleaved ? c->n_out : 1;
   const cl_uint slot0 = (cl_uint) (c->blocks % c->slots);
   const cl_uint hist_cap = (cl_uint) c->hist_cap;
-  const cl_uint hist_at = hist_cap ? (cl_uint) (c->blocks * c->block %
+  const cl_uint hist_at = hist_cap ? (cl_uint) (c->blocks * c->hop %
       hist_cap) : 0;
   /* in vectors of 4 bins */
   const cl_uint filter_stride = c->n_filters > 1 ?
       c->parts * c->bin_stride / 4 : 0;
+  const cl_uint filter_bins = filter_stride * 4;
   const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
     ARG_UINT (in_frame), ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_MEM (c->twiddles), ARG_MEM (c->hist),
@@ -870,9 +916,21 @@ set_args (ClrConv * c, cl_uint n)
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
     ARG_UINT (out_frame)
   };
+  /* the sum's inputs instead of its products (in complex values) */
+  const KernelArg fused[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
+    ARG_UINT (c->slots), ARG_MEM (c->spectra), ARG_UINT (filter_bins),
+    ARG_UINT (c->channels), ARG_UINT (c->filter_div), ARG_UINT (c->n_out),
+    ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
+    ARG_UINT (out_frame)
+  };
   cl_int status;
 
   status = set_kernel_args (c->forward, forward, G_N_ELEMENTS (forward));
+  if (c->fused) {
+    if (status == CL_SUCCESS)
+      status = set_kernel_args (c->inverse, fused, G_N_ELEMENTS (fused));
+    return status;
+  }
   if (status == CL_SUCCESS)
     status = set_kernel_args (mac_kernel (c, n), mac, G_N_ELEMENTS (mac));
   if (status == CL_SUCCESS)
@@ -899,6 +957,9 @@ profile_batch (ClrConv * c, cl_event * ev, size_t n, gint64 wall_us)
   guint i;
 
   for (i = 0; i < CLR_CONV_STAGES; i++) {
+    /* a fused batch runs no sum */
+    if (!ev[i])
+      continue;
     if (clGetEventProfilingInfo (ev[i], CL_PROFILING_COMMAND_START,
             sizeof (start), &start, NULL) == CL_SUCCESS
         && clGetEventProfilingInfo (ev[i], CL_PROFILING_COMMAND_END,
@@ -917,10 +978,10 @@ profile_batch (ClrConv * c, cl_event * ev, size_t n, gint64 wall_us)
 static gboolean
 run_blocks (ClrConv * c, size_t n, GError ** error)
 {
-  const size_t B = c->block, ss = c->ssize, ch = c->channels;
+  const size_t H = c->hop, ss = c->ssize, ch = c->channels;
   const size_t zero[3] = { 0, 0, 0 };
-  const size_t in_region[3] = { (n + 1) * B * ss, ch, 1 };
-  const size_t out_region[3] = { n * B * ss, c->n_out, 1 };
+  const size_t in_region[3] = { (n * H + c->keep) * ss, ch, 1 };
+  const size_t out_region[3] = { n * H * ss, c->n_out, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
   size_t ifft_global = c->fft_items * n * c->n_out;
   /* the sum: vectors of 4 bins, outputs, blocks x slices */
@@ -939,7 +1000,7 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   } launches[] = {
     {c->forward, 1, &fft_global, &c->fft_items,
         "Launching the forward transforms"},
-    {mac_kernel (c, n), 3, mac_global, mac_local,
+    {c->fused ? NULL : mac_kernel (c, n), 3, mac_global, mac_local,
         "Launching the partition sums"},
     {c->inverse, 1, &ifft_global, &c->fft_items,
         "Launching the inverse transforms"},
@@ -960,7 +1021,7 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   what = "Uploading the input";
   if (c->interleaved)
     status = clEnqueueWriteBuffer (c->queue, c->in, CL_FALSE, 0,
-        (n + 1) * B * ch * ss, c->stage, 0, NULL, evp[0]);
+        (n * H + c->keep) * ch * ss, c->stage, 0, NULL, evp[0]);
   else
     status = clEnqueueWriteBufferRect (c->queue, c->in, CL_FALSE, zero, zero,
         in_region, in_region[0], 0, c->stage_cap * ss, 0, c->stage, 0, NULL,
@@ -971,6 +1032,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   if ((status = set_args (c, (cl_uint) n)) != CL_SUCCESS)
     goto failed;
   for (i = 0; i < G_N_ELEMENTS (launches) && status == CL_SUCCESS; i++) {
+    if (!launches[i].kernel)
+      continue;
     what = launches[i].what;
     status = clEnqueueNDRangeKernel (c->queue, launches[i].kernel,
         launches[i].dims, NULL, launches[i].global, launches[i].local, 0,
@@ -981,7 +1044,7 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   what = "Reading the output back";
   if (c->interleaved)
     status = clEnqueueReadBuffer (c->queue, c->out, CL_TRUE, 0,
-        n * B * c->n_out * ss, c->fifo + c->fifo_len * c->n_out * ss, 0,
+        n * H * c->n_out * ss, c->fifo + c->fifo_len * c->n_out * ss, 0,
         NULL, evp[4]);
   else
     status = clEnqueueReadBufferRect (c->queue, c->out, CL_TRUE, zero,
@@ -997,10 +1060,10 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
    * batch and in the cache (moving only when full walked 17 blocks a plane,
    * 4.4 MiB at 64 channels x B = 1024, and writing the input into it cold
    * cost 4x the move it saved: perf, PoCL, 173 against 41 us) */
-  c->pending -= n * B;
-  frames_to_front (c->stage, c->stage_pitch, c->stage_step, ch, n * B,
-      B + c->pending, ss);
-  c->fifo_len += n * B;
+  c->pending -= n * H;
+  frames_to_front (c->stage, c->stage_pitch, c->stage_step, ch, n * H,
+      c->keep + c->pending, ss);
+  c->fifo_len += n * H;
   c->blocks += n;
   return TRUE;
 
@@ -1018,7 +1081,7 @@ static void
 stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
     size_t n)
 {
-  const size_t at = c->block + c->pending;
+  const size_t at = c->keep + c->pending;
 
   if (source) {
     const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
@@ -1055,7 +1118,7 @@ clr_conv_process_with (ClrConv * c, ClrConvSource source,
     gpointer source_user, size_t frames, ClrConvSink sink, gpointer user,
     GError ** error)
 {
-  const size_t B = c->block, batch_frames = c->max_batch * B;
+  const size_t H = c->hop, batch_frames = c->max_batch * H;
   size_t done_in = 0, done_out = 0;
 
   if (c->drained) {
@@ -1070,8 +1133,8 @@ clr_conv_process_with (ClrConv * c, ClrConvSource source,
     done_in += take;
     /* a batch when the stage is full or the input used up, so that the
      * output of every complete block goes out in this call */
-    if (c->pending >= B && (c->pending == batch_frames || done_in == frames)
-        && !run_blocks (c, c->pending / B, error))
+    if (c->pending >= H && (c->pending == batch_frames || done_in == frames)
+        && !run_blocks (c, c->pending / H, error))
       return FALSE;
     done_out += fifo_take (c, sink, user, done_in - done_out);
   }

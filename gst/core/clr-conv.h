@@ -8,7 +8,8 @@
  * transform of the sum over p of (spectrum of block - p) x (partition p).
  *
  * Output frame t of a stream is y[t - L], y = x * h the full linear
- * convolution (y[n] = sum over k of h[k] x[n - k]), L = B the latency: each
+ * convolution (y[n] = sum over k of h[k] x[n - k]), L the block (= B, or a
+ * hop of another length with the filter in one partition) the latency: each
  * call gives as many output frames as it takes input frames, the first L of
  * a stream are silence, and clr_conv_drain() gives the remaining L + taps - 1
  * frames. Output does not depend on how the input is cut into calls (bit for
@@ -29,6 +30,8 @@ G_BEGIN_DECLS
 
 #define CLR_CONV_BLOCK_MIN 16u
 #define CLR_CONV_BLOCK_MAX 16384u
+/* blocks that are no power of two: multiples of CLR_CONV_BLOCK_MIN up to */
+#define CLR_CONV_HOP_MAX (2 * CLR_CONV_BLOCK_MAX - CLR_CONV_BLOCK_MIN)
 #define CLR_CONV_CHANNELS_MAX 256u
 /* channels x outputs at most */
 #define CLR_CONV_OUTPUTS_MAX 1024u
@@ -48,7 +51,14 @@ typedef enum {
 
 typedef struct {
   uint32_t channels;
-  uint32_t block;               /* B: frames a partition, a power of two */
+  /* Frames a block: the latency. A power of two (16 .. 16384) is also the
+   * partition, B. Any other multiple of 16 (up to CLR_CONV_HOP_MAX) needs
+   * the whole filter in one partition: the block and the filter's reach,
+   * H + taps - 1 frames, within one transform of 2B <= 32768 points, B a
+   * power of two (plain overlap-save). Such a block gets more output out
+   * of each transform: 8191 taps in 32768-point transforms give up to
+   * 24578 frames a block, against 16384 at B = 16384. */
+  uint32_t block;
   ClrConvFormat format;
   /* n_filters filters of n_taps taps each: n_filters is 1 (one filter for
    * every channel) or `channels` (filter c for channel c) */
@@ -88,7 +98,7 @@ ClrConv *clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     const ClrTuning * tuning, GError ** error);
 void clr_conv_free (ClrConv * c);
 
-/* L = B: output frame t is y[t - L]. */
+/* L, the block: output frame t is y[t - L]. */
 uint32_t clr_conv_get_latency (ClrConv * c);
 
 /* Frames clr_conv_drain() writes: L + taps - 1. */

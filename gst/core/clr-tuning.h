@@ -48,6 +48,10 @@
  *                           tuning           work-item each in vectors (the
  *                                            default on CPUs, B >= 64); 0:
  *                                            one work-group each (GPUs)
+ * CLRESAMPLE_CONV_FUSED    tests,  0|1      convolution, vector transforms
+ *                           tuning           with one partition: 0: the sum
+ *                                            as its own kernel instead of in
+ *                                            the inverse transform (default 1)
  * CLRESAMPLE_FFT           tests,  0|1      0: never the FFT path; 1: the FFT
  *                           bench            path for every integer ratio
  *                                            (default: past the crossover in
@@ -96,6 +100,7 @@ typedef struct {
   ClrKnob conv_slices;
   ClrKnob conv_opw;
   ClrKnob conv_vec;
+  ClrKnob conv_fused;
   ClrKnob fft;
   ClrKnob fft_block;
 } ClrTuning;
