@@ -245,10 +245,13 @@ gst_cl_crossover_class_init (GstClCrossoverClass * klass)
           "0 to 1000 ms", "", playing));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
       g_param_spec_uint ("block-size", "Block size",
-          "Frames a partition (a power of two, 16-16384): the latency beyond "
-          "the filters' delay, and the work a block; 0: one block as long "
-          "as the filters (up to 16384), for offline throughput", 0,
-          CLR_CONV_BLOCK_MAX, DEFAULT_BLOCK_SIZE, ready));
+          "Frames a block: the latency beyond the filters' delay, and the "
+          "work a block. A power of two, 16-16384 (the filters cut into "
+          "partitions that long), or any multiple of 16 up to 32752 whose "
+          "block + taps - 1 is at most 32768 (the filters whole in one "
+          "transform: more frames a transform); 0: one block as long as "
+          "the filters (up to 16384), for offline throughput", 0,
+          CLR_CONV_HOP_MAX, DEFAULT_BLOCK_SIZE, ready));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device", GST_CLR_DEVICE_BLURB,
           GST_CLR_DEFAULT_DEVICE, ready));

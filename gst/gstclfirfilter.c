@@ -520,9 +520,12 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
       g_param_spec_uint ("block-size", "Block size",
-          "Frames a partition (a power of two, 16-16384): the latency, and "
-          "the work a block; 0: one block as long as the filter (up to "
-          "16384), for offline throughput", 0, CLR_CONV_BLOCK_MAX,
+          "Frames a block: the latency, and the work a block. A power of "
+          "two, 16-16384 (the filter cut into partitions that long), or "
+          "any multiple of 16 up to 32752 whose block + taps - 1 is at "
+          "most 32768 (the filter whole in one transform: more frames a "
+          "transform); 0: one block as long as the filter (up to 16384), "
+          "for offline throughput", 0, CLR_CONV_HOP_MAX,
           DEFAULT_BLOCK_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE,

@@ -87,25 +87,31 @@ reconstruction_db (const Out * o, const double *x, gsize frames, guint ch,
 
 /* White noise, stereo, 4 bands of 8191 taps: the sum of the bands is the
  * input (whose delay of (taps - 1) / 2 the element compensates) within
- * -120 dB of its RMS in F32 and -200 dB in F64 */
+ * -120 dB of its RMS in F32 and -200 dB in F64, in 256-frame blocks and in
+ * 20480-frame ones (no power of two: the filters in one 32768-point
+ * transform) */
 GST_START_TEST (test_reconstruction)
 {
   gsize frames = 48000, *pieces = random_pieces (64, 3000, 1);
+  static const guint blocks[] = { 256, 20480 };
   guint i;
 
-  for (i = 0; i < 2; i++) {
-    Fmt f = { i ? GST_AUDIO_FORMAT_F64 : GST_AUDIO_FORMAT_F32, FALSE, 2 };
-    double *x, err, limit = i ? -200.0 : (no_fp64 ? -105.0 : -120.0);
+  for (i = 0; i < 4; i++) {
+    Fmt f = { i % 2 ? GST_AUDIO_FORMAT_F64 : GST_AUDIO_FORMAT_F32, FALSE,
+      2
+    };
+    double *x, err, limit = i % 2 ? -200.0 : (no_fp64 ? -105.0 : -120.0);
     Out o = { 0 };
 
-    if (i && no_fp64)
-      break;
+    if (i % 2 && no_fp64)
+      continue;
     x = make_input (&f, frames, 0.5, 3 + i);
-    run_xo (make_xo ("250,2000,8000", 8191, 256), &f, 4, x, frames, pieces,
-        64, &o);
+    run_xo (make_xo ("250,2000,8000", 8191, blocks[i / 2]), &f, 4, x, frames,
+        pieces, 64, &o);
     err = reconstruction_db (&o, x, frames, 2, 4);
-    g_print ("# reconstruction, %s, 4 bands x 8191 taps, stereo noise: "
-        "max |sum - input| %.1f dB re RMS\n", i ? "F64" : "F32", err);
+    g_print ("# reconstruction, %s, 4 bands x 8191 taps, block %u, stereo "
+        "noise: max |sum - input| %.1f dB re RMS\n", i % 2 ? "F64" : "F32",
+        blocks[i / 2], err);
     fail_unless (err <= limit, "%.1f dB > %.1f dB", err, limit);
     g_free (x);
     out_clear (&o);
@@ -246,7 +252,8 @@ reference_error (const Out * o, double **h, gsize len, guint bands,
 }
 
 /* 3 bands of 1023 taps with gains (-3, 0, 2.5 dB) and delays (0, 0.5,
- * 0.25 ms: 0, 24, 12 frames), stereo, F32 and F64, random buffers */
+ * 0.25 ms: 0, 24, 12 frames), stereo, F32 and F64, random buffers; F32
+ * again in blocks of 1040 frames (no power of two) */
 GST_START_TEST (test_reference)
 {
   static const double freqs[] = { 300, 3000 }, gains[] = { -3, 0, 2.5 };
@@ -257,18 +264,26 @@ GST_START_TEST (test_reference)
   guint i;
 
   fail_unless_equals_uint64 (len, taps + 24);
-  for (i = 0; i < 2 && !(i && no_fp64); i++) {
-    Fmt f = { i ? GST_AUDIO_FORMAT_F64 : GST_AUDIO_FORMAT_F32, FALSE, 2 };
-    double *x = make_input (&f, frames, 0.5, 5), err;
-    GstElement *e = make_xo ("300,3000", taps, 128);
+  for (i = 0; i < 3; i++) {
+    Fmt f = { i == 1 ? GST_AUDIO_FORMAT_F64 : GST_AUDIO_FORMAT_F32, FALSE,
+      2
+    };
+    double *x, err;
+    GstElement *e;
     Out o = { 0 };
+
+    if (i == 1 && no_fp64)
+      continue;
+    x = make_input (&f, frames, 0.5, 5);
+    e = make_xo ("300,3000", taps, i == 2 ? 1040 : 128);
 
     g_object_set (e, "gains", "-3,0,2.5", "delays", "0, 0.5, 0.25", NULL);
     run_xo (e, &f, 3, x, frames, pieces, 40, &o);
     err = reference_error (&o, h, len, 3, x, frames, 2, taps, 7);
-    g_print ("# %s 3 bands x 1023 taps, gains and delays: max err / RMS "
-        "%.2e (%.1f dB)\n", i ? "F64" : "F32", err, db (err));
-    fail_unless (err <= (i ? 1e-12 : F32_LIMIT), "error %g", err);
+    g_print ("# %s 3 bands x 1023 taps, gains and delays, block %u: max "
+        "err / RMS %.2e (%.1f dB)\n", i == 1 ? "F64" : "F32",
+        i == 2 ? 1040 : 128, err, db (err));
+    fail_unless (err <= (i == 1 ? 1e-12 : F32_LIMIT), "error %g", err);
     g_free (x);
     out_clear (&o);
   }
@@ -279,13 +294,14 @@ GST_START_TEST (test_reference)
 GST_END_TEST;
 
 /* 1 … 3000-frame buffers give the same samples, bit for bit, as one
- * buffer, at block-size 256 and 0; so do 1-frame buffers */
+ * buffer, at block-size 256, 0 and 1040 (no power of two); so do 1-frame
+ * buffers */
 GST_START_TEST (test_chunk_invariance)
 {
   Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 2 };
   gsize frames = 20000, one = frames, single = 1, *pieces;
   double *x = make_input (&f, frames, 0.9, 8);
-  guint bs[] = { 256, 0 }, i;
+  guint bs[] = { 256, 0, 1040 }, i;
 
   pieces = random_pieces (100, 3000, 9);
   for (i = 0; i < G_N_ELEMENTS (bs); i++) {
@@ -585,6 +601,15 @@ GST_START_TEST (test_caps_latency_discont)
   fail_unless (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DISCONT));
   gst_harness_teardown (hn);
   out_clear (&o);
+
+  /* a block of 1040 frames (no power of two): the latency is that block
+   * and the compensated delay */
+  hn = make_harness_io (make_xo ("250,2000,8000", 1023, 1040), &f, &fo);
+  fail_unless_equals_int (gst_harness_push (hn, make_buffer (&f, x, 0, 1000,
+              0)), GST_FLOW_OK);
+  fail_unless_equals_uint64 (gst_harness_query_latency (hn),
+      gst_util_uint64_scale_int_round (1040 + 511, GST_SECOND, RATE));
+  gst_harness_teardown (hn);
 
   /* downstream wants 6 channels: no caps fit */
   hn = make_harness_io (make_xo ("250,2000,8000", 255, 256), &f, &f6);
