@@ -18,6 +18,7 @@
 #include "clr-conv.h"
 #include "clr-budget.h"
 #include "clr-hostmem.h"
+#include "clr-fft-host.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
 
@@ -229,45 +230,6 @@ config_validate (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
   return TRUE;
 }
 
-/* In-place radix-2 complex FFT of n points (a power of two) in double:
- * re/im interleaved, with tw[k] = exp (-2 pi i k / n), k < n / 2 (each
- * computed from cos/sin directly: no error builds up). For the filter
- * spectra only, computed once. */
-static void
-host_fft (double *z, size_t n, const double *tw)
-{
-  size_t i, j, len, k;
-
-  for (i = 1, j = 0; i < n; i++) {
-    size_t bit = n >> 1;
-    for (; j & bit; bit >>= 1)
-      j ^= bit;
-    j |= bit;
-    if (i < j) {
-      double t0 = z[2 * i], t1 = z[2 * i + 1];
-      z[2 * i] = z[2 * j];
-      z[2 * i + 1] = z[2 * j + 1];
-      z[2 * j] = t0;
-      z[2 * j + 1] = t1;
-    }
-  }
-  for (len = 2; len <= n; len <<= 1)
-    for (k = 0; k < len / 2; k++) {
-      const double wr = tw[2 * (k * (n / len))];
-      const double wi = tw[2 * (k * (n / len)) + 1];
-      for (i = k; i < n; i += len) {
-        double *a = z + 2 * i, *b = z + 2 * (i + len / 2);
-        double br = b[0] * wr - b[1] * wi, bi = b[0] * wi + b[1] * wr;
-        b[0] = a[0] - br;
-        b[1] = a[1] - bi;
-        a[0] += br;
-        a[1] += bi;
-      }
-    }
-}
-
-/* Stores complex value (re, im) as element i of a float2 or double2
- * table. */
 static void
 put_complex (void *table, gboolean dbl, size_t i, double re, double im)
 {
@@ -299,19 +261,12 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
   const size_t B = c->block, bins = c->bin_stride;
   const size_t n = (size_t) c->n_filters * c->parts * bins;
   const size_t vsize = dbl ? 2 * sizeof (double) : 2 * sizeof (float);
-  double *z = g_new (double, 4 * B);
-  /* the 2B-point transform's twiddles, once: not a sin and cos a stage */
-  double *tw = g_new (double, 2 * B);
+  double *z = g_new (double, 2 * B + 2);
   char *host = g_try_malloc0 (n * vsize);
   uint32_t f, p;
   size_t k;
 
-  for (k = 0; k < B; k++) {
-    tw[2 * k] = cos (-G_PI * k / B);
-    tw[2 * k + 1] = sin (-G_PI * k / B);
-  }
   if (!host) {
-    g_free (tw);
     g_free (z);
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for %" G_GSIZE_FORMAT " filter spectrum bins", n);
@@ -323,10 +278,8 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
       /* one partition may be longer than B (clr-conv.h: blocks) */
       const size_t len = c->parts == 1 ? c->n_taps : MIN (B,
           c->n_taps - first);
-      memset (z, 0, 4 * B * sizeof (double));
-      for (k = 0; k < len; k++)
-        z[2 * k] = cfg->taps[f][first + k];
-      host_fft (z, 2 * B, tw);
+
+      clr_fft_host_real (cfg->taps[f] + first, len, 2 * B, z);
       for (k = 0; k <= B; k++)
         put_complex (host, dbl, ((size_t) f * c->parts + p) * bins + k,
             z[2 * k] / B, z[2 * k + 1] / B);
@@ -335,7 +288,6 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * vsize, host,
       "filter spectra", error);
   g_free (host);
-  g_free (tw);
   g_free (z);
   return c->spectra != NULL;
 }
