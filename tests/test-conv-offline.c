@@ -38,6 +38,9 @@ static const OfflineCase cases[] = {
       TRUE},
   {"127-taps-6ch-own-f64", 127, 6, TRUE, CLR_CONV_F64, 0, 0, {3971, 10007},
       FALSE},
+  /* the smallest transform: 4 complex points, bins 0 and 2 paired with
+   * themselves */
+  {"5-taps-fft-8", 5, 1, FALSE, CLR_CONV_F32, 8, 0, {50, 3}, TRUE},
   /* hop 2: a row for every other frame, thousands of rows a call */
   {"127-taps-fft-128", 127, 2, TRUE, CLR_CONV_F32, 128, 0, {1001, 2}, TRUE},
   /* a budget for a few rows a batch: many batches, a short last one on a
@@ -442,12 +445,17 @@ test_errors (void)
   cfg.fft_size = 32;
   expect_refused (&cfg, CLR_ERROR_INVALID, "FFT size 32");
   cfg = good;
+  cfg.n_taps = 3;
+  cfg.fft_size = 4;
+  expect_refused (&cfg, CLR_ERROR_INVALID, "FFT size 4");
+  cfg = good;
   cfg.max_frames = 0;
   expect_refused (&cfg, CLR_ERROR_INVALID, "max_frames");
-  /* the spectra (2 filters of 4096 + 2 floats) fit, the host path's
+  /* the spectra (2 filters of 4096 + 2 floats) and the twiddles (1025
+   * complex values, double where the device has it) fit, the host path's
    * buffers and one segment with its scratch do not */
   cfg = good;
-  cfg.device_memory = 2 * (4096 + 2) * 4 + 100;
+  cfg.device_memory = 2 * (4096 + 2) * 4 + 1025 * 16 + 100;
   expect_refused (&cfg, CLR_ERROR_RESOURCES, "One segment");
   /* not even the spectra */
   cfg = good;

@@ -3,9 +3,11 @@
  * A run is a loop over batches of rows (a row: one segment of one
  * channel): gather (kernels/conv-offline.cl) writes the batch's
  * zero-padded segments into the work buffer, VkFFT transforms them in
- * place, multiply applies the filter spectra (computed once, in double on
- * the host, scaled by 1/n), VkFFT transforms back, scatter copies the valid
- * samples out. Five commands a batch, all on the device's in-order queue.
+ * place as complex signals of n / 2 points, multiply makes real spectra
+ * of them, applies the filter spectra (computed once, in double on the
+ * host, scaled by 2/n) and undoes the split, VkFFT transforms back,
+ * scatter copies the valid samples out. Five commands a batch, all on the
+ * device's in-order queue.
  */
 #include <math.h>
 #include <string.h>
@@ -24,6 +26,8 @@
  * nothing, every launch being already long enough to fill a device. */
 #define WORK_BYTES_MAX (1u << 30)
 #define LOCAL_SIZE 128u
+/* samples a work-item of gather and scatter moves (conv-offline.cl's) */
+#define VEC 4
 
 struct _ClrConvOffline
 {
@@ -33,7 +37,7 @@ struct _ClrConvOffline
   uint32_t n_filters;
   ClrConvFormat format;
   size_t taps;
-  size_t n, hop, bins;
+  size_t n, hop, bins;          /* bins: n / 2 + 1 */
   size_t max_frames;
   size_t sample;                /* bytes */
   size_t batch;                 /* rows a batch at most */
@@ -41,10 +45,21 @@ struct _ClrConvOffline
   ClrFftPrecision precision;
 
   cl_mem spectra;               /* n_filters x bins complex values */
+  cl_mem twiddles;              /* e^(-2 pi i k / n), k <= n / 4 */
+  gboolean acc_f64;             /* multiply computes in double */
   cl_mem work, temp;            /* batch x (n + 2) samples each */
   cl_mem io_in, io_out;         /* clr_conv_offline_process ()'s */
   cl_kernel gather, multiply, scatter;
   ClrFftVkfftCache *plans;
+
+  /* CLRESAMPLE_PROFILE: device time by stage (ns, summed over batches) */
+  gboolean profile;
+  guint64 runs, batches;
+  guint64 stage_ns[5];
+};
+
+static const char *const stage_names[5] = {
+  "gather", "forward", "multiply", "inverse", "scatter"
 };
 
 static size_t
@@ -109,11 +124,11 @@ check_config (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
     }
   }
   if (cfg->fft_size && ((cfg->fft_size & (cfg->fft_size - 1))
-          || cfg->fft_size < MAX (cfg->n_taps, 2)
+          || cfg->fft_size < MAX (cfg->n_taps, 8)
           || cfg->fft_size > CLR_CONV_OFFLINE_FFT_MAX)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "FFT size %" G_GSIZE_FORMAT ": it must be a power of two from the "
-        "filter's length (%" G_GSIZE_FORMAT ", 2 at least) to %u, or 0",
+        "filter's length (%" G_GSIZE_FORMAT ", 8 at least) to %u, or 0",
         cfg->fft_size, cfg->n_taps, CLR_CONV_OFFLINE_FFT_MAX);
     return FALSE;
   }
@@ -139,12 +154,17 @@ choose_fft_size (const ClrConvOfflineConfig * cfg)
   return MIN (n, CLR_CONV_OFFLINE_FFT_MAX);
 }
 
+/* The filter spectra in the samples' precision and multiply's twiddles in
+ * its own, both computed in double. */
 static gboolean
 upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
     GError ** error)
 {
+  const size_t n_tw = o->n / 4 + 1;
   double *spec = g_new (double, 2 * o->bins);
   void *staged = g_malloc (o->n_filters * 2 * o->bins * o->sample);
+  void *tw = g_malloc (n_tw * 2 * sizeof (double));
+  cl_command_queue queue = clr_device_get_queue (o->dev);
   cl_int status;
   uint32_t f;
   size_t k;
@@ -152,18 +172,33 @@ upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
 
   for (f = 0; f < o->n_filters; f++) {
     clr_fft_host_real (cfg->taps[f], o->taps, o->n, spec);
-    /* the inverse transform's 1/n, folded in once here */
+    /* the inverse transform's 1/m (m = n / 2 points), folded in once
+     * here */
     for (k = 0; k < 2 * o->bins; k++) {
-      double v = spec[k] / (double) o->n;
+      double v = spec[k] * 2.0 / (double) o->n;
       if (o->format == CLR_CONV_F64)
         ((double *) staged)[f * 2 * o->bins + k] = v;
       else
         ((float *) staged)[f * 2 * o->bins + k] = (float) v;
     }
   }
-  status = clEnqueueWriteBuffer (clr_device_get_queue (o->dev), o->spectra,
-      CL_TRUE, 0, o->n_filters * 2 * o->bins * o->sample, staged, 0, NULL,
-      NULL);
+  for (k = 0; k < n_tw; k++) {
+    double c = cos (2.0 * G_PI * (double) k / (double) o->n);
+    double s = -sin (2.0 * G_PI * (double) k / (double) o->n);
+    if (o->acc_f64) {
+      ((double *) tw)[2 * k] = c;
+      ((double *) tw)[2 * k + 1] = s;
+    } else {
+      ((float *) tw)[2 * k] = (float) c;
+      ((float *) tw)[2 * k + 1] = (float) s;
+    }
+  }
+  status = clEnqueueWriteBuffer (queue, o->spectra, CL_TRUE, 0,
+      o->n_filters * 2 * o->bins * o->sample, staged, 0, NULL, NULL);
+  if (status == CL_SUCCESS)
+    status = clEnqueueWriteBuffer (queue, o->twiddles, CL_TRUE, 0,
+        n_tw * 2 * (o->acc_f64 ? sizeof (double) : sizeof (float)), tw, 0,
+        NULL, NULL);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Uploading the filter spectra");
     goto out;
@@ -172,6 +207,7 @@ upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
 out:
   g_free (spec);
   g_free (staged);
+  g_free (tw);
   return ok;
 }
 
@@ -203,7 +239,7 @@ io_bytes (ClrConvOffline * o)
 static size_t
 choose_batch (ClrConvOffline * o)
 {
-  size_t row_bytes = clr_fft_vkfft_row_stride (o->n) * o->sample;
+  size_t row_bytes = o->n * o->sample;
   size_t segments = (o->max_frames + o->taps - 1 + o->hop - 1) / o->hop;
   guint64 bytes = MIN (clr_device_get_max_alloc (o->dev), WORK_BYTES_MAX);
 
@@ -212,7 +248,8 @@ choose_batch (ClrConvOffline * o)
     bytes = MIN (bytes, o->budget.limit > taken ?
         (o->budget.limit - taken) / 2 : 0);
   }
-  return MIN ((guint64) o->channels * segments, bytes / row_bytes);
+  return MIN (MIN ((guint64) o->channels * segments, bytes / row_bytes),
+      G_MAXUINT32);
 }
 
 ClrConvOffline *
@@ -247,10 +284,16 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
     o->precision = CLR_FFT_F32_DOUBLE_MATH;
   else
     o->precision = CLR_FFT_F32;
+  o->acc_f64 = o->precision != CLR_FFT_F32;
 
   o->spectra = clr_budget_alloc (&o->budget, CL_MEM_READ_ONLY,
       o->n_filters * 2 * o->bins * o->sample, NULL, "filter spectra", error);
   if (!o->spectra)
+    goto fail;
+  o->twiddles = clr_budget_alloc (&o->budget, CL_MEM_READ_ONLY,
+      (o->n / 4 + 1) * 2 * (o->acc_f64 ? sizeof (double) : sizeof (float)),
+      NULL, "twiddles", error);
+  if (!o->twiddles)
     goto fail;
   o->batch = choose_batch (o);
   if (o->batch == 0) {
@@ -262,20 +305,19 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
     goto fail;
   }
   o->work = clr_budget_alloc (&o->budget, CL_MEM_READ_WRITE,
-      o->batch * clr_fft_vkfft_row_stride (o->n) * o->sample, NULL,
-      "FFT work buffer", error);
+      o->batch * o->n * o->sample, NULL, "FFT work buffer", error);
   if (!o->work)
     goto fail;
   o->temp = clr_budget_alloc (&o->budget, CL_MEM_READ_WRITE,
-      o->batch * clr_fft_vkfft_row_stride (o->n) * o->sample, NULL,
-      "FFT scratch", error);
+      o->batch * o->n * o->sample, NULL, "FFT scratch", error);
   if (!o->temp)
     goto fail;
   if (!upload_spectra (o, cfg, error))
     goto fail;
 
   program = clr_device_get_program (dev, clr_kernel_source_conv_offline,
-      o->format == CLR_CONV_F64 ? "-DCLR_OFFLINE_F64" : "", error);
+      o->format == CLR_CONV_F64 ? "-DCLR_OFFLINE_F64" : o->acc_f64 ?
+      "-DCLR_OFFLINE_ACC_F64" : "", error);
   if (!program)
     goto fail;
   if (!(o->gather = make_kernel (program, "clr_offline_gather", error))
@@ -285,11 +327,12 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_MAX_WORK_GROUP_SIZE,
       sizeof (max_wg), &max_wg, NULL);
   o->local = MAX (1, MIN (LOCAL_SIZE, max_wg));
+  o->profile = clr_tuning_get ()->profile;
 
   /* the full batch's plan now, so that the first run is not the slow one */
   o->plans = clr_fft_vkfft_cache_new (dev);
-  if (!clr_fft_vkfft_cache_get (o->plans, o->n, o->batch, o->precision,
-          o->work, o->temp, error))
+  if (!clr_fft_vkfft_cache_get (o->plans, o->n / 2, o->batch, o->precision,
+          FALSE, o->work, o->temp, error))
     goto fail;
   return o;
 
@@ -303,6 +346,16 @@ clr_conv_offline_free (ClrConvOffline * o)
 {
   if (!o)
     return;
+  if (o->profile && o->runs) {
+    int i;
+    g_printerr ("clr-conv-offline: n %" G_GSIZE_FORMAT ", %" G_GUINT64_FORMAT
+        " runs, %" G_GUINT64_FORMAT " batches; us a run:", o->n, o->runs,
+        o->batches);
+    for (i = 0; i < 5; i++)
+      g_printerr (" %s %.1f", stage_names[i],
+          o->stage_ns[i] / 1e3 / o->runs);
+    g_printerr ("\n");
+  }
   clr_fft_vkfft_cache_free (o->plans);
   if (o->gather)
     clReleaseKernel (o->gather);
@@ -311,6 +364,7 @@ clr_conv_offline_free (ClrConvOffline * o)
   if (o->scatter)
     clReleaseKernel (o->scatter);
   clr_budget_free (&o->budget, &o->spectra);
+  clr_budget_free (&o->budget, &o->twiddles);
   clr_budget_free (&o->budget, &o->work);
   clr_budget_free (&o->budget, &o->temp);
   clr_budget_free (&o->budget, &o->io_in);
@@ -323,12 +377,12 @@ clr_conv_offline_free (ClrConvOffline * o)
  * one row of the batch each along dimension 1. */
 static gboolean
 launch (ClrConvOffline * o, cl_kernel k, size_t width, size_t rows,
-    const char *what, GError ** error)
+    cl_event * event, const char *what, GError ** error)
 {
   size_t local[2] = { o->local, 1 };
   size_t global[2] = { (width + o->local - 1) / o->local * o->local, rows };
   cl_int status = clEnqueueNDRangeKernel (clr_device_get_queue (o->dev), k,
-      2, NULL, global, local, 0, NULL, NULL);
+      2, NULL, global, local, 0, NULL, o->profile ? event : NULL);
 
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, what);
@@ -339,15 +393,47 @@ launch (ClrConvOffline * o, cl_kernel k, size_t width, size_t rows,
 
 #define SET_ARG(k, i, v) clSetKernelArg (k, i, sizeof (v), &(v))
 
+static cl_ulong
+event_time (cl_event e, cl_profiling_info what)
+{
+  cl_ulong t = 0;
+
+  clGetEventProfilingInfo (e, what, sizeof (t), &t, NULL);
+  return t;
+}
+
+/* The batch's stages from its three kernels' events: VkFFT's transforms
+ * are the time between them (the queue is in order). Waits for the
+ * batch: for profiling only. */
+static void
+add_profile (ClrConvOffline * o, cl_event ev[3])
+{
+  cl_ulong g0, g1, m0, m1, s0, s1;
+
+  clWaitForEvents (1, &ev[2]);
+  g0 = event_time (ev[0], CL_PROFILING_COMMAND_START);
+  g1 = event_time (ev[0], CL_PROFILING_COMMAND_END);
+  m0 = event_time (ev[1], CL_PROFILING_COMMAND_START);
+  m1 = event_time (ev[1], CL_PROFILING_COMMAND_END);
+  s0 = event_time (ev[2], CL_PROFILING_COMMAND_START);
+  s1 = event_time (ev[2], CL_PROFILING_COMMAND_END);
+  o->stage_ns[0] += g1 - g0;
+  o->stage_ns[1] += m0 - g1;
+  o->stage_ns[2] += m1 - m0;
+  o->stage_ns[3] += s0 - m1;
+  o->stage_ns[4] += s1 - s0;
+  o->batches++;
+}
+
 gboolean
 clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
     cl_mem out, size_t out_pitch, size_t frames, size_t out_frames,
     GError ** error)
 {
-  cl_ulong segments, rows_total, row0, c_frames, c_out_frames, c_in_pitch,
-      c_out_pitch;
-  cl_uint c_n = o->n, c_hop = o->hop, c_lead = o->taps - 1, c_bins = o->bins;
-  cl_uint per_channel = o->n_filters > 1;
+  cl_ulong rows_total, c_frames, c_out_frames, c_in_pitch, c_out_pitch;
+  cl_uint c_n = o->n, c_hop = o->hop, c_lead = o->taps - 1, c_m = o->n / 2;
+  cl_uint per_channel = o->n_filters > 1, segments;
+  cl_ulong next;
 
   if (frames > o->max_frames || out_frames > frames + o->taps - 1
       || in_pitch < frames || out_pitch < out_frames) {
@@ -361,8 +447,15 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
   if (out_frames == 0)
     return TRUE;
 
+  rows_total = (out_frames + o->hop - 1) / o->hop * (cl_ulong) o->channels;
+  if (rows_total > G_MAXUINT32) {
+    /* the kernels count rows in 32 bits */
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "%" G_GUINT64_FORMAT " segments of %" G_GSIZE_FORMAT " frames: too "
+        "many; use a larger FFT size", (guint64) rows_total, o->hop);
+    return FALSE;
+  }
   segments = (out_frames + o->hop - 1) / o->hop;
-  rows_total = segments * o->channels;
   c_frames = frames;
   c_out_frames = out_frames;
   c_in_pitch = in_pitch;
@@ -378,9 +471,10 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
   SET_ARG (o->gather, 7, segments);
   SET_ARG (o->multiply, 0, o->work);
   SET_ARG (o->multiply, 1, o->spectra);
-  SET_ARG (o->multiply, 2, c_bins);
-  SET_ARG (o->multiply, 3, segments);
-  SET_ARG (o->multiply, 4, per_channel);
+  SET_ARG (o->multiply, 2, o->twiddles);
+  SET_ARG (o->multiply, 3, c_m);
+  SET_ARG (o->multiply, 4, segments);
+  SET_ARG (o->multiply, 5, per_channel);
   SET_ARG (o->scatter, 0, o->work);
   SET_ARG (o->scatter, 1, out);
   SET_ARG (o->scatter, 2, c_out_pitch);
@@ -390,30 +484,41 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
   SET_ARG (o->scatter, 6, c_out_frames);
   SET_ARG (o->scatter, 7, segments);
 
-  for (row0 = 0; row0 < rows_total; row0 += o->batch) {
-    cl_uint rows = MIN (o->batch, rows_total - row0);
+  for (next = 0; next < rows_total; next += o->batch) {
+    cl_uint row0 = next, rows = MIN (o->batch, rows_total - next);
     /* a short last batch runs a plan of the next power of two rows, so
      * that no more than log2 (batch) plans are ever built */
     size_t plan_rows = rows == o->batch ? o->batch :
         MIN (o->batch, pow2_at_least (rows));
-    ClrFftVkfft *plan = clr_fft_vkfft_cache_get (o->plans, o->n, plan_rows,
-        o->precision, o->work, o->temp, error);
+    ClrFftVkfft *plan = clr_fft_vkfft_cache_get (o->plans, o->n / 2,
+        plan_rows, o->precision, FALSE, o->work, o->temp, error);
+    cl_event ev[3] = { NULL, NULL, NULL };
+    gboolean ok;
+    int i;
 
     if (!plan)
       return FALSE;
     SET_ARG (o->gather, 8, row0);
     SET_ARG (o->gather, 9, rows);
-    SET_ARG (o->multiply, 5, row0);
+    SET_ARG (o->multiply, 6, row0);
     SET_ARG (o->scatter, 8, row0);
-    if (!launch (o, o->gather, o->n, plan_rows, "The offline gather", error)
-        || !clr_fft_vkfft_forward (plan, o->work, error)
-        || !launch (o, o->multiply, o->bins, rows, "The offline multiply",
-            error)
-        || !clr_fft_vkfft_inverse (plan, o->work, error)
-        || !launch (o, o->scatter, o->hop, rows, "The offline scatter",
-            error))
+    ok = launch (o, o->gather, o->n / VEC, plan_rows, &ev[0],
+        "The offline gather", error)
+        && clr_fft_vkfft_forward (plan, o->work, error)
+        && launch (o, o->multiply, o->n / 4 + 1, rows, &ev[1],
+        "The offline multiply", error)
+        && clr_fft_vkfft_inverse (plan, o->work, error)
+        && launch (o, o->scatter, (o->hop + VEC - 1) / VEC, rows, &ev[2],
+        "The offline scatter", error);
+    if (ok && o->profile)
+      add_profile (o, ev);
+    for (i = 0; i < 3; i++)
+      if (ev[i])
+        clReleaseEvent (ev[i]);
+    if (!ok)
       return FALSE;
   }
+  o->runs++;
   return TRUE;
 }
 

@@ -19,6 +19,7 @@ struct _ClrFftVkfft
 
   size_t n, batch;
   ClrFftPrecision precision;
+  gboolean real;
   VkFFTApplication app;
   double build_seconds;
 };
@@ -53,7 +54,8 @@ set_vkfft_error (GError ** error, VkFFTResult res, const char *what)
 
 ClrFftVkfft *
 clr_fft_vkfft_new (ClrDevice * dev, size_t n, size_t batch,
-    ClrFftPrecision precision, cl_mem buffer, cl_mem temp, GError ** error)
+    ClrFftPrecision precision, gboolean real, cl_mem buffer, cl_mem temp,
+    GError ** error)
 {
   ClrFftVkfft *p;
   VkFFTConfiguration conf = { 0 };
@@ -61,10 +63,11 @@ clr_fft_vkfft_new (ClrDevice * dev, size_t n, size_t batch,
   size_t sample;
   gint64 t0 = g_get_monotonic_time ();
 
-  if (n < 2 || n % 2 || batch == 0 || !buffer) {
+  if (n < 2 || (real && n % 2) || batch == 0 || !buffer) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
-        "A VkFFT plan needs an even size of 2 or more, a batch and a buffer "
-        "(%" G_GSIZE_FORMAT " points, %" G_GSIZE_FORMAT " rows)", n, batch);
+        "A VkFFT plan needs 2 points or more (an even number for a real "
+        "transform), a batch and a buffer (%" G_GSIZE_FORMAT " points, %"
+        G_GSIZE_FORMAT " rows)", n, batch);
     return NULL;
   }
   if (precision == CLR_FFT_F64 && !clr_device_has_fp64 (dev)) {
@@ -83,16 +86,21 @@ clr_fft_vkfft_new (ClrDevice * dev, size_t n, size_t batch,
   p->n = n;
   p->batch = batch;
   p->precision = precision;
+  p->real = real;
   sample = precision == CLR_FFT_F64 ? sizeof (double) : sizeof (float);
-  p->buffer_size = (uint64_t) batch * clr_fft_vkfft_row_stride (n) * sample;
+  p->buffer_size = (uint64_t) batch * clr_fft_vkfft_row_stride (n, real) *
+      sample;
   p->temp_size = p->buffer_size;
 
   conf.FFTdim = 1;
   conf.size[0] = n;
   conf.numberBatches = batch;
-  conf.performR2C = 1;
+  conf.performR2C = real ? 1 : 0;
   conf.doublePrecision = precision == CLR_FFT_F64;
   conf.doublePrecisionFloatMemory = precision == CLR_FFT_F32_DOUBLE_MATH;
+  /* twiddles from a table computed in double, also for float transforms
+   * (VkFFT's default there is the device's float sin/cos) */
+  conf.useLUT = 1;
   conf.device = &p->device;
   conf.context = &p->context;
   /* used only by set-ups that upload tables through a queue */
@@ -199,18 +207,20 @@ clr_fft_vkfft_cache_free (ClrFftVkfftCache * cache)
 
 ClrFftVkfft *
 clr_fft_vkfft_cache_get (ClrFftVkfftCache * cache, size_t n, size_t batch,
-    ClrFftPrecision precision, cl_mem buffer, cl_mem temp, GError ** error)
+    ClrFftPrecision precision, gboolean real, cl_mem buffer, cl_mem temp,
+    GError ** error)
 {
   ClrFftVkfft *p;
   guint i;
 
   for (i = 0; i < cache->plans->len; i++) {
     p = g_ptr_array_index (cache->plans, i);
-    if (p->n == n && p->batch == batch && p->precision == precision)
+    if (p->n == n && p->batch == batch && p->precision == precision
+        && p->real == real)
       return p;
   }
-  p = clr_fft_vkfft_new (cache->dev, n, batch, precision, buffer, temp,
-      error);
+  p = clr_fft_vkfft_new (cache->dev, n, batch, precision, real, buffer,
+      temp, error);
   if (!p)
     return NULL;
   cache->build_seconds += p->build_seconds;
