@@ -11,7 +11,7 @@
  *
  * usage: clr-offline-bench [--seconds S] [--device SPEC] [--f64]
  *            [--taps N,N,..] [--channels C,C,..] [--fft N,N,..]
- *            [--float-transforms]
+ *            [--float-transforms] [--device-only]
  * --fft 0 lets the core choose (the default); several sizes are tried in
  * turn.
  */
@@ -72,6 +72,9 @@ excerpt_error (const void *x, const void *got, gboolean f64, size_t frames,
     (*count)++;
   }
 }
+
+/* --device-only: no host rows (tuning sweeps) */
+static gboolean device_only;
 
 static gboolean
 measure (ClrDevice * dev, guint channels, size_t taps, size_t fft,
@@ -160,7 +163,7 @@ measure (ClrDevice * dev, guint channels, size_t taps, size_t fft,
   row->err_db = 20 * log10 (max_err / sqrt (sum2 / count));
 
   row->host_s = INFINITY;
-  for (r = 0; r <= REPEATS; r++) {
+  for (r = 0; r <= REPEATS && !device_only; r++) {
     double t0 = now_s (), t;
     if (!clr_conv_offline_process (o, (const void *const *) in_planes,
             frames, out_planes, &err))
@@ -216,6 +219,8 @@ main (int argc, char **argv)
         "Filter lengths (default 8192,65536,262144,1048576)", "N,N,.."},
     {"channels", 'c', 0, G_OPTION_ARG_STRING, &channels_text,
         "Channel counts (default 2,32)", "C,C,.."},
+    {"device-only", 0, 0, G_OPTION_ARG_NONE, &device_only,
+        "Time the data-on-the-device path only", NULL},
     {"fft", 0, 0, G_OPTION_ARG_STRING, &fft_text,
         "FFT sizes, powers of two; 0: the core's choice (default 0)",
         "N,N,.."},

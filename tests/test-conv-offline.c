@@ -41,6 +41,9 @@ static const OfflineCase cases[] = {
   /* the smallest transform: 4 complex points, bins 0 and 2 paired with
    * themselves */
   {"5-taps-fft-8", 5, 1, FALSE, CLR_CONV_F32, 8, 0, {50, 3}, TRUE},
+  /* 2^4 x 3 x 5 x 7: radices 3, 5 and 7 */
+  {"100-taps-fft-1680", 100, 2, TRUE, CLR_CONV_F32, 1680, 0, {5000, 1581},
+      TRUE},
   /* hop 2: a row for every other frame, thousands of rows a call */
   {"127-taps-fft-128", 127, 2, TRUE, CLR_CONV_F32, 128, 0, {1001, 2}, TRUE},
   /* a budget for a few rows a batch: many batches, a short last one on a
@@ -439,8 +442,12 @@ test_errors (void)
   cfg.format = (ClrConvFormat) 7;
   expect_refused (&cfg, CLR_ERROR_INVALID, "format");
   cfg = good;
-  cfg.fft_size = 1000;
-  expect_refused (&cfg, CLR_ERROR_INVALID, "FFT size 1000");
+  cfg.fft_size = 1100;
+  expect_refused (&cfg, CLR_ERROR_INVALID, "FFT size 1100");
+  /* 8 x 11: VkFFT would go through Bluestein's algorithm */
+  cfg = good;
+  cfg.fft_size = 88;
+  expect_refused (&cfg, CLR_ERROR_INVALID, "FFT size 88");
   cfg = good;
   cfg.fft_size = 32;
   expect_refused (&cfg, CLR_ERROR_INVALID, "FFT size 32");
@@ -455,6 +462,7 @@ test_errors (void)
    * complex values, double where the device has it) fit, the host path's
    * buffers and one segment with its scratch do not */
   cfg = good;
+  cfg.fft_size = 4096;
   cfg.device_memory = 2 * (4096 + 2) * 4 + 1025 * 16 + 100;
   expect_refused (&cfg, CLR_ERROR_RESOURCES, "One segment");
   /* not even the spectra */

@@ -14,6 +14,7 @@
 #include "clr-conv-offline.h"
 #include "clr-budget.h"
 #include "clr-fft-host.h"
+#include "clr-fft-smooth.h"
 #include "clr-fft-vkfft.h"
 #include "clr-kernel-sources.h"
 #include "clr-tuning.h"
@@ -72,6 +73,25 @@ pow2_at_least (size_t x)
   return p;
 }
 
+/* A size VkFFT transforms in its fast radices (no Bluestein) whose half
+ * splits in four for gather's and scatter's vectors: a multiple of 8 with
+ * no prime factor over 7. */
+static gboolean
+is_fft_size (size_t n)
+{
+  return n >= 8 && n % 8 == 0 && clr_fft_smooth_ok (n);
+}
+
+static size_t
+fft_size_at_least (size_t x)
+{
+  size_t n = MAX (8, (x + 7) / 8 * 8);
+
+  while (!is_fft_size (n))
+    n += 8;
+  return n;
+}
+
 static gboolean
 check_config (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
     GError ** error)
@@ -123,12 +143,13 @@ check_config (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
       }
     }
   }
-  if (cfg->fft_size && ((cfg->fft_size & (cfg->fft_size - 1))
-          || cfg->fft_size < MAX (cfg->n_taps, 8)
+  if (cfg->fft_size && (!is_fft_size (cfg->fft_size)
+          || cfg->fft_size < cfg->n_taps
           || cfg->fft_size > CLR_CONV_OFFLINE_FFT_MAX)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
-        "FFT size %" G_GSIZE_FORMAT ": it must be a power of two from the "
-        "filter's length (%" G_GSIZE_FORMAT ", 8 at least) to %u, or 0",
+        "FFT size %" G_GSIZE_FORMAT ": it must be a multiple of 8 with no "
+        "prime factor over 7, from the filter's length (%" G_GSIZE_FORMAT
+        ") to %u, or 0",
         cfg->fft_size, cfg->n_taps, CLR_CONV_OFFLINE_FFT_MAX);
     return FALSE;
   }
@@ -140,17 +161,21 @@ check_config (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   return TRUE;
 }
 
-/* 4x the filter, where a sample costs about n log n / hop: the hop is 3/4
- * of a segment (1/2 at 2x, 7/8 at 8x for one more level of transform);
- * at least FFT_MIN, and no longer than one segment for the whole input
- * where that is longer than FFT_MIN. */
+/* The power of two at 4x the filter, where a sample costs about n log n
+ * / hop: the hop is 3/4 of a segment (1/2 at 2x, 7/8 at 8x for one more
+ * level of transform; on the H100 2x is 1.3-1.5x slower, 8x no faster),
+ * and at least FFT_MIN. Where the longest call's first max_frames outputs
+ * fit one segment of that, one just long enough for them instead (its
+ * factors 2, 3, 5, 7): a minute of 48 kHz with a million taps takes
+ * 3932160 points, not 4194304. */
 static size_t
 choose_fft_size (const ClrConvOfflineConfig * cfg)
 {
   size_t n = pow2_at_least (MAX (4 * cfg->n_taps, FFT_MIN));
-  size_t whole = pow2_at_least (cfg->max_frames + cfg->n_taps - 1);
+  size_t whole = cfg->max_frames + cfg->n_taps - 1;
 
-  n = MIN (n, MAX (whole, FFT_MIN));
+  if (whole <= n)
+    n = fft_size_at_least (whole);
   return MIN (n, CLR_CONV_OFFLINE_FFT_MAX);
 }
 
@@ -171,7 +196,10 @@ upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
   gboolean ok = FALSE;
 
   for (f = 0; f < o->n_filters; f++) {
-    clr_fft_host_real (cfg->taps[f], o->taps, o->n, spec);
+    if ((o->n & (o->n - 1)) == 0)
+      clr_fft_host_real (cfg->taps[f], o->taps, o->n, spec);
+    else
+      clr_fft_smooth_real (cfg->taps[f], o->taps, o->n, spec);
     /* the inverse transform's 1/m (m = n / 2 points), folded in once
      * here */
     for (k = 0; k < 2 * o->bins; k++) {

@@ -42,7 +42,8 @@ typedef struct {
   const double *const *taps;
   size_t n_taps;
   uint32_t n_filters;
-  /* n, a power of two >= n_taps; 0: chosen (clr-conv-offline.c says how) */
+  /* n >= n_taps, a multiple of 8 with no prime factor over 7 (VkFFT's
+   * fast radices); 0: chosen (clr-conv-offline.c says how) */
   size_t fft_size;
   /* The most input frames a call takes (more are refused): sizes the work
    * buffers and clr_conv_offline_process ()'s device buffers. */
@@ -60,7 +61,7 @@ typedef struct _ClrConvOffline ClrConvOffline;
 
 /* Fails with CLR_ERROR_INVALID for an invalid configuration (no channels,
  * no taps, a non-finite tap, a filter count other than 1 or channels, an
- * FFT size that is no power of two or shorter than the filter, no
+ * FFT size of other factors or shorter than the filter, no
  * max_frames, F64 on a device without doubles), CLR_ERROR_RESOURCES when
  * the filter spectra and one segment's buffers do not fit the memory, and
  * VkFFT's failures (clr-fft-vkfft.h). Builds the main transform plan. */

@@ -24,6 +24,17 @@ struct _ClrFftVkfft
   double build_seconds;
 };
 
+/* VkFFT's tuning for the device, overridden for experiments by
+ * CLRESAMPLE_VKFFT_<NAME> (bench/run-gpu-offline.sh's sweeps): 0 or unset
+ * keeps VkFFT's own choice. */
+static uint64_t
+knob (const char *name)
+{
+  const char *v = g_getenv (name);
+
+  return v ? g_ascii_strtoull (v, NULL, 10) : 0;
+}
+
 static void
 set_vkfft_error (GError ** error, VkFFTResult res, const char *what)
 {
@@ -101,6 +112,20 @@ clr_fft_vkfft_new (ClrDevice * dev, size_t n, size_t batch,
   /* twiddles from a table computed in double, also for float transforms
    * (VkFFT's default there is the device's float sin/cos) */
   conf.useLUT = 1;
+  conf.coalescedMemory = knob ("CLRESAMPLE_VKFFT_COALESCED");
+  if (!conf.coalescedMemory) {
+    cl_uint vendor = 0;
+    clGetDeviceInfo (p->device, CL_DEVICE_VENDOR_ID, sizeof (vendor),
+        &vendor, NULL);
+    /* VkFFT's 32 bytes for NVIDIA gave 3476-3600 us for 32 channels x a
+     * minute through 262144-point transforms on the H100, 64 gave 2788
+     * (1.3x; 128: 3151); the same or better at every size measured */
+    if (vendor == 0x10DE)
+      conf.coalescedMemory = 64;
+  }
+  conf.aimThreads = knob ("CLRESAMPLE_VKFFT_AIM_THREADS");
+  conf.registerBoost = knob ("CLRESAMPLE_VKFFT_REGISTER_BOOST");
+  conf.registerBoost4Step = knob ("CLRESAMPLE_VKFFT_REGISTER_BOOST_4STEP");
   conf.device = &p->device;
   conf.context = &p->context;
   /* used only by set-ups that upload tables through a queue */
