@@ -2,24 +2,28 @@
 # The offline convolution on VkFFT on the GPU machine (issue 10's offline
 # target, >= 20 G samples/s on the H100), after
 #   . .gpu-bundle/enter.sh build-offline
-# The test first, then the bench: the issue's rows at the core's FFT size,
-# an FFT-size sweep (the choice in clr-conv-offline.c), float transforms
-# and F64. Raw output to $OUT/gpu-offline-*.txt (or ./bench-out).
+# The test first, then the bench: the issue's rows at the core's FFT size
+# (F32, F64), the power-of-two size at 1M taps, float transforms and a
+# sweep of one VkFFT setting. Raw output to $OUT/gpu-offline-*.txt (or
+# ./bench-out); docs/bench/gpu-offline-vkfft-2026-11-23-final.txt is one.
 # usage: bench/run-gpu-offline.sh [BUILD_DIR] [SECONDS]
 set -u
 build=${1:-build-offline}
 s=${2:-60}
 out=${OUT:-./bench-out}
 mkdir -p "$out"
-b=$build/bench/clr-offline-bench
-nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$out/gpu-offline-test.txt"
-$build/tests/test-conv-offline --tap 2>&1 | tee -a "$out/gpu-offline-test.txt" | grep -v "^# \(Start\|End\)" | tail -16
+b="$build/bench/clr-offline-bench -d gpu -s $s -c 2,32"
+t=8192,65536,262144,1048576
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$out/gpu-offline-test.txt"
+$build/tests/test-conv-offline --tap 2>&1 | tee -a "$out/gpu-offline-test.txt" | grep -v "^# \(Start\|End\)" | grep "worst\|ok"
 {
-  $b --device gpu -s "$s" -c 2,32 -t 8192,65536,262144,1048576
-  $b --device gpu -s "$s" -c 2,32 -t 8192 --fft 16384,65536,131072
-  $b --device gpu -s "$s" -c 2,32 -t 65536 --fft 131072,524288,1048576
-  $b --device gpu -s "$s" -c 2,32 -t 262144 --fft 524288,2097152,4194304
-  $b --device gpu -s "$s" -c 2,32 -t 1048576 --fft 2097152,8388608
-  $b --device gpu -s "$s" -c 2,32 -t 8192,65536,262144,1048576 --float-transforms
-  $b --device gpu -s "$s" -c 2,32 -t 8192,65536,262144,1048576 --f64
+  $b -t $t
+  echo "## pow2 at 1M taps"
+  $b -t 1048576 --fft 4194304 --device-only
+  echo "## CLRESAMPLE_VKFFT_REGISTER_BOOST_4STEP=2"
+  CLRESAMPLE_VKFFT_REGISTER_BOOST_4STEP=2 $b -t $t --device-only | grep "^| [0-9]"
+  echo "## F64"
+  $b -t $t --f64
+  echo "## float transforms"
+  $b -t $t --float-transforms --device-only | grep "^| [0-9]"
 } 2>&1 | tee "$out/gpu-offline-bench.txt"
