@@ -478,6 +478,17 @@ check_local_memory (ClrConv * c, GError ** error)
   const cl_ulong local = local_memory (c->dev);
   const size_t csize = fft_csize (c);
 
+  if ((cl_ulong) c->block * csize > local && c->hop != c->block) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Blocks of %u frames with %" G_GSIZE_FORMAT " taps need %u-point "
+        "transforms, %" G_GSIZE_FORMAT " bytes of local memory; '%s' has %"
+        G_GUINT64_FORMAT ": use a power-of-two block of at most %"
+        G_GUINT64_FORMAT " frames", c->hop, c->n_taps, 2 * c->block,
+        (size_t) c->block * csize, clr_device_get_name (c->dev),
+        (guint64) local, (guint64) (1ull << g_bit_nth_msf (local / csize,
+                -1)));
+    return FALSE;
+  }
   if ((cl_ulong) c->block * csize > local) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Blocks of %u frames need %" G_GSIZE_FORMAT " bytes of local memory "
