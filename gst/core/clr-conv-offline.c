@@ -48,7 +48,7 @@ struct _ClrConvOffline
   cl_mem spectra;               /* n_filters x bins complex values */
   cl_mem twiddles;              /* e^(-2 pi i k / n), k <= n / 4 */
   gboolean acc_f64;             /* multiply computes in double */
-  cl_mem work, temp;            /* batch x (n + 2) samples each */
+  cl_mem work, temp;            /* batch x n samples each */
   cl_mem io_in, io_out;         /* clr_conv_offline_process ()'s */
   cl_kernel gather, multiply, scatter;
   ClrFftVkfftCache *plans;
@@ -116,10 +116,12 @@ check_config (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
         clr_device_get_name (dev));
     return FALSE;
   }
-  if (!cfg->taps || cfg->n_taps == 0 || cfg->n_taps > CLR_CONV_TAPS_MAX) {
+  /* the whole filter goes into one transform */
+  if (!cfg->taps || cfg->n_taps == 0
+      || cfg->n_taps > CLR_CONV_OFFLINE_FFT_MAX) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "The filter has %" G_GSIZE_FORMAT " taps: it needs 1 to %u",
-        cfg->taps ? cfg->n_taps : 0, CLR_CONV_TAPS_MAX);
+        cfg->taps ? cfg->n_taps : 0, CLR_CONV_OFFLINE_FFT_MAX);
     return FALSE;
   }
   if (cfg->n_filters != 1 && cfg->n_filters != cfg->channels) {
