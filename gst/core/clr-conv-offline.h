@@ -3,9 +3,10 @@
  *
  * Unpartitioned overlap-save: one FFT size n for the whole filter, the
  * input cut into segments of n samples that overlap by taps - 1, every
- * segment of every channel transformed in one batch (VkFFT R2C), multiplied
- * by its filter's spectrum, transformed back (C2R), and the hop = n - taps
- * + 1 valid samples of each kept. For signals that are on the device
+ * segment of every channel transformed in one batch (VkFFT, complex
+ * transforms of n / 2 points with the real split done beside the filter's
+ * multiply), multiplied by its filter's spectrum, transformed back, and the
+ * hop = n - taps + 1 valid samples of each kept. For signals that are on the device
  * already (or uploaded whole): the streaming engine (clr-conv.h) is the one
  * for buffers that arrive over time. docs/convolution.md, "Offline
  * convolution on VkFFT", has the design and the measurements.
