@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
+#include "clr-conv-check.h"
 #include "clr-conv-offline.h"
 
 static ClrDevice *device;
@@ -64,43 +65,6 @@ static const OfflineCase cases[] = {
       {70001}, TRUE},
 };
 
-/* Uniform in [-1, 1) from a 64-bit LCG: the same numbers everywhere. */
-static double
-next_uniform (guint64 * state)
-{
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (double) (*state >> 11) / (double) (1ull << 52) - 1.0;
-}
-
-/* Noise decaying by 60 dB over the filter, like a room response; filter f
- * differs from the others by its seed. */
-static double **
-make_filters (unsigned n_filters, size_t taps)
-{
-  double **h = g_new (double *, n_filters);
-  unsigned f;
-  size_t k;
-
-  for (f = 0; f < n_filters; f++) {
-    guint64 state = 1000 + f;
-    h[f] = g_new (double, taps);
-    for (k = 0; k < taps; k++)
-      h[f][k] = next_uniform (&state) * exp (-6.9 * k / taps);
-  }
-  return h;
-}
-
-static void
-free_planes (void *planes, unsigned n)
-{
-  void **p = planes;
-  unsigned i;
-
-  for (i = 0; i < n; i++)
-    g_free (p[i]);
-  g_free (p);
-}
-
 static size_t
 sample_size (ClrConvFormat format)
 {
@@ -112,20 +76,6 @@ sample_at (const void *plane, ClrConvFormat format, size_t i)
 {
   return format == CLR_CONV_F64 ? ((const double *) plane)[i]
       : ((const float *) plane)[i];
-}
-
-/* y[t] of x (frames) * h (taps), in double. */
-static double
-direct (const double *x, size_t frames, const double *h, size_t taps,
-    size_t t)
-{
-  size_t k_lo = t + 1 > frames ? t + 1 - frames : 0;
-  size_t k_hi = MIN (t, taps - 1), k;
-  double sum = 0;
-
-  for (k = k_lo; k <= k_hi; k++)
-    sum += h[k] * x[t - k];
-  return sum;
 }
 
 /* The output frames to check: all of them where that is cheap; else the
@@ -152,7 +102,7 @@ frames_to_check (size_t out_frames, size_t taps, size_t hop)
         g_array_append_val (at, t);
   }
   for (s = 0; s < 1500; s++) {
-    t = (size_t) ((next_uniform (&state) + 1.0) / 2.0 * out_frames);
+    t = (size_t) ((clr_check_uniform (&state) + 1.0) / 2.0 * out_frames);
     t = MIN (t, out_frames - 1);
     g_array_append_val (at, t);
   }
@@ -186,13 +136,13 @@ test_reference (gconstpointer data)
   ClrConvOfflineConfig cfg = { 0, };
   ClrConvOffline *o;
   GError *err = NULL;
-  double **h = make_filters (n_filters, tc->taps);
+  double **h = clr_check_filters (n_filters, tc->taps);
   double worst = 0, limit;
   size_t max_frames = 0, i, hop;
 
   if (tc->format == CLR_CONV_F64 && !clr_device_has_fp64 (device)) {
     g_test_skip ("no fp64 on this device");
-    free_planes (h, n_filters);
+    clr_check_free_planes (h, n_filters);
     return;
   }
   for (i = 0; i < G_N_ELEMENTS (tc->frames) && tc->frames[i]; i++)
@@ -246,7 +196,7 @@ test_reference (gconstpointer data)
       in[c] = in_all + c * frames * ss;
       host_out[c] = g_malloc (out_frames * ss);
       for (t = 0; t < frames; t++) {
-        double v = 0.5 * next_uniform (&state);
+        double v = 0.5 * clr_check_uniform (&state);
         if (tc->format == CLR_CONV_F64) {
           ((double *) in[c])[t] = v;
         } else {
@@ -288,7 +238,7 @@ test_reference (gconstpointer data)
         g_assert_true (is_poison (plane, tc->format, t));
       for (j = 0; j < at->len; j++) {
         size_t tt = g_array_index (at, size_t, j);
-        double ref = direct (x[c], frames, hc, tc->taps, tt);
+        double ref = clr_check_direct (hc, tc->taps, x[c], frames, tt);
         double got = sample_at (plane, tc->format, tt);
         g_assert_false (isnan (got));
         max_err = MAX (max_err, fabs (got - ref));
@@ -308,8 +258,8 @@ test_reference (gconstpointer data)
 
     clReleaseMemObject (in_mem);
     clReleaseMemObject (out_mem);
-    free_planes (x, tc->channels);
-    free_planes (host_out, tc->channels);
+    clr_check_free_planes (x, tc->channels);
+    clr_check_free_planes (host_out, tc->channels);
     g_free (in);
     g_free (in_all);
     g_free (out);
@@ -319,7 +269,7 @@ test_reference (gconstpointer data)
       clr_conv_offline_get_plan_seconds (o));
   g_assert_cmpfloat (worst, <=, limit);
   clr_conv_offline_free (o);
-  free_planes (h, n_filters);
+  clr_check_free_planes (h, n_filters);
 }
 
 /* The default call: y[0, frames), the same bits as the _full call's
@@ -329,7 +279,7 @@ test_run_bounds (void)
 {
   const size_t taps = 31, frames = 5000;
   cl_command_queue queue = clr_device_get_queue (device);
-  double **h = make_filters (1, taps);
+  double **h = clr_check_filters (1, taps);
   ClrConvOfflineConfig cfg = { 0, };
   ClrConvOffline *o;
   GError *err = NULL;
@@ -342,7 +292,7 @@ test_run_bounds (void)
   size_t t;
 
   for (t = 0; t < frames; t++)
-    in[t] = (float) next_uniform (&state);
+    in[t] = (float) clr_check_uniform (&state);
   cfg.channels = 1;
   cfg.format = CLR_CONV_F32;
   cfg.taps = (const double *const *) h;
@@ -384,7 +334,7 @@ test_run_bounds (void)
   clReleaseMemObject (in_mem);
   clReleaseMemObject (out_mem);
   clr_conv_offline_free (o);
-  free_planes (h, 1);
+  clr_check_free_planes (h, 1);
   g_free (in);
   g_free (a);
   g_free (b);
@@ -407,7 +357,7 @@ expect_refused (const ClrConvOfflineConfig * cfg, int code,
 static void
 test_errors (void)
 {
-  double **h = make_filters (2, 64);
+  double **h = clr_check_filters (2, 64);
   const double *no_filter[1] = { NULL };
   ClrConvOfflineConfig good = { 0, }, cfg;
 
@@ -479,7 +429,7 @@ test_errors (void)
       "at 17");
   h[1][17] = INFINITY;
   expect_refused (&good, CLR_ERROR_INVALID, "at 17");
-  free_planes (h, 2);
+  clr_check_free_planes (h, 2);
 }
 
 int

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
+#include "clr-conv-check.h"
 #include "clr-conv.h"
 
 static ClrDevice *device;
@@ -49,43 +50,6 @@ filter_of (const ConvCase * tc, unsigned o)
   return tc->per_channel ? o : o / tc->channels;
 }
 
-/* Uniform in [-1, 1) from a 64-bit LCG: the same numbers everywhere. */
-static double
-next_uniform (guint64 * state)
-{
-  *state = *state * 6364136223846793005ull + 1442695040888963407ull;
-  return (double) (*state >> 11) / (double) (1ull << 52) - 1.0;
-}
-
-/* Noise decaying by 60 dB over the filter, like a room response; filter f
- * differs from the others by its seed. */
-static double **
-make_filters (unsigned n_filters, size_t taps)
-{
-  double **h = g_new (double *, n_filters);
-  unsigned f;
-  size_t k;
-
-  for (f = 0; f < n_filters; f++) {
-    guint64 state = 1000 + f;
-    h[f] = g_new (double, taps);
-    for (k = 0; k < taps; k++)
-      h[f][k] = next_uniform (&state) * exp (-6.9 * k / taps);
-  }
-  return h;
-}
-
-static void
-free_planes (void *planes, unsigned n)
-{
-  void **p = planes;
-  unsigned i;
-
-  for (i = 0; i < n; i++)
-    g_free (p[i]);
-  g_free (p);
-}
-
 /* Noise planes in the engine's format, and the same values as doubles. */
 static void **
 make_input (const ConvCase * tc, size_t frames, double ***as_double)
@@ -100,7 +64,7 @@ make_input (const ConvCase * tc, size_t frames, double ***as_double)
     d[ch] = g_new (double, frames);
     in[ch] = g_malloc (frames * (tc->format == CLR_CONV_F64 ? 8 : 4));
     for (n = 0; n < frames; n++) {
-      double v = 0.5 * next_uniform (&state);
+      double v = 0.5 * clr_check_uniform (&state);
       if (tc->format == CLR_CONV_F64) {
         ((double *) in[ch])[n] = v;
       } else {
@@ -150,7 +114,7 @@ setup_init (Setup * s, const ConvCase * tc)
 {
   s->tc = tc;
   s->n_filters = n_filters_of (tc);
-  s->h = make_filters (s->n_filters, tc->taps);
+  s->h = clr_check_filters (s->n_filters, tc->taps);
   s->in = make_input (tc, tc->frames, &s->x);
   s->c = conv_for (tc, s->h);
 }
@@ -159,9 +123,9 @@ static void
 setup_clear (Setup * s)
 {
   clr_conv_free (s->c);
-  free_planes (s->in, s->tc->channels);
-  free_planes (s->x, s->tc->channels);
-  free_planes (s->h, s->n_filters);
+  clr_check_free_planes (s->in, s->tc->channels);
+  clr_check_free_planes (s->x, s->tc->channels);
+  clr_check_free_planes (s->h, s->n_filters);
 }
 
 /* Runs `frames` input frames through c in calls of chunks[i] frames
@@ -225,19 +189,6 @@ fits_device (const ConvCase * tc)
   return FALSE;
 }
 
-/* y[n] = sum over k of h[k] x[n - k], in double */
-static double
-direct (const double *h, size_t taps, const double *x, size_t frames,
-    size_t n)
-{
-  size_t k, k0 = n >= frames ? n - frames + 1 : 0, k1 = MIN (taps, n + 1);
-  double acc = 0.0;
-
-  for (k = k0; k < k1; k++)
-    acc += h[k] * x[n - k];
-  return acc;
-}
-
 /* Every output frame against the direct convolution, or every `stride`-th
  * when that would take long; the first L frames must be exact zeros. */
 static void
@@ -273,7 +224,8 @@ test_reference (gconstpointer data)
     /* both ends of the output, and the middle sampled */
     for (t = latency; t < total; t += t < 4 * latency
         || t + 2 * latency > total ? 1 : stride) {
-      double want = direct (hc, tc->taps, xc, tc->frames, t - latency);
+      double want = clr_check_direct (hc, tc->taps, xc, tc->frames,
+          t - latency);
       double got = sample_at (tc, out, ch, t);
 
       err_max = MAX (err_max, fabs (got - want));
@@ -290,7 +242,7 @@ test_reference (gconstpointer data)
     g_assert_cmpfloat (rel, <=, clr_device_has_fp64 (device) ?
         tc->max_error : F32_FLOAT_MAX);
   }
-  free_planes (out, n_outputs (tc));
+  clr_check_free_planes (out, n_outputs (tc));
   setup_clear (&s);
 }
 
@@ -329,9 +281,9 @@ test_chunking (gconstpointer data)
     clr_conv_reset (s.c);
     cut = run_conv (s.c, tc, s.in, tc->frames, sizes[i], n_sizes[i]);
     g_assert_true (outputs_equal (tc, whole, cut, total));
-    free_planes (cut, n_outputs (tc));
+    clr_check_free_planes (cut, n_outputs (tc));
   }
-  free_planes (whole, n_outputs (tc));
+  clr_check_free_planes (whole, n_outputs (tc));
   setup_clear (&s);
 }
 
@@ -369,7 +321,7 @@ test_latency (void)
         else
           g_assert_cmpfloat (fabs (v), <, 1e-6);
       }
-      free_planes (out, 1);
+      clr_check_free_planes (out, 1);
     }
     clr_conv_free (c);
   }
@@ -407,8 +359,8 @@ test_reset (void)
   again = run_conv (s.c, &tc, s.in, tc.frames, odd, 1);
   g_assert_true (outputs_equal (&tc, first, again,
           tc.frames + clr_conv_get_drain_frames (s.c)));
-  free_planes (again, 2);
-  free_planes (first, 2);
+  clr_check_free_planes (again, 2);
+  clr_check_free_planes (first, 2);
   setup_clear (&s);
 }
 
@@ -437,7 +389,7 @@ test_errors (void)
 {
   double taps[64] = { 1.0, 0.5 };
   const double *hp[2] = { taps, taps }, *none[2] = { NULL, NULL };
-  double **big = make_filters (1, 65536);
+  double **big = clr_check_filters (1, 65536);
   ClrConvConfig cfg = { 2, 64, CLR_CONV_F32, hp, 64, 1 }, bad;
   ClrTuning tuning;
 
@@ -498,7 +450,7 @@ test_errors (void)
   tuning = *clr_tuning_get ();
   tuning.device_memory = 100000;
   expect_error_tuned (&bad, &tuning, CLR_ERROR_RESOURCES);
-  free_planes (big, 1);
+  clr_check_free_planes (big, 1);
 }
 
 /* Several outputs a channel (a crossover's bands): each output plane is,
@@ -533,10 +485,10 @@ test_outputs_alone (gconstpointer data)
     for (o = 0; o < tc->channels; o++)
       g_assert_true (memcmp (all[k * tc->channels + o], alone[o],
               total * ss) == 0);
-    free_planes (alone, tc->channels);
+    clr_check_free_planes (alone, tc->channels);
     clr_conv_free (c1);
   }
-  free_planes (all, n_outputs (tc));
+  clr_check_free_planes (all, n_outputs (tc));
   setup_clear (&s);
 }
 
@@ -653,7 +605,7 @@ test_history (gconstpointer data)
     0, 0
   };
   const size_t keep = 1000, frames = 12000;
-  double **h = make_filters (1, tc.taps), **xd;
+  double **h = clr_check_filters (1, tc.taps), **xd;
   void **in = make_input (&tc, frames, &xd);
   void **out = g_new (void *, tc.channels), **got = g_new (void *,
       tc.channels);
@@ -703,11 +655,11 @@ test_history (gconstpointer data)
   clr_conv_reset (c);
   g_assert_cmpuint (clr_conv_get_history_len (c), ==, 0);
   clr_conv_free (c);
-  free_planes (in, tc.channels);
-  free_planes (out, tc.channels);
-  free_planes (got, tc.channels);
-  free_planes (xd, tc.channels);
-  free_planes (h, 1);
+  clr_check_free_planes (in, tc.channels);
+  clr_check_free_planes (out, tc.channels);
+  clr_check_free_planes (got, tc.channels);
+  clr_check_free_planes (xd, tc.channels);
+  clr_check_free_planes (h, 1);
 }
 
 static const HistoryCase history_cases[] = { {FALSE, 64}, {TRUE, 64},
