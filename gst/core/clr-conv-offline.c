@@ -491,28 +491,37 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
   c_in_pitch = in_pitch;
   c_out_pitch = out_pitch;
 
-  SET_ARG (o->gather, 0, in);
-  SET_ARG (o->gather, 1, c_in_pitch);
-  SET_ARG (o->gather, 2, o->work);
-  SET_ARG (o->gather, 3, c_n);
-  SET_ARG (o->gather, 4, c_hop);
-  SET_ARG (o->gather, 5, c_lead);
-  SET_ARG (o->gather, 6, c_frames);
-  SET_ARG (o->gather, 7, segments);
-  SET_ARG (o->multiply, 0, o->work);
-  SET_ARG (o->multiply, 1, o->spectra);
-  SET_ARG (o->multiply, 2, o->twiddles);
-  SET_ARG (o->multiply, 3, c_m);
-  SET_ARG (o->multiply, 4, segments);
-  SET_ARG (o->multiply, 5, per_channel);
-  SET_ARG (o->scatter, 0, o->work);
-  SET_ARG (o->scatter, 1, out);
-  SET_ARG (o->scatter, 2, c_out_pitch);
-  SET_ARG (o->scatter, 3, c_n);
-  SET_ARG (o->scatter, 4, c_hop);
-  SET_ARG (o->scatter, 5, c_lead);
-  SET_ARG (o->scatter, 6, c_out_frames);
-  SET_ARG (o->scatter, 7, segments);
+  {
+    const ClrKernelArg gather[] = { CLR_KERNEL_ARG (in),
+      CLR_KERNEL_ARG (c_in_pitch), CLR_KERNEL_ARG (o->work),
+      CLR_KERNEL_ARG (c_n), CLR_KERNEL_ARG (c_hop), CLR_KERNEL_ARG (c_lead),
+      CLR_KERNEL_ARG (c_frames), CLR_KERNEL_ARG (segments)
+    };
+    const ClrKernelArg multiply[] = { CLR_KERNEL_ARG (o->work),
+      CLR_KERNEL_ARG (o->spectra), CLR_KERNEL_ARG (o->twiddles),
+      CLR_KERNEL_ARG (c_m), CLR_KERNEL_ARG (segments),
+      CLR_KERNEL_ARG (per_channel)
+    };
+    const ClrKernelArg scatter[] = { CLR_KERNEL_ARG (o->work),
+      CLR_KERNEL_ARG (out), CLR_KERNEL_ARG (c_out_pitch), CLR_KERNEL_ARG (c_n),
+      CLR_KERNEL_ARG (c_hop), CLR_KERNEL_ARG (c_lead),
+      CLR_KERNEL_ARG (c_out_frames), CLR_KERNEL_ARG (segments)
+    };
+    cl_int status = clr_kernel_set_args (o->gather, gather,
+        G_N_ELEMENTS (gather));
+
+    if (status == CL_SUCCESS)
+      status = clr_kernel_set_args (o->multiply, multiply,
+          G_N_ELEMENTS (multiply));
+    if (status == CL_SUCCESS)
+      status = clr_kernel_set_args (o->scatter, scatter,
+          G_N_ELEMENTS (scatter));
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status,
+          "Setting the offline convolution's kernel arguments");
+      return FALSE;
+    }
+  }
 
   for (next = 0; next < rows_total; next += o->batch) {
     cl_uint row0 = next, rows = MIN (o->batch, rows_total - next);

@@ -807,24 +807,8 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
   return TRUE;
 }
 
-typedef struct {
-  size_t size;
-  const void *value;
-} KernelArg;
-
 #define ARG_MEM(m) { sizeof (cl_mem), &(m) }
 #define ARG_UINT(u) { sizeof (cl_uint), &(u) }
-
-static cl_int
-set_kernel_args (cl_kernel kernel, const KernelArg * args, cl_uint n)
-{
-  cl_int status = CL_SUCCESS;
-  cl_uint i;
-
-  for (i = 0; i < n && status == CL_SUCCESS; i++)
-    status = clSetKernelArg (kernel, i, args[i].size, args[i].value);
-  return status;
-}
 
 /* Blocks a work-item of clr_conv_mac_wide sums, sharing the loads of the
  * filter spectra: for batches of that many blocks or more (MAC_WIDE in
@@ -863,24 +847,24 @@ set_args (ClrConv * c, cl_uint n)
   const cl_uint filter_stride = c->n_filters > 1 ?
       c->parts * c->bin_stride / 4 : 0;
   const cl_uint filter_bins = filter_stride * 4;
-  const KernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
+  const ClrKernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
     ARG_UINT (in_frame), ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_MEM (c->twiddles), ARG_MEM (c->hist),
     ARG_UINT (hist_cap), ARG_UINT (hist_at)
   };
-  const KernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
+  const ClrKernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
     ARG_UINT (filter_stride), ARG_MEM (c->prod), ARG_UINT (n),
     /* the slices' tree: re and im of 4 bins a work-item */
     {2 * c->acc_size * mac_lanes (c) * c->slices, NULL},
     ARG_UINT (c->channels), ARG_UINT (c->filter_div)
   };
-  const KernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->n_out),
+  const ClrKernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->n_out),
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
     ARG_UINT (out_frame)
   };
   /* the sum's inputs instead of its products (in complex values) */
-  const KernelArg fused[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
+  const ClrKernelArg fused[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_MEM (c->spectra), ARG_UINT (filter_bins),
     ARG_UINT (c->channels), ARG_UINT (c->filter_div), ARG_UINT (c->n_out),
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
@@ -888,16 +872,16 @@ set_args (ClrConv * c, cl_uint n)
   };
   cl_int status;
 
-  status = set_kernel_args (c->forward, forward, G_N_ELEMENTS (forward));
+  status = clr_kernel_set_args (c->forward, forward, G_N_ELEMENTS (forward));
   if (c->fused) {
     if (status == CL_SUCCESS)
-      status = set_kernel_args (c->inverse, fused, G_N_ELEMENTS (fused));
+      status = clr_kernel_set_args (c->inverse, fused, G_N_ELEMENTS (fused));
     return status;
   }
   if (status == CL_SUCCESS)
-    status = set_kernel_args (mac_kernel (c, n), mac, G_N_ELEMENTS (mac));
+    status = clr_kernel_set_args (mac_kernel (c, n), mac, G_N_ELEMENTS (mac));
   if (status == CL_SUCCESS)
-    status = set_kernel_args (c->inverse, inverse, G_N_ELEMENTS (inverse));
+    status = clr_kernel_set_args (c->inverse, inverse, G_N_ELEMENTS (inverse));
   return status;
 }
 

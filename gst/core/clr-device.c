@@ -553,3 +553,14 @@ out:
   g_mutex_unlock (&dev->lock);
   return program;
 }
+
+cl_int
+clr_kernel_set_args (cl_kernel kernel, const ClrKernelArg * args, cl_uint n)
+{
+  cl_int status = CL_SUCCESS;
+  cl_uint i;
+
+  for (i = 0; i < n && status == CL_SUCCESS; i++)
+    status = clSetKernelArg (kernel, i, args[i].size, args[i].value);
+  return status;
+}

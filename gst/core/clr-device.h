@@ -59,6 +59,19 @@ cl_ulong clr_device_get_max_alloc (ClrDevice * dev);
 cl_program clr_device_get_program (ClrDevice * dev, const char *source,
     const char *options, GError ** error);
 
+/* One kernel argument: its size and where its value lies (value NULL:
+ * that many bytes of local memory). */
+typedef struct {
+  size_t size;
+  const void *value;
+} ClrKernelArg;
+
+#define CLR_KERNEL_ARG(v) { sizeof (v), &(v) }
+
+/* Sets arguments 0 .. n - 1 of kernel; the first failure's status. */
+cl_int clr_kernel_set_args (cl_kernel kernel, const ClrKernelArg * args,
+    cl_uint n);
+
 /* Sets error from an OpenCL status code and a description of the call. */
 void clr_set_cl_error (GError ** error, cl_int status, const char *what);
 const char *clr_cl_status_name (cl_int status);
