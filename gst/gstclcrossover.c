@@ -453,22 +453,36 @@ hist_frames (GstClCrossover * self, guint taps)
       GST_AUDIO_INFO_RATE (&self->stream.in_info)) - 1 + self->stream.block;
 }
 
-/* The band filters the properties ask for, at `rate`, into an engine for
- * the stream (the stream's block and format); NULL with *err saying why.
- * *n_taps: their length. */
-static ClrConv *
-gst_cl_crossover_build (GstClCrossover * self, guint bands, gsize * n_taps,
-    guint * serial, GError ** err)
+/* The input frames a mix reaches back at most: the engine's block, the
+ * filters' delay and the longest band delay */
+static gsize
+mix_reach_max (GstClCrossover * self)
 {
+  return self->stream.block + (self->stream_taps - 1) / 2 + (gsize)
+      ceil (DELAY_MAX_MS / 1000.0 * GST_AUDIO_INFO_RATE
+      (&self->stream.in_info));
+}
+
+/* The band filters the properties ask for, at `rate`: an engine for the
+ * stream (the stream's block and format) filtering by the lower bands, and
+ * *mix, which makes all bands from its output (with the gains and
+ * delays); NULL with *err saying why. *n_taps: the filters' reach, taps +
+ * the longest delay. */
+static ClrConv *
+gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
+    gsize * n_taps, guint * serial, GError ** err)
+{
+  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->stream.in_info);
   const gint rate = GST_AUDIO_INFO_RATE (&self->stream.in_info);
   ClrXoSpec spec = { rate };
   ClrConvConfig cfg = { 0 };
   double *freqs = NULL, *gains = NULL, **h;
-  gsize *delays = NULL, len = 0;
+  gsize *delays = NULL, len = 0, max_delay = 0;
   gchar *why = NULL;
   ClrConv *conv = NULL;
   guint i;
 
+  *mix = NULL;
   GST_OBJECT_LOCK (self);
   *serial = self->design_serial;
   self->design_changed = FALSE;
@@ -509,25 +523,41 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, gsize * n_taps,
   why = clr_xo_check (&spec);
   if (why)
     goto refused;
+  /* the gains and delays are the mix's: the filters are the bare bands */
+  spec.gains_db = NULL;
+  spec.delays = NULL;
   h = clr_xo_design (&spec, &len, err);
   if (h) {
     cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->stream.in_info);
     cfg.block = self->stream.block;
     cfg.format = self->stream.cfmt;
+    /* the lower bands; the top one is the input less their sum */
     cfg.taps = (const double *const *) h;
     cfg.n_taps = len;
-    cfg.n_filters = bands;
-    cfg.outputs = bands;
+    cfg.n_filters = bands - 1;
+    cfg.outputs = bands - 1;
     cfg.history = hist_frames (self, spec.taps);
     /* as clfirfilter: the bands' planes interleaved band-major are the
      * output's channel order */
     cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->stream.in_info) ==
         GST_AUDIO_LAYOUT_INTERLEAVED;
+    /* The bands sum to the input by construction, whatever the
+     * transforms' precision: float ones, 1.5x faster on CPUs, where float
+     * or 16-bit samples come out (~8e-7 of the RMS, docs/crossover.md);
+     * 24- and 32-bit integers keep errors under their last bit. */
+    cfg.float_transforms = fmt == GST_AUDIO_FORMAT_F32
+        || fmt == GST_AUDIO_FORMAT_S16;
     conv = clr_conv_new (self->stream.device, &cfg, err);
     clr_xo_free (h, bands);
   }
+  for (i = 0; delays && i < bands; i++)
+    max_delay = MAX (max_delay, delays[i]);
+  if (conv)
+    *mix = clr_xo_mix_new (self->stream.cfmt == CLR_CONV_F64,
+        cfg.channels, bands, gains, delays,
+        self->stream.block + (spec.taps - 1) / 2, GST_CLR_FIR_CHUNK);
   if (conv) {
-    *n_taps = len;
+    *n_taps = len + max_delay;
     GST_OBJECT_LOCK (self);
     self->transition = clr_xo_transition_hz (rate, spec.taps,
         spec.stopband_db);
@@ -636,6 +666,7 @@ gst_cl_crossover_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstAudioInfo in, out;
   GError *err = NULL;
   ClrConv *conv;
+  ClrXoMix *mix;
   guint bands, block_size, taps, serial;
   gsize n_taps = 0;
 
@@ -661,11 +692,14 @@ gst_cl_crossover_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   self->stream_taps = taps;
   self->stream.block = gst_clr_fir_stream_choose_block (self->stream.device,
       block_size, taps);
-  conv = gst_cl_crossover_build (self, bands, &n_taps, &serial, &err);
+  conv = gst_cl_crossover_build (self, bands, &mix, &n_taps, &serial, &err);
   if (!conv)
     goto failed;
   self->active_serial = serial;
   gst_clr_fir_stream_setup (&self->stream, conv, n_taps);
+  if (!gst_clr_fir_stream_set_mix (&self->stream, mix, mix_reach_max (self),
+          &err))
+    goto failed;
   gst_cl_crossover_reset_stream (self);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_latency (GST_OBJECT (self)));
@@ -736,13 +770,15 @@ gst_cl_crossover_apply (GstClCrossover * self)
 {
   GError *err = NULL;
   ClrConv *conv;
+  ClrXoMix *mix;
   guint serial;
   gsize n_taps = 0;
 
   if (self->stream.old_conv)
     return;
-  conv = gst_cl_crossover_build (self, self->bands, &n_taps, &serial, &err);
-  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, n_taps,
+  conv = gst_cl_crossover_build (self, self->bands, &mix, &n_taps, &serial,
+      &err);
+  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, mix, n_taps,
           &err)) {
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("Could not use the new crossover design; going on with the old "

@@ -895,7 +895,7 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
   conv = gst_cl_fir_filter_build_conv (self, taps, &err);
   /* primed with max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames at
    * most: exact for a filter no longer than both */
-  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, taps->n_taps,
+  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, NULL, taps->n_taps,
           &err))
     goto failed;
   fir_taps_unref (self->active);

@@ -251,10 +251,12 @@ prime_available (GstClrFirStream * s)
       (s->conv_stale ? s->skipped : 0);
 }
 
-/* Runs the last `frames` of those frames through conv, output discarded:
- * conv then continues the stream where it is. */
+/* Runs the last `frames` of those frames through conv, output discarded
+ * (but for what mix keeps of it, when mixing): conv then continues the
+ * stream where it is. */
 static gboolean
-prime (GstClrFirStream * s, ClrConv * conv, gsize frames, GError ** err)
+prime (GstClrFirStream * s, ClrConv * conv, ClrXoMix * mix, gsize frames,
+    GError ** err)
 {
   const guint ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
   const gsize silence = s->conv_stale ? MIN (frames, s->skipped) : 0;
@@ -263,17 +265,21 @@ prime (GstClrFirStream * s, ClrConv * conv, gsize frames, GError ** err)
   gsize done = 0, n;
   gboolean ok = TRUE;
 
+  if (mix)
+    ok = clr_xo_mix_reset (mix, (gint64) (s->in_total - frames), err);
   /* the history's part of them, then the silence after it */
-  while (ok && done < frames - silence) {
-    n = MIN (GST_CLR_FIR_CHUNK, frames - silence - done);
-    ok = clr_conv_read_history (s->conv, frames - silence - done, n, in,
-        err) && clr_conv_process (conv, (const void *const *) in, n, out,
-        err);
-    done += n;
-  }
   while (ok && done < frames) {
-    n = MIN (GST_CLR_FIR_CHUNK, frames - done);
-    ok = clr_conv_process (conv, NULL, n, out, err);
+    n = MIN (GST_CLR_FIR_CHUNK, (done < frames - silence ? frames - silence :
+            frames) - done);
+    if (done < frames - silence)
+      ok = clr_conv_read_history (s->conv, frames - silence - done, n, in,
+          err) && clr_conv_process (conv, (const void *const *) in, n, out,
+          err);
+    else
+      ok = clr_conv_process (conv, NULL, n, out, err);
+    /* the mix's past outputs, for its delays */
+    ok = ok && (!mix || clr_xo_mix_run (mix, &s->mix_x, s->work_out,
+            PLANE_PITCH, 1, n, n, NULL, 0, err));
     done += n;
   }
   g_free (in);
@@ -306,6 +312,37 @@ gst_clr_fir_stream_clear (GstClrFirStream * s)
   g_clear_pointer (&s->work_in, g_free);
   g_clear_pointer (&s->work_out, g_free);
   g_clear_pointer (&s->work_old, g_free);
+  g_clear_pointer (&s->mix, clr_xo_mix_free);
+  g_clear_pointer (&s->old_mix, clr_xo_mix_free);
+  clr_history_clear (&s->mix_x);
+  g_clear_pointer (&s->work_mix, g_free);
+}
+
+/* The mix's input: silence before the run */
+static void
+mix_x_reset (GstClrFirStream * s)
+{
+  clr_history_reset (&s->mix_x, -(gint64) s->mix_keep);
+  /* set_mix () made the room: nothing to allocate */
+  if (clr_history_make_room (&s->mix_x, 0, s->mix_keep, NULL))
+    clr_history_append (&s->mix_x, NULL, TRUE, s->mix_keep);
+}
+
+gboolean
+gst_clr_fir_stream_set_mix (GstClrFirStream * s, ClrXoMix * mix,
+    gsize reach_max, GError ** err)
+{
+  s->mix = mix;
+  s->mix_keep = reach_max + GST_CLR_FIR_CHUNK;
+  clr_history_init (&s->mix_x, GST_AUDIO_INFO_CHANNELS (&s->in_info),
+      s->ssize);
+  s->work_mix = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->out_info) *
+      (gsize) PLANE_PITCH * s->ssize);
+  if (!clr_history_make_room (&s->mix_x, 0, s->mix_keep + GST_CLR_FIR_CHUNK,
+          err))
+    return FALSE;
+  mix_x_reset (s);
+  return clr_xo_mix_reset (mix, 0, err);
 }
 
 void
@@ -314,6 +351,12 @@ gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated)
   if (s->conv)
     clr_conv_reset (s->conv);
   g_clear_pointer (&s->old_conv, clr_conv_free);
+  g_clear_pointer (&s->old_mix, clr_xo_mix_free);
+  if (s->mix) {
+    mix_x_reset (s);
+    /* its room was made at the first: this allocates nothing */
+    clr_xo_mix_reset (s->mix, 0, NULL);
+  }
   s->t0 = GST_CLOCK_TIME_NONE;
   s->started = FALSE;
   s->need_discont = TRUE;
@@ -356,8 +399,10 @@ crossfade (GstClrFirStream * s, void **newp, void **oldp, gsize skip,
     }
   }
   s->fade_pos += emit;
-  if (s->fade_pos >= s->fade_len)
+  if (s->fade_pos >= s->fade_len) {
     g_clear_pointer (&s->old_conv, clr_conv_free);
+    g_clear_pointer (&s->old_mix, clr_xo_mix_free);
+  }
 }
 
 /* A step's buffers, for the conv's source and sink callbacks */
@@ -369,7 +414,26 @@ typedef struct
   GstAudioBuffer *out;
   gsize out_off;
   gsize skip;                   /* output frames still to drop */
+  GError **err;
+  gboolean failed;              /* *err set */
 } StepIO;
+
+/* n frames of the input into the mix's (NULL: silence), laid out as the
+ * conv's (see convert_in ()) */
+static gboolean
+mix_x_push (GstClrFirStream * s, const guint8 * base, gsize pitch,
+    gsize step, gsize n, GError ** err)
+{
+  const guint ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
+  const void *planes[CLR_CONV_CHANNELS_MAX];
+  const gboolean planar = step == 1 || ch == 1;
+  guint c;
+
+  for (c = 0; base && c < (planar ? ch : 1); c++)
+    planes[c] = base + c * pitch * s->ssize;
+  return clr_history_push (&s->mix_x, s->mix_keep, base ? planes : NULL,
+      planar, n, err);
+}
 
 static void
 step_source (gpointer user, void *base, size_t pitch, size_t step,
@@ -378,6 +442,44 @@ step_source (gpointer user, void *base, size_t pitch, size_t step,
   StepIO *io = user;
 
   convert_in (io->s, io->in, io->in_off + from, n, base, pitch, step);
+  if (io->s->mix && !io->failed && !mix_x_push (io->s, base, pitch, step, n,
+          io->err))
+    io->failed = TRUE;
+}
+
+/* The bands of the conv's n frames (the first `drop` only taken in) into
+ * the buffer at frame io->out_off: straight into it when it holds the
+ * engine's samples, else through the work planes */
+static void
+step_mix (StepIO * io, const void *base, size_t pitch, size_t step,
+    size_t n, size_t drop)
+{
+  GstClrFirStream *s = io->s;
+  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->out_info);
+  const guint ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
+  const gboolean direct = n > drop && is_float_as_engine (s, fmt);
+  void *planes[CLR_CONV_OUTPUTS_MAX];
+  gsize out_step = 1, stride;
+  guint c;
+
+  for (c = 0; n > drop && c < ch; c++) {
+    if (!direct)
+      planes[c] = PLANE (s, s->work_mix, c);
+    else if (GST_AUDIO_INFO_LAYOUT (&s->out_info) ==
+        GST_AUDIO_LAYOUT_INTERLEAVED)
+      planes[c] = sample_ptr (io->out, 0, io->out_off, &out_step) +
+          c * s->ssize;
+    else
+      planes[c] = sample_ptr (io->out, c, io->out_off, &stride);
+  }
+  if (io->failed || !clr_xo_mix_run (s->mix, &s->mix_x, base, pitch, step,
+          n, drop, n > drop ? planes : NULL, out_step, io->err)) {
+    io->failed = TRUE;
+    return;
+  }
+  if (n > drop && !direct)
+    convert_out (s, io->out, io->out_off, s->work_mix, PLANE_PITCH, 1, 0,
+        n - drop);
 }
 
 static void
@@ -388,12 +490,13 @@ step_sink (gpointer user, const void *base, size_t pitch, size_t step,
   gsize drop = MIN (n, io->skip);
 
   io->skip -= drop;
-  if (n > drop) {
-    g_assert (io->out != NULL);
+  g_assert (n == drop || io->out != NULL);
+  if (io->s->mix)
+    step_mix (io, base, pitch, step, n, drop);
+  else if (n > drop)
     convert_out (io->s, io->out, io->out_off, base, pitch, step, drop,
         n - drop);
-    io->out_off += n - drop;
-  }
+  io->out_off += n - drop;
 }
 
 /* One step of at most GST_CLR_FIR_CHUNK frames: in (NULL: silence) from
@@ -408,28 +511,54 @@ process_chunk (GstClrFirStream * s, const GstAudioBuffer * in, gsize in_off,
   const guint n_out = GST_AUDIO_INFO_CHANNELS (&s->out_info);
   const gsize skip = s->in_total < s->delay ?
       MIN (n, s->delay - s->in_total) : 0, emit = n - skip;
-  StepIO io = { s, in, in_off, out, *out_off, skip };
-  void **inp, **outp, **oldp;
+  StepIO io = { s, in, in_off, out, *out_off, skip, err, FALSE };
+  void **inp, **outp, **oldp, **mixp;
   gboolean ok = FALSE;
 
+  /* silence into the mix's input here: no source sees it */
+  if (s->mix && !in && !mix_x_push (s, NULL, 0, 1, n, err))
+    return FALSE;
   if (!s->old_conv) {
+    GError *conv_err = NULL;
+
+    /* the callbacks' own errors (the mix's memory) come first */
     if (!clr_conv_process_with (s->conv, in ? step_source : NULL, &io, n,
-            step_sink, &io, err))
+            step_sink, &io, &conv_err) || io.failed) {
+      if (io.failed)
+        g_clear_error (&conv_err);
+      else
+        g_propagate_error (err, conv_err);
       return FALSE;
+    }
     g_assert (io.out_off == *out_off + emit);
     goto counted;
   }
   inp = work_planes (s, s->work_in, GST_AUDIO_INFO_CHANNELS (&s->in_info));
   outp = work_planes (s, s->work_out, n_out);
   oldp = work_planes (s, s->work_old, n_out);
+  mixp = work_planes (s, s->work_mix, s->mix ? n_out : 0);
   if (in)
     convert_in (s, in, in_off, n, s->work_in, PLANE_PITCH, 1);
+  if (in && s->mix && !mix_x_push (s, s->work_in, PLANE_PITCH, 1, n, err))
+    goto done;
   if (!clr_conv_process (s->conv, in ? (const void *const *) inp : NULL,
           n, outp, err)
       || !clr_conv_process (s->old_conv, in ? (const void *const *) inp :
           NULL, n, oldp, err))
     goto done;
-  if (emit > 0) {
+  if (s->mix) {
+    /* the new bands into the mix planes, the old ones over the conv's
+     * output, which the new mix has read */
+    if (!clr_xo_mix_run (s->mix, &s->mix_x, s->work_out, PLANE_PITCH, 1, n,
+            skip, emit > 0 ? mixp : NULL, 1, err)
+        || !clr_xo_mix_run (s->old_mix, &s->mix_x, s->work_old, PLANE_PITCH,
+            1, n, skip, emit > 0 ? outp : NULL, 1, err))
+      goto done;
+    if (emit > 0) {
+      crossfade (s, mixp, outp, 0, emit);
+      convert_out (s, out, *out_off, s->work_mix, PLANE_PITCH, 1, 0, emit);
+    }
+  } else if (emit > 0) {
     crossfade (s, outp, oldp, skip, emit);
     g_assert (out != NULL);
     convert_out (s, out, *out_off, s->work_out, PLANE_PITCH, 1, skip, emit);
@@ -439,6 +568,7 @@ done:
   g_free (inp);
   g_free (outp);
   g_free (oldp);
+  g_free (mixp);
   if (!ok)
     return FALSE;
 counted:
@@ -468,6 +598,8 @@ feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
       memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&s->out_info)
               == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
               (&s->out_info) : GST_AUDIO_INFO_WIDTH (&s->out_info) / 8));
+    if (s->mix && !mix_x_push (s, NULL, 0, 1, n, err))
+      return FALSE;
     s->in_total += n;
     s->out_total += emit;
     s->silent_run += n;
@@ -478,6 +610,10 @@ feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
   }
   if (s->conv_stale) {
     clr_conv_reset (s->conv);
+    /* the silence took the mix's past outputs to zero too (n_taps counts
+     * its delays) */
+    if (s->mix && !clr_xo_mix_reset (s->mix, (gint64) s->in_total, err))
+      return FALSE;
     s->conv_stale = FALSE;
   }
   while (done < n) {
@@ -492,26 +628,31 @@ feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
 }
 
 gboolean
-gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv, gsize n_taps,
-    GError ** err)
+gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv, ClrXoMix * mix,
+    gsize n_taps, GError ** err)
 {
   /* the new filter's output from here on needs taps - 1 + B frames of the
    * input before; what came before the stream counts as silence, and so
    * does what the history no longer holds */
   gsize frames = MIN (prime_available (s), (guint64) n_taps - 1 + s->block);
 
-  if (!prime (s, conv, frames, err)) {
+  g_assert (!s->mix == !mix);
+  if (!prime (s, conv, mix, frames, err)) {
     clr_conv_free (conv);
+    clr_xo_mix_free (mix);
     return FALSE;
   }
   if (s->started && !s->conv_stale && s->in_total > 0) {
     s->old_conv = s->conv;
+    s->old_mix = s->mix;
     s->fade_pos = 0;
     s->fade_len = s->block;
   } else {
     clr_conv_free (s->conv);
+    clr_xo_mix_free (s->mix);
   }
   s->conv = conv;
+  s->mix = mix;
   s->n_taps = n_taps;
   s->conv_stale = FALSE;
   return TRUE;

@@ -12,6 +12,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/audio/audio.h>
 #include "core/clr-conv.h"
+#include "core/clr-crossover-mix.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +45,13 @@ typedef struct
   guint64 skipped;              /* the silent frames it skipped */
   /* planar work buffers, GST_CLR_FIR_CHUNK frames a plane */
   guint8 *work_in, *work_out, *work_old;
+
+  /* clcrossover: its bands from the conv's lower bands and the input
+   * (clr-crossover-mix.h; gst_clr_fir_stream_set_mix ()), or NULL */
+  ClrXoMix *mix, *old_mix;      /* with conv, old_conv */
+  ClrHistory mix_x;             /* the input the top band is taken from */
+  gsize mix_keep;               /* frames of it kept */
+  guint8 *work_mix;
 } GstClrFirStream;
 
 /* The engine's sample format for a stream format: F64 runs in double, S32
@@ -63,6 +71,13 @@ guint gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
  * history): the element sizes it when it builds the conv. */
 void gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv,
     gsize n_taps);
+/* After setup: the conv's outputs are a crossover's lower bands, from
+ * which `mix` makes the stream's bands, the top one from the input;
+ * reach_max: the most input frames any of the stream's mixes reaches
+ * back (clr_xo_mix_reach ()). Takes mix; FALSE when out of memory. */
+gboolean gst_clr_fir_stream_set_mix (GstClrFirStream * s, ClrXoMix * mix,
+    gsize reach_max, GError ** err);
+
 /* Frees the engines and buffers (not the device). */
 void gst_clr_fir_stream_clear (GstClrFirStream * s);
 /* A new run: counters, history and engine reset; D = B + compensated. */
@@ -74,9 +89,10 @@ guint64 gst_clr_fir_stream_emitted_for (GstClrFirStream * s, guint64 n);
 /* `conv` (for a filter of n_taps taps) takes over: primed with the last
  * n_taps - 1 + B frames of the running conv's history, then crossfaded
  * from the old one's output over one block (when the run has output to
- * fade from). FALSE (conv freed) when priming failed. */
+ * fade from). With a mix (set_mix ()), `mix` goes with the new conv.
+ * FALSE (conv and mix freed) when priming failed. */
 gboolean gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv,
-    gsize n_taps, GError ** err);
+    ClrXoMix * mix, gsize n_taps, GError ** err);
 
 /* transform(): inbuf's frames through the filter into outbuf, stamped.
  * Posts errors on the element itself. */

@@ -544,7 +544,8 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   acc_double = clr_device_has_fp64 (dev);
   /* and so are the transforms: float transforms alone gave a max error of
    * ~1e-6 of the output RMS (docs/convolution.md) */
-  c->fft_double = clr_device_has_fp64 (dev);
+  c->fft_double = clr_device_has_fp64 (dev) && (f64
+      || !cfg->float_transforms);
   c->fft_vec = choose_fft_vec (c, tuning);
   /* with one partition the sum is one product a bin, which the vector
    * inverse transform takes as it reads its input */
