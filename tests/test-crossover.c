@@ -403,8 +403,9 @@ GST_END_TEST;
 
 /* ---- designs changed while playing --------------------------------------- */
 
-/* F64 stereo, 511 taps, B 256 (D = 256 + 255): frequencies and gains
- * changed after input frame 4800 (480-frame buffers) take over there:
+/* F64 stereo, 511 taps, B 256 (D = 256 + 255): frequencies, gains and
+ * delays (the top band's too: 12, 0 and 24 frames) changed after input
+ * frame 4800 (480-frame buffers) take over there:
  * output frame t is the old design's before 4800 - D, over the next B
  * frames (1 - w) old + w new with w = k / B, then the new design's; the
  * same again at 9600 with a bad list in between (a warning, no change) */
@@ -412,10 +413,11 @@ GST_START_TEST (test_redesign)
 {
   static const double fa[] = { 500, 4000 }, fb[] = { 800, 5000 };
   static const double gb[] = { -6, 0, 3 };
+  static const gsize db[] = { 12, 0, 24 };
   Fmt f = { GST_AUDIO_FORMAT_F64, FALSE, 2 }, fo = { f.format, FALSE, 6 };
   const guint taps = 511, B = 256;
   const gsize frames = 14400, D = B + (taps - 1) / 2, at[] = { 4800, 9600 };
-  gsize len, t, piece = 0, p480 = 480;
+  gsize len[3], t, piece = 0, p480 = 480;
   double *x = make_input (&f, frames, 0.5, 12), worst = 0.0, ss = 0.0;
   double **h[3];
   GstElement *e = make_xo ("500,4000", taps, B);
@@ -428,13 +430,14 @@ GST_START_TEST (test_redesign)
 
   if (no_fp64)
     return;
-  h[0] = design (fa, 2, taps, NULL, NULL, &len);
-  h[1] = design (fb, 2, taps, gb, NULL, &len);
-  h[2] = design (fa, 2, taps, NULL, NULL, &len);
+  h[0] = design (fa, 2, taps, NULL, NULL, &len[0]);
+  h[1] = design (fb, 2, taps, gb, db, &len[1]);
+  h[2] = design (fa, 2, taps, NULL, NULL, &len[2]);
   gst_element_set_bus (e, bus);
   hn = make_harness_io (e, &f, &fo);
   push_range (hn, &f, x, 0, at[0], &p480, 1, &piece);
-  g_object_set (e, "frequencies", "800,5000", "gains", "-6,0,3", NULL);
+  g_object_set (e, "frequencies", "800,5000", "gains", "-6,0,3", "delays",
+      "0.25,0,0.5", NULL);
   push_range (hn, &f, x, at[0], 2400, &p480, 1, &piece);
   /* refused while playing: a warning, the design goes on */
   g_object_set (e, "frequencies", "5000,800", NULL);
@@ -447,7 +450,8 @@ GST_START_TEST (test_redesign)
       err->message);
   g_clear_error (&err);
   gst_message_unref (msg);
-  g_object_set (e, "frequencies", "500,4000", "gains", "", NULL);
+  g_object_set (e, "frequencies", "500,4000", "gains", "", "delays", "",
+      NULL);
   push_range (hn, &f, x, at[1], frames - at[1], &p480, 1, &piece);
   fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
   collect (hn, &fo, &o);
@@ -457,12 +461,12 @@ GST_START_TEST (test_redesign)
     seg = t >= at[1] - D ? 2 : t >= at[0] - D ? 1 : 0;
     for (k = 0; k < 3; k++)
       for (c = 0; c < 2; c++) {
-        double r = direct (h[seg][k], len, x, frames, 2, c, t + (taps - 1) /
-            2);
+        double r = direct (h[seg][k], len[seg], x, frames, 2, c, t +
+            (taps - 1) / 2);
         gsize i = seg ? t - (at[seg - 1] - D) : B;
         if (i < B) {
-          double w = (double) i / B, old = direct (h[seg - 1][k], len, x,
-              frames, 2, c, t + (taps - 1) / 2);
+          double w = (double) i / B, old = direct (h[seg - 1][k],
+              len[seg - 1], x, frames, 2, c, t + (taps - 1) / 2);
           r = (1 - w) * old + w * r;
         }
         worst = MAX (worst, fabs (o.data[(t * 3 + k) * 2 + c] - r));
@@ -635,52 +639,63 @@ GST_START_TEST (test_caps_latency_discont)
 GST_END_TEST;
 
 /* GAP buffers: silence through the filters, GAP flags on the output once
- * they hold nothing else (B + taps - 1 = 1278 frames: 37 of the 40 GAP
- * buffers), exact samples after */
+ * they hold nothing else (B + taps - 1 = 1278 frames, 1302 with delays of
+ * up to 24 frames: 37 of the 40 GAP buffers), exact samples after; with
+ * and without band delays (the top band's past outputs and input, kept on
+ * the host, go through the silence too) */
 GST_START_TEST (test_gap)
 {
   static const double freqs[] = { 250, 2000, 8000 };
+  static const gsize delays[] = { 0, 24, 0, 12 };
   Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 1 }, fo = { f.format, FALSE, 4 };
   const guint taps = 1023;
-  gsize frames = 4800 + 19200 + 4800, t, piece = 0, p480 = 480, len;
-  double *x = make_input (&f, frames, 0.5, 4), worst = 0.0;
-  double **h = design (freqs, 3, taps, NULL, NULL, &len);
-  GstHarness *hn = make_harness_io (make_xo ("250,2000,8000", taps, 256), &f,
-      &fo);
-  Out o = { 0 };
-  guint i, k, gaps = 0;
-  guint64 pos = 0;
+  gsize frames = 4800 + 19200 + 4800, t, len;
+  guint run;
 
-  for (t = 4800; t < 24000; t++)
-    x[t] = 0.0;
-  push_range (hn, &f, x, 0, 4800, &p480, 1, &piece);
-  push_range (hn, &f, NULL, 4800, 19200, &p480, 1, &piece);
-  push_range (hn, &f, x, 24000, 4800, &p480, 1, &piece);
-  fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
-  collect (hn, &fo, &o);
-  fail_unless_equals_uint64 (o.frames, frames);
-  check_stamps (&o, 0);
-  for (t = 0; t < frames; t++)
-    for (k = 0; k < 4; k++)
-      worst = MAX (worst, fabs (o.data[t * 4 + k] - direct (h[k], len, x,
-                  frames, 1, 0, t + (taps - 1) / 2)));
-  fail_unless (worst <= F32_LIMIT, "error %g", worst);
-  for (i = 0; i < o.buffers->len; i++) {
-    GstBuffer *b = g_ptr_array_index (o.buffers, i);
-    gsize n = GST_BUFFER_OFFSET_END (b) - GST_BUFFER_OFFSET (b);
+  for (run = 0; run < 2; run++) {
+    double *x = make_input (&f, frames, 0.5, 4), worst = 0.0;
+    double **h = design (freqs, 3, taps, NULL, run ? delays : NULL, &len);
+    GstElement *e = make_xo ("250,2000,8000", taps, 256);
+    GstHarness *hn;
+    gsize piece = 0, p480 = 480;
+    Out o = { 0 };
+    guint i, k, gaps = 0;
+    guint64 pos = 0;
 
-    if (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_GAP)) {
-      gaps++;
-      for (t = pos * 4; t < (pos + n) * 4; t++)
-        fail_unless (o.data[t] == 0.0);
+    if (run)
+      g_object_set (e, "delays", "0,0.5,0,0.25", NULL);
+    hn = make_harness_io (e, &f, &fo);
+    for (t = 4800; t < 24000; t++)
+      x[t] = 0.0;
+    push_range (hn, &f, x, 0, 4800, &p480, 1, &piece);
+    push_range (hn, &f, NULL, 4800, 19200, &p480, 1, &piece);
+    push_range (hn, &f, x, 24000, 4800, &p480, 1, &piece);
+    fail_unless (gst_harness_push_event (hn, gst_event_new_eos ()));
+    collect (hn, &fo, &o);
+    fail_unless_equals_uint64 (o.frames, frames);
+    check_stamps (&o, 0);
+    for (t = 0; t < frames; t++)
+      for (k = 0; k < 4; k++)
+        worst = MAX (worst, fabs (o.data[t * 4 + k] - direct (h[k], len, x,
+                    frames, 1, 0, t + (taps - 1) / 2)));
+    fail_unless (worst <= F32_LIMIT, "error %g", worst);
+    for (i = 0; i < o.buffers->len; i++) {
+      GstBuffer *b = g_ptr_array_index (o.buffers, i);
+      gsize n = GST_BUFFER_OFFSET_END (b) - GST_BUFFER_OFFSET (b);
+
+      if (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_GAP)) {
+        gaps++;
+        for (t = pos * 4; t < (pos + n) * 4; t++)
+          fail_unless (o.data[t] == 0.0);
+      }
+      pos += n;
     }
-    pos += n;
+    fail_unless_equals_int (gaps, 37);
+    gst_harness_teardown (hn);
+    clr_xo_free (h, 4);
+    g_free (x);
+    out_clear (&o);
   }
-  fail_unless_equals_int (gaps, 37);
-  gst_harness_teardown (hn);
-  clr_xo_free (h, 4);
-  g_free (x);
-  out_clear (&o);
 }
 
 GST_END_TEST;
