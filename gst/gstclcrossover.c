@@ -25,7 +25,9 @@
  * delay of (taps - 1) / 2 frames is compensated in the timestamps (as
  * clfirfilter's latency): output frame t is the bands of input frame t.
  * One input transform a block serves all bands (the convolution engine's
- * several outputs a channel).
+ * several outputs a channel); the engine filters by the lower bands only,
+ * and the top band is the input less their sum, so the bands sum to the
+ * input whatever the precision of the transforms.
  *
  * `frequencies`, `gains`, `delays` and `stopband` may change while
  * PLAYING: the filters are designed again and the new ones crossfaded over
