@@ -455,14 +455,21 @@ hist_frames (GstClCrossover * self, guint taps)
       GST_AUDIO_INFO_RATE (&self->stream.in_info)) - 1 + self->stream.block;
 }
 
-/* The input frames a mix reaches back at most: the engine's block, the
- * filters' delay and the longest band delay */
+/* How far behind the engine's output its input lies for the top band:
+ * the engine's block and the filters' delay (clr-crossover-mix.h) */
+static gsize
+mix_lag (GstClCrossover * self)
+{
+  return self->stream.block + (self->stream_taps - 1) / 2;
+}
+
+/* The input frames a mix reaches back at most: its lag and the longest
+ * band delay */
 static gsize
 mix_reach_max (GstClCrossover * self)
 {
-  return self->stream.block + (self->stream_taps - 1) / 2 + (gsize)
-      ceil (DELAY_MAX_MS / 1000.0 * GST_AUDIO_INFO_RATE
-      (&self->stream.in_info));
+  return mix_lag (self) + (gsize) ceil (DELAY_MAX_MS / 1000.0 *
+      GST_AUDIO_INFO_RATE (&self->stream.in_info));
 }
 
 /* The band filters the properties ask for, at `rate`: an engine for the
@@ -558,8 +565,8 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
     max_delay = MAX (max_delay, delays[i]);
   if (conv)
     *mix = clr_xo_mix_new (self->stream.cfmt == CLR_CONV_F64,
-        cfg.channels, bands, gains, delays,
-        self->stream.block + (spec.taps - 1) / 2, GST_CLR_FIR_CHUNK);
+        cfg.channels, bands, gains, delays, mix_lag (self),
+        GST_CLR_FIR_CHUNK);
   if (conv) {
     *n_taps = len + max_delay;
     GST_OBJECT_LOCK (self);

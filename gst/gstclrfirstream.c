@@ -424,15 +424,8 @@ static gboolean
 mix_x_push (GstClrFirStream * s, const guint8 * base, gsize pitch,
     gsize step, gsize n, GError ** err)
 {
-  const guint ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
-  const void *planes[CLR_CONV_CHANNELS_MAX];
-  const gboolean planar = step == 1 || ch == 1;
-  guint c;
-
-  for (c = 0; base && c < (planar ? ch : 1); c++)
-    planes[c] = base + c * pitch * s->ssize;
-  return clr_history_push (&s->mix_x, s->mix_keep, base ? planes : NULL,
-      planar, n, err);
+  return clr_history_push_laid_out (&s->mix_x, s->mix_keep, base, pitch,
+      step, n, err);
 }
 
 static void

@@ -74,7 +74,8 @@ void gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv,
 /* After setup: the conv's outputs are a crossover's lower bands, from
  * which `mix` makes the stream's bands, the top one from the input;
  * reach_max: the most input frames any of the stream's mixes reaches
- * back (clr_xo_mix_reach ()). Takes mix; FALSE when out of memory. */
+ * back behind the next engine frame (its lag + the top band's delay).
+ * Takes mix; FALSE when out of memory. */
 gboolean gst_clr_fir_stream_set_mix (GstClrFirStream * s, ClrXoMix * mix,
     gsize reach_max, GError ** err);
 

@@ -273,6 +273,26 @@ check_stamps (const Out * o, GstClockTime start)
   fail_unless_equals_uint64 (pos, o->frames);
 }
 
+guint
+check_gap_buffers (const Out * o, guint channels)
+{
+  guint64 pos = 0, t;
+  guint i, gaps = 0;
+
+  for (i = 0; i < o->buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (o->buffers, i);
+    gsize n = GST_BUFFER_OFFSET_END (b) - GST_BUFFER_OFFSET (b);
+
+    if (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_GAP)) {
+      gaps++;
+      for (t = pos * channels; t < (pos + n) * channels; t++)
+        fail_unless (o->data[t] == 0.0);
+    }
+    pos += n;
+  }
+  return gaps;
+}
+
 gsize *
 random_pieces (gsize n, gsize max, guint32 seed)
 {

@@ -56,6 +56,9 @@ void out_clear (Out * o);
 /* output buffers stamped from the frame count from start, contiguous,
  * DISCONT on the first only */
 void check_stamps (const Out * o, GstClockTime start);
+/* Every buffer flagged GAP holds silence (o's frames of `channels`
+ * samples); returns how many there are. */
+guint check_gap_buffers (const Out * o, guint channels);
 gsize *random_pieces (gsize n, gsize max, guint32 seed);
 /* x through e (taken), in pieces, then EOS */
 void run_stream (GstElement * e, const Fmt * f, const double *x,

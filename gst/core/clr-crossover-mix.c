@@ -64,12 +64,6 @@ clr_xo_mix_free (ClrXoMix * m)
   g_free (m);
 }
 
-size_t
-clr_xo_mix_reach (const ClrXoMix * m)
-{
-  return m->lag + m->delay[m->bands - 1];
-}
-
 gboolean
 clr_xo_mix_reset (ClrXoMix * m, int64_t pos, GError ** error)
 {
@@ -174,20 +168,10 @@ clr_xo_mix_run (ClrXoMix * m, ClrHistory * x, const void *base,
   unsigned k;
 
   g_return_val_if_fail (n <= m->max_call && drop <= n, FALSE);
-  if (m->max_delay > 0) {
-    /* through the kept outputs, where the delays reach back */
-    const void *planes[CLR_CHANNELS_MAX];
-    const size_t p_out = ch * low;
-    gboolean planar = step == 1 || p_out == 1;
-    size_t p;
-
-    g_assert (planar || (pitch == 1 && step == p_out));
-    for (p = 0; p < (planar ? p_out : 1); p++)
-      planes[p] = (const char *) base + p * pitch * ss;
-    if (!clr_history_push (&m->past, m->max_delay + m->max_call, planes,
-            planar, n, error))
-      return FALSE;
-  }
+  /* through the kept outputs, where the delays reach back */
+  if (m->max_delay > 0 && !clr_history_push_laid_out (&m->past,
+          m->max_delay + m->max_call, base, pitch, step, n, error))
+    return FALSE;
   if (drop < n && m->max_delay == 0 && (pitch == 1 || ch * low == 1)
       && out_is_rows (m, out, out_step)) {
     const int64_t xf = m->pos - (int64_t) m->lag;

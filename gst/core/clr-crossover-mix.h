@@ -44,10 +44,6 @@ void clr_xo_mix_free (ClrXoMix * m);
  * as silence. FALSE when out of host memory. */
 gboolean clr_xo_mix_reset (ClrXoMix * m, int64_t pos, GError ** error);
 
-/* Input frames behind the next engine frame that clr_xo_mix_run () reads:
- * lag + d_top. */
-size_t clr_xo_mix_reach (const ClrXoMix * m);
-
 /* Takes n engine frames, the lower bands' output (output p = band k
  * channel c, p = k channels + c, its frame i at base + p pitch + i step
  * samples), and writes the bands of all but the first `drop` of them to

@@ -157,6 +157,20 @@ clr_history_push (ClrHistory * h, size_t keep, const void *const *in,
   return TRUE;
 }
 
+gboolean
+clr_history_push_laid_out (ClrHistory * h, size_t keep, const void *base,
+    size_t pitch, size_t step, size_t n, GError ** error)
+{
+  const void *planes[CLR_CHANNELS_MAX];
+  const gboolean planar = step == 1 || h->channels == 1;
+  size_t c;
+
+  g_assert (planar || (pitch == 1 && step == h->channels));
+  for (c = 0; base && c < (planar ? h->channels : 1); c++)
+    planes[c] = (const char *) base + c * pitch * h->ssize;
+  return clr_history_push (h, keep, base ? planes : NULL, planar, n, error);
+}
+
 void
 clr_history_read (ClrHistory * h, size_t len, char *host)
 {

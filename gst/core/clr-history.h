@@ -46,6 +46,12 @@ char *clr_history_plane (ClrHistory * h, size_t c);
  * of any length costs no memory past `keep`. */
 gboolean clr_history_push (ClrHistory * h, size_t keep,
     const void *const *in, gboolean planar, size_t n, GError ** error);
+/* clr_history_push () of frames laid out as the convolution engine's
+ * sources and sinks see them (clr-conv.h): channel c's frame i at base +
+ * (c pitch + i step) samples, planes (step 1) or interleaved frames (pitch
+ * 1, step = the channels); base NULL: silence. */
+gboolean clr_history_push_laid_out (ClrHistory * h, size_t keep,
+    const void *base, size_t pitch, size_t step, size_t n, GError ** error);
 /* Makes the history `pad` frames of silence from stream frame `start`,
  * then host's len frames (planes of len frames each). */
 gboolean clr_history_set (ClrHistory * h, int64_t start, const char *host,
