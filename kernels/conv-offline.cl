@@ -2,9 +2,10 @@
  * (gst/core/clr-conv-offline.c) around VkFFT's batched transforms.
  *
  * Overlap-save over a grid of rows: row g = c * segments + s is segment s of
- * channel c, the n input samples x[s * hop - lead + j], j < n (lead =
- * taps - 1, zero outside the input), whose circular convolution with the
- * filter holds y[s * hop + k] at k + lead for k < hop. A launch covers the
+ * channel c, the n input samples x[s * hop - lead + j], j < n (zero
+ * outside the input; lead >= taps - 1, hop <= n - lead: both multiples of
+ * four where clr-conv-offline.c's choose_lead () can), whose circular
+ * convolution with the filter holds y[s * hop + k] at k + lead for k < hop. A launch covers the
  * rows [row0, row0 + rows) of the grid, row r of the launch at r * n
  * samples of the work buffer.
  *
@@ -52,6 +53,16 @@ typedef float2 acc2;
 /* Samples a work-item of gather and scatter moves: the index arithmetic
  * (a division a row) and the loads are shared by four. */
 #define VEC 4
+/* multiply's twiddle tables (clr-conv-offline.c's TW_FINE) */
+#define TW_FINE 1024u
+
+/* Four samples from p: one aligned vector load where the caller knows p
+ * to be at a multiple of four samples (vload4 () may not assume it, and
+ * NVIDIA's compiler then loads them one by one) */
+#define LOAD4(p, aligned) ((aligned) ? *(__global const real4 *) (p) \
+    : vload4 (0, (p)))
+#define STORE4(v, p, aligned) do { if (aligned) \
+      *(__global real4 *) (p) = (v); else vstore4 ((v), 0, (p)); } while (0)
 
 /* Zero-padded overlapping segments of the input, rows [0, plan_rows) of
  * the work buffer: those past `rows` are zeroed, so that a transform
@@ -60,7 +71,7 @@ typedef float2 acc2;
 __kernel void
 clr_offline_gather (__global const real * in, ulong in_pitch,
     __global real * work, uint n, uint hop, uint lead, ulong frames,
-    uint segments, uint row0, uint rows)
+    uint segments, uint row0, uint rows, uint aligned)
 {
   uint j = get_global_id (0) * VEC;
   uint r = get_global_id (1);
@@ -74,7 +85,7 @@ clr_offline_gather (__global const real * in, ulong in_pitch,
     long t = (long) (g - c * segments) * hop + j - lead;
     __global const real *x = in + c * in_pitch;
     if (t >= 0 && t + VEC <= (long) frames) {
-      v = vload4 (0, x + t);
+      v = LOAD4 (x + t, aligned);
     } else {
       if (t >= 0 && t < (long) frames)
         v.s0 = x[t];
@@ -86,7 +97,8 @@ clr_offline_gather (__global const real * in, ulong in_pitch,
         v.s3 = x[t + 3];
     }
   }
-  vstore4 (v, 0, work + (ulong) r * n + j);
+  /* rows are n = 8k samples long */
+  STORE4 (v, work + (ulong) r * n + j, 1);
 }
 
 static inline acc2
@@ -110,7 +122,8 @@ times_i (acc2 a)
 
 /* Each row's spectrum times its channel's filter spectrum (filter 0 for
  * every channel unless per_channel), a pair of bins k, m - k a work-item,
- * k <= m / 2; w[k] = e^(-2 pi i k / n). With Z the row's m-point
+ * k <= m / 2; w[k] = e^(-2 pi i k / n), from a table of its first
+ * TW_FINE values and one of every TW_FINE-th. With Z the row's m-point
  * transform and E, O those of the even and odd samples:
  *   E = (Z[k] + conj Z[m-k]) / 2,  O = (Z[k] - conj Z[m-k]) / 2i,
  *   X[k] = E + w O,  X[m-k] = conj (E - w O),
@@ -136,7 +149,7 @@ clr_offline_multiply (__global real2 * work, __global const real2 * spectra,
   h = spectra + (ulong) (per_channel ? (row0 + r) / segments : 0) * (m + 1);
   zk = convert_acc2 (z[k]);
   zj = convert_acc2 (z[j == m ? 0 : j]);
-  w = twiddles[k];
+  w = cmul (twiddles[k % TW_FINE], twiddles[TW_FINE + k / TW_FINE]);
   e = (zk + conj2 (zj)) * (acc) 0.5;
   /* (Z[k] - conj Z[m-k]) / 2i */
   o = -times_i (zk - conj2 (zj)) * (acc) 0.5;
@@ -155,7 +168,7 @@ clr_offline_multiply (__global real2 * work, __global const real2 * spectra,
 __kernel void
 clr_offline_scatter (__global const real * work, __global real * out,
     ulong out_pitch, uint n, uint hop, uint lead, ulong out_frames,
-    uint segments, uint row0)
+    uint segments, uint row0, uint aligned)
 {
   uint k = get_global_id (0) * VEC;
   uint r = get_global_id (1);
@@ -174,7 +187,7 @@ clr_offline_scatter (__global const real * work, __global real * out,
   src = work + (ulong) r * n + lead + k;
   dst = out + c * out_pitch + t;
   if (k + VEC <= hop && t + VEC <= out_frames) {
-    vstore4 (vload4 (0, src), 0, dst);
+    STORE4 (LOAD4 (src, aligned), dst, aligned);
   } else {
     for (i = 0; i < VEC && k + i < hop && t + i < out_frames; i++)
       dst[i] = src[i];

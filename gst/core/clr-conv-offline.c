@@ -29,6 +29,10 @@
 #define LOCAL_SIZE 128u
 /* samples a work-item of gather and scatter moves (conv-offline.cl's) */
 #define VEC 4
+/* multiply's twiddles: w[k] = fine[k % TW_FINE] coarse[k / TW_FINE], two
+ * tables that stay in cache, where one of n / 4 values was read through
+ * with the rows (conv-offline.cl's) */
+#define TW_FINE 1024u
 
 struct _ClrConvOffline
 {
@@ -39,6 +43,7 @@ struct _ClrConvOffline
   ClrConvFormat format;
   size_t taps;
   size_t n, hop, bins;          /* bins: n / 2 + 1 */
+  size_t lead;                  /* a row's samples before its first output */
   size_t max_frames;
   size_t sample;                /* bytes */
   size_t batch;                 /* rows a batch at most */
@@ -46,7 +51,7 @@ struct _ClrConvOffline
   ClrFftPrecision precision;
 
   cl_mem spectra;               /* n_filters x bins complex values */
-  cl_mem twiddles;              /* e^(-2 pi i k / n), k <= n / 4 */
+  cl_mem twiddles;              /* fine and coarse tables (TW_FINE) */
   gboolean acc_f64;             /* multiply computes in double */
   cl_mem work, temp;            /* batch x n samples each */
   cl_mem io_in, io_out;         /* clr_conv_offline_process ()'s */
@@ -174,11 +179,40 @@ static size_t
 choose_fft_size (const ClrConvOfflineConfig * cfg)
 {
   size_t n = pow2_at_least (MAX (4 * cfg->n_taps, FFT_MIN));
-  size_t whole = cfg->max_frames + cfg->n_taps - 1;
+  /* with room for choose_lead ()'s rounding */
+  size_t whole = cfg->max_frames + cfg->n_taps - 1 + 2 * (VEC - 1);
 
   if (whole <= n)
     n = fft_size_at_least (whole);
   return MIN (n, CLR_CONV_OFFLINE_FFT_MAX);
+}
+
+/* Entries of multiply's two twiddle tables: TW_FINE, then k / TW_FINE
+ * for k <= n / 4. */
+static size_t
+twiddle_count (size_t n)
+{
+  return TW_FINE + n / 4 / TW_FINE + 1;
+}
+
+/* A row's lead and hop: taps - 1 and n - taps + 1, or both rounded to
+ * multiples of VEC (the lead up, the hop down) where that loses at most
+ * 1/16 of the hop, so that every row starts at a multiple of VEC input
+ * frames and gather and scatter move whole aligned vectors (the row is
+ * the input from VEC-aligned frame s hop - lead; a longer lead only
+ * leaves more of the circular convolution's wrapped start unused). */
+static void
+choose_lead (ClrConvOffline * o)
+{
+  size_t lead = (o->taps - 1 + VEC - 1) / VEC * VEC;
+  size_t hop = o->n > lead ? (o->n - lead) / VEC * VEC : 0;
+
+  o->lead = o->taps - 1;
+  o->hop = o->n - o->taps + 1;
+  if (hop >= VEC && hop * 16 >= o->hop * 15) {
+    o->lead = lead;
+    o->hop = hop;
+  }
 }
 
 /* The filter spectra in the samples' precision and multiply's twiddles in
@@ -187,7 +221,7 @@ static gboolean
 upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
     GError ** error)
 {
-  const size_t n_tw = o->n / 4 + 1;
+  const size_t n_tw = twiddle_count (o->n);
   double *spec = g_new (double, 2 * o->bins);
   void *staged = g_malloc (o->n_filters * 2 * o->bins * o->sample);
   void *tw = g_malloc (n_tw * 2 * sizeof (double));
@@ -213,8 +247,11 @@ upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
     }
   }
   for (k = 0; k < n_tw; k++) {
-    double c = cos (2.0 * G_PI * (double) k / (double) o->n);
-    double s = -sin (2.0 * G_PI * (double) k / (double) o->n);
+    /* the fine table's TW_FINE steps, then the coarse one's */
+    double step = k < TW_FINE ? (double) k : (double) (k - TW_FINE) *
+        TW_FINE;
+    double c = cos (2.0 * G_PI * step / (double) o->n);
+    double s = -sin (2.0 * G_PI * step / (double) o->n);
     if (o->acc_f64) {
       ((double *) tw)[2 * k] = c;
       ((double *) tw)[2 * k + 1] = s;
@@ -305,7 +342,7 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   o->taps = cfg->n_taps;
   o->max_frames = cfg->max_frames;
   o->n = cfg->fft_size ? cfg->fft_size : choose_fft_size (cfg);
-  o->hop = o->n - o->taps + 1;
+  choose_lead (o);
   o->bins = o->n / 2 + 1;
   o->sample = o->format == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
   if (o->format == CLR_CONV_F64)
@@ -321,7 +358,8 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   if (!o->spectra)
     goto fail;
   o->twiddles = clr_budget_alloc (&o->budget, CL_MEM_READ_ONLY,
-      (o->n / 4 + 1) * 2 * (o->acc_f64 ? sizeof (double) : sizeof (float)),
+      twiddle_count (o->n) * 2 * (o->acc_f64 ? sizeof (double) :
+          sizeof (float)),
       NULL, "twiddles", error);
   if (!o->twiddles)
     goto fail;
@@ -461,8 +499,14 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
     GError ** error)
 {
   cl_ulong rows_total, c_frames, c_out_frames, c_in_pitch, c_out_pitch;
-  cl_uint c_n = o->n, c_hop = o->hop, c_lead = o->taps - 1, c_m = o->n / 2;
+  cl_uint c_n = o->n, c_hop = o->hop, c_lead = o->lead, c_m = o->n / 2;
   cl_uint per_channel = o->n_filters > 1, segments;
+  /* rows and outputs start at multiples of VEC frames of the caller's
+   * planes too: whole vectors (conv-offline.cl) */
+  cl_uint in_vec = o->lead % VEC == 0 && o->hop % VEC == 0
+      && in_pitch % VEC == 0;
+  cl_uint out_vec = o->lead % VEC == 0 && o->hop % VEC == 0
+      && out_pitch % VEC == 0;
   cl_ulong next;
 
   if (frames > o->max_frames || out_frames > frames + o->taps - 1
@@ -539,8 +583,10 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
       return FALSE;
     SET_ARG (o->gather, 8, row0);
     SET_ARG (o->gather, 9, rows);
+    SET_ARG (o->gather, 10, in_vec);
     SET_ARG (o->multiply, 6, row0);
     SET_ARG (o->scatter, 8, row0);
+    SET_ARG (o->scatter, 9, out_vec);
     ok = launch (o, o->gather, o->n / VEC, plan_rows, &ev[0],
         "The offline gather", error)
         && clr_fft_vkfft_forward (plan, o->work, error)

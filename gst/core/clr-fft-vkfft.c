@@ -119,9 +119,11 @@ clr_fft_vkfft_new (ClrDevice * dev, size_t n, size_t batch,
         &vendor, NULL);
     /* VkFFT's 32 bytes for NVIDIA gave 3476-3600 us for 32 channels x a
      * minute through 262144-point transforms on the H100, 64 gave 2788
-     * (1.3x; 128: 3151); the same or better at every size measured */
+     * (1.3x; 128: 3151), and 64 was 8-35 % faster up to 524288 points;
+     * past a million points (1966080, the offline convolution's at 1M
+     * taps) 32 was 1-5 % faster (docs/bench/gpu-offline-lab3-2026-11-25.txt) */
     if (vendor == 0x10DE)
-      conf.coalescedMemory = 64;
+      conf.coalescedMemory = n > (1u << 20) ? 32 : 64;
   }
   conf.aimThreads = knob ("CLRESAMPLE_VKFFT_AIM_THREADS");
   conf.registerBoost = knob ("CLRESAMPLE_VKFFT_REGISTER_BOOST");
