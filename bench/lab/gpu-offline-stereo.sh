@@ -2,6 +2,8 @@
 # Lab: where stereo x 1M taps offline goes on the H100 (issue 10's last
 # offline row) - stage times, split precision, VkFFT knobs, FFT sizes,
 # signal lengths. After . .gpu-bundle/enter.sh build. Raw to $OUT.
+# (The CLRESAMPLE_OFFLINE_SPLIT, _VKFFT_SWAP_3STAGE and _VKFFT_BANDWIDTH_BOOST knobs
+# were a lab patch, not kept: none paid; docs/bench/gpu-offline-stereo-lab-2026-11-25.txt)
 set -u
 out=${OUT:-./bench-out}
 mkdir -p "$out"

@@ -1,3 +1,5 @@
+# lab: VkFFT disableReorderFourStep through a lab knob (CLRESAMPLE_VKFFT_NO_REORDER, not kept:
+# no faster, and the multiply would need its shuffled order); docs/bench/gpu-offline-reorder-lab-2026-11-25.txt
 set -u
 out=${OUT:-./bench-out}; mkdir -p $out
 b="build/bench/clr-offline-bench -d gpu -s 60 -t 1048576 --device-only"
