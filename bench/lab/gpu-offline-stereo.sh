@@ -3,7 +3,8 @@
 # offline row) - stage times, split precision, VkFFT knobs, FFT sizes,
 # signal lengths. After . .gpu-bundle/enter.sh build. Raw to $OUT.
 # (The CLRESAMPLE_OFFLINE_SPLIT, _VKFFT_SWAP_3STAGE and _VKFFT_BANDWIDTH_BOOST knobs
-# were a lab patch, not kept: none paid; docs/bench/gpu-offline-stereo-lab-2026-11-25.txt)
+# were a lab patch, not kept: split precision ran 293 us but at -123...-125 dB here and 9.6e-7
+# in test-conv-offline, too near the -120 dB bound; the VkFFT knobs did not pay; docs/bench/gpu-offline-stereo-lab-2026-11-25.txt)
 set -u
 out=${OUT:-./bench-out}
 mkdir -p "$out"
