@@ -20,8 +20,8 @@ $build/tests/test-conv-offline --tap 2>&1 | tee -a "$out/gpu-offline-test.txt" |
   $b -t $t
   echo "## pow2 at 1M taps"
   $b -t 1048576 --fft 4194304 --device-only
-  echo "## CLRESAMPLE_VKFFT_REGISTER_BOOST_4STEP=2"
-  CLRESAMPLE_VKFFT_REGISTER_BOOST_4STEP=2 $b -t $t --device-only | grep "^| [0-9]"
+  echo "## CLRESAMPLE_VKFFT_COALESCED=64 (ours up to a million points)"
+  CLRESAMPLE_VKFFT_COALESCED=64 $b -t 1048576 --device-only | grep "^| [0-9]"
   echo "## F64"
   $b -t $t --f64
   echo "## float transforms"
