@@ -5,9 +5,9 @@
  * channel c, the n input samples x[s * hop - lead + j], j < n (zero
  * outside the input; lead >= taps - 1, hop <= n - lead: both multiples of
  * four where clr-conv-offline.c's choose_lead () can), whose circular
- * convolution with the filter holds y[s * hop + k] at k + lead for k < hop. A launch covers the
- * rows [row0, row0 + rows) of the grid, row r of the launch at r * n
- * samples of the work buffer.
+ * convolution with the filter holds y[s * hop + k] at k + lead for k <
+ * hop. A launch covers the rows [row0, row0 + rows) of the grid, row r of
+ * the launch at r * n samples of the work buffer.
  *
  * The transforms are complex ones of m = n / 2 points, of a row read as
  * z[t] = x[2t] + i x[2t + 1]; multiply turns their output into the real

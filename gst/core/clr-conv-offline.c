@@ -503,10 +503,9 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
   cl_uint per_channel = o->n_filters > 1, segments;
   /* rows and outputs start at multiples of VEC frames of the caller's
    * planes too: whole vectors (conv-offline.cl) */
-  cl_uint in_vec = o->lead % VEC == 0 && o->hop % VEC == 0
-      && in_pitch % VEC == 0;
-  cl_uint out_vec = o->lead % VEC == 0 && o->hop % VEC == 0
-      && out_pitch % VEC == 0;
+  const gboolean rows_aligned = o->lead % VEC == 0 && o->hop % VEC == 0;
+  cl_uint in_vec = rows_aligned && in_pitch % VEC == 0;
+  cl_uint out_vec = rows_aligned && out_pitch % VEC == 0;
   cl_ulong next;
 
   if (frames > o->max_frames || out_frames > frames + o->taps - 1
