@@ -1,5 +1,5 @@
-/* clresample: tests of the offline convolution on VkFFT
- * (clr-conv-offline.h) against a float64 direct convolution computed here,
+/* clresample: tests of the offline convolution on VkFFT and on its own
+ * four-step transforms (clr-conv-offline.h) against a float64 direct convolution computed here,
  * and of its refusals. */
 #include <math.h>
 #include <string.h>
@@ -30,6 +30,7 @@ typedef struct {
   size_t frames[4];             /* call lengths, 0-terminated */
   gboolean tail;                /* all of y (frames + taps - 1), else frames */
   gboolean float_transforms;
+  ClrConvOfflineTransforms transforms;
 } OfflineCase;
 
 static const OfflineCase cases[] = {
@@ -63,6 +64,26 @@ static const OfflineCase cases[] = {
       {50000}, FALSE, TRUE},
   {"65533-taps-stereo-own-f64", 65533, 2, TRUE, CLR_CONV_F64, 0, 0,
       {70001}, TRUE},
+  /* the four-step transforms (conv-fourstep.cl) on every shape they take:
+   * n / 2 = 32 x 32 (two steps of radix 16 and 2), 32 x 64, 128 x 128,
+   * 256 x 512 (three steps), 1024 x 2048 (the largest groups) */
+  {"fourstep-1-tap-mono", 1, 1, FALSE, CLR_CONV_F32, 2048, 0, {1, 5000},
+      TRUE, FALSE, CLR_CONV_OFFLINE_FOURSTEP},
+  {"fourstep-127-taps-6ch-own", 127, 6, TRUE, CLR_CONV_F32, 4096, 0,
+      {100, 3970, 10007}, TRUE, FALSE, CLR_CONV_OFFLINE_FOURSTEP},
+  {"fourstep-127-taps-6ch-own-batches", 127, 6, TRUE, CLR_CONV_F32, 4096,
+      1200 * 1024, {20000, 777}, TRUE, FALSE, CLR_CONV_OFFLINE_FOURSTEP},
+  {"fourstep-8192-taps-stereo-own", 8192, 2, TRUE, CLR_CONV_F32, 0, 0,
+      {100, 24577, 50000}, TRUE, FALSE, CLR_CONV_OFFLINE_FOURSTEP},
+  {"fourstep-8191-taps-stereo-f64", 8191, 2, FALSE, CLR_CONV_F64, 0, 0,
+      {24577, 300}, TRUE, FALSE, CLR_CONV_OFFLINE_FOURSTEP},
+  {"fourstep-65536-taps-mono", 65536, 1, FALSE, CLR_CONV_F32, 0, 0,
+      {150000, 9}, TRUE, FALSE, CLR_CONV_OFFLINE_FOURSTEP},
+  {"fourstep-300-taps-stereo-fft-4M", 300, 2, FALSE, CLR_CONV_F32,
+      4194304, 0, {4194000}, FALSE, FALSE, CLR_CONV_OFFLINE_FOURSTEP},
+  /* and VkFFT's where the default would take the four-step ones */
+  {"vkfft-8192-taps-stereo-own", 8192, 2, TRUE, CLR_CONV_F32, 0, 0,
+      {24577}, TRUE, FALSE, CLR_CONV_OFFLINE_VKFFT},
 };
 
 static size_t
@@ -145,6 +166,24 @@ test_reference (gconstpointer data)
     clr_check_free_planes (h, n_filters);
     return;
   }
+  if (tc->transforms == CLR_CONV_OFFLINE_FOURSTEP
+      && !clr_device_has_fp64 (device)) {
+    /* they compute in double: refused, with the reason */
+    cfg.channels = tc->channels;
+    cfg.format = tc->format;
+    cfg.taps = (const double *const *) h;
+    cfg.n_taps = tc->taps;
+    cfg.n_filters = n_filters;
+    cfg.max_frames = 1000;
+    cfg.transforms = tc->transforms;
+    g_assert_null (clr_conv_offline_new (device, &cfg, &err));
+    g_assert_error (err, CLR_ERROR, CLR_ERROR_INVALID);
+    g_assert_nonnull (strstr (err->message, "no double precision"));
+    g_test_message ("%s: refused without fp64: %s", tc->name, err->message);
+    g_clear_error (&err);
+    clr_check_free_planes (h, n_filters);
+    return;
+  }
   for (i = 0; i < G_N_ELEMENTS (tc->frames) && tc->frames[i]; i++)
     max_frames = MAX (max_frames, tc->frames[i]);
 
@@ -157,6 +196,7 @@ test_reference (gconstpointer data)
   cfg.max_frames = max_frames;
   cfg.device_memory = tc->device_memory;
   cfg.float_transforms = tc->float_transforms;
+  cfg.transforms = tc->transforms;
   limit = tc->format == CLR_CONV_F64 ? F64_MAX : tc->float_transforms
       || !clr_device_has_fp64 (device) ? F32_FLOAT_MAX : F32_MAX;
   o = clr_conv_offline_new (device, &cfg, &err);
@@ -164,6 +204,9 @@ test_reference (gconstpointer data)
   g_assert_nonnull (o);
   if (tc->fft_size)
     g_assert_cmpuint (clr_conv_offline_get_fft_size (o), ==, tc->fft_size);
+  if (tc->transforms != CLR_CONV_OFFLINE_AUTO)
+    g_assert_cmpint (clr_conv_offline_is_fourstep (o), ==,
+        tc->transforms == CLR_CONV_OFFLINE_FOURSTEP);
   g_assert_cmpuint (clr_conv_offline_get_fft_size (o), >=, tc->taps);
   hop = clr_conv_offline_get_fft_size (o) - tc->taps + 1;
   if (tc->device_memory) {
@@ -408,12 +451,27 @@ test_errors (void)
   cfg = good;
   cfg.max_frames = 0;
   expect_refused (&cfg, CLR_ERROR_INVALID, "max_frames");
+  /* the four-step transforms asked for where they do not apply */
+  cfg = good;
+  cfg.transforms = CLR_CONV_OFFLINE_FOURSTEP;
+  if (clr_device_has_fp64 (device)) {
+    cfg.fft_size = 1680;
+    expect_refused (&cfg, CLR_ERROR_INVALID, "not a power of two");
+    cfg.fft_size = 1024;
+    expect_refused (&cfg, CLR_ERROR_INVALID, "not a power of two from 2048");
+    cfg.fft_size = 0;
+    cfg.float_transforms = TRUE;
+    expect_refused (&cfg, CLR_ERROR_INVALID, "float_transforms");
+  } else {
+    expect_refused (&cfg, CLR_ERROR_INVALID, "no double precision");
+  }
   /* the spectra (2 filters of 4096 + 2 floats) and the twiddles (1025
-   * complex values, double where the device has it) fit, the host path's
-   * buffers and one segment with its scratch do not */
+   * complex values for multiply, 1028 for the four-step transforms; double
+   * where the device has it) fit, the host path's buffers and one segment
+   * do not */
   cfg = good;
   cfg.fft_size = 4096;
-  cfg.device_memory = 2 * (4096 + 2) * 4 + 1025 * 16 + 100;
+  cfg.device_memory = 2 * (4096 + 2) * 4 + 1028 * 16 + 100;
   expect_refused (&cfg, CLR_ERROR_RESOURCES, "One segment");
   /* not even the spectra */
   cfg = good;

@@ -1,13 +1,16 @@
-/* clresample: offline FIR convolution on VkFFT. See clr-conv-offline.h.
+/* clresample: offline FIR convolution on VkFFT or its own four-step
+ * transforms. See clr-conv-offline.h.
  *
  * A run is a loop over batches of rows (a row: one segment of one
- * channel): gather (kernels/conv-offline.cl) writes the batch's
+ * channel). On VkFFT: gather (kernels/conv-offline.cl) writes the batch's
  * zero-padded segments into the work buffer, VkFFT transforms them in
  * place as complex signals of n / 2 points, multiply makes real spectra
  * of them, applies the filter spectra (computed once, in double on the
  * host, scaled by 2/n) and undoes the split, VkFFT transforms back,
- * scatter copies the valid samples out. Five commands a batch, all on the
- * device's in-order queue.
+ * scatter copies the valid samples out: five commands a batch. Four-step
+ * (kernels/conv-fourstep.cl): three kernels a batch, each one pass over
+ * it, the first reading the caller's input and the last writing its
+ * output. All on the device's in-order queue.
  */
 #include <math.h>
 #include <string.h>
@@ -33,6 +36,13 @@
  * tables that stay in cache, where one of n / 4 values was read through
  * with the rows (conv-offline.cl's) */
 #define TW_FINE 1024u
+/* The four-step transforms' sizes (n / 2 = N1 N2, conv-fourstep.cl): the
+ * column passes hold 4 x N1 doubles of local memory, the rows 2 x N2. */
+#define FS_N1_MAX 1024u
+#define FS_N2_MAX 2048u
+#define FS_M_MIN 1024u
+#define FS_COLS 4u
+#define FS_LOCAL_BYTES (2 * FS_N2_MAX * sizeof (double))
 
 struct _ClrConvOffline
 {
@@ -57,6 +67,10 @@ struct _ClrConvOffline
   cl_mem io_in, io_out;         /* clr_conv_offline_process ()'s */
   cl_kernel gather, multiply, scatter;
   ClrFftVkfftCache *plans;
+  /* the four-step transforms instead of VkFFT: n / 2 = n1 x n2 */
+  gboolean fourstep;
+  size_t n1, n2;
+  cl_kernel fs_cols_forward, fs_rows, fs_cols_inverse;
 
   /* CLRESAMPLE_PROFILE: device time by stage (ns, summed over batches) */
   gboolean profile;
@@ -66,6 +80,10 @@ struct _ClrConvOffline
 
 static const char *const stage_names[5] = {
   "gather", "forward", "multiply", "inverse", "scatter"
+};
+
+static const char *const fourstep_stage_names[3] = {
+  "columns forward", "rows", "columns inverse"
 };
 
 static size_t
@@ -187,12 +205,86 @@ choose_fft_size (const ClrConvOfflineConfig * cfg)
   return MIN (n, CLR_CONV_OFFLINE_FFT_MAX);
 }
 
-/* Entries of multiply's two twiddle tables: TW_FINE, then k / TW_FINE
- * for k <= n / 4. */
-static size_t
-twiddle_count (size_t n)
+/* A size of the four-step transforms: a power of two whose half splits
+ * into n1 x n2 within FS_N1_MAX and FS_N2_MAX. */
+static gboolean
+fourstep_size_ok (size_t n)
 {
-  return TW_FINE + n / 4 / TW_FINE + 1;
+  return (n & (n - 1)) == 0 && n / 2 >= FS_M_MIN
+      && n / 2 <= (size_t) FS_N1_MAX * FS_N2_MAX;
+}
+
+/* choose_fft_size ()'s rule in powers of two only. */
+static size_t
+choose_pow2_size (const ClrConvOfflineConfig * cfg)
+{
+  size_t n = pow2_at_least (MAX (4 * cfg->n_taps, FFT_MIN));
+  size_t whole = cfg->max_frames + cfg->n_taps - 1 + 2 * (VEC - 1);
+
+  if (whole <= n)
+    n = MAX (pow2_at_least (whole), FFT_MIN);
+  return n;
+}
+
+static size_t
+kernel_group_size (cl_kernel k, ClrDevice * dev)
+{
+  size_t wg = 0;
+
+  clGetKernelWorkGroupInfo (k, clr_device_get_id (dev),
+      CL_KERNEL_WORK_GROUP_SIZE, sizeof (wg), &wg, NULL);
+  return wg;
+}
+
+/* Whether the four-step transforms apply, and the FFT size for them in
+ * *n: they compute in double (so not with float_transforms, and only
+ * where the device has it) in 32 KiB of local memory and work-groups of
+ * up to 256 items. By default they are chosen on GPUs wherever they apply
+ * (docs/convolution.md has the H100's figures); on CPUs PoCL ran them
+ * 1.2-1.5x slower than VkFFT's, so VkFFT stays there.
+ * CLRESAMPLE_OFFLINE_FOURSTEP overrides the default, the configuration's
+ * `transforms` both. FALSE with *error set when the configuration asked
+ * for them and they do not apply. */
+static gboolean
+choose_fourstep (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
+    size_t * n, GError ** error)
+{
+  const ClrKnob knob = clr_tuning_get ()->offline_fourstep;
+  const gboolean asked = cfg->transforms == CLR_CONV_OFFLINE_FOURSTEP;
+  guint64 local = 0;
+  size_t max_wg = 0;
+  const char *why = NULL;
+
+  *n = cfg->fft_size ? cfg->fft_size : choose_pow2_size (cfg);
+  if (cfg->transforms == CLR_CONV_OFFLINE_VKFFT
+      || (!asked && knob.set && !knob.value)
+      || (!asked && !knob.set && !clr_device_is_gpu (dev)))
+    return FALSE;
+  clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_LOCAL_MEM_SIZE,
+      sizeof (local), &local, NULL);
+  clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_MAX_WORK_GROUP_SIZE,
+      sizeof (max_wg), &max_wg, NULL);
+  if (!clr_device_has_fp64 (dev))
+    why = "the device has no double precision";
+  else if (cfg->float_transforms && cfg->format == CLR_CONV_F32)
+    why = "they compute in double, and float_transforms asks for float";
+  else if (!fourstep_size_ok (*n))
+    why = "the FFT size is not a power of two from 2048 to 4194304";
+  else if (local < FS_LOCAL_BYTES || max_wg < 256)
+    why = "the device's work-groups are too small (32 KiB of local memory "
+        "and 256 work-items needed)";
+  if (why && asked)
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID, "The four-step "
+        "transforms do not apply: %s", why);
+  return why == NULL;
+}
+
+/* Entries of the twiddle tables: TW_FINE, then k / TW_FINE for k <= n /
+ * 4 (multiply's) or for k < n (the four-step transforms', whole turns). */
+static size_t
+twiddle_count (ClrConvOffline * o)
+{
+  return TW_FINE + (o->fourstep ? o->n / TW_FINE : o->n / 4 / TW_FINE + 1);
 }
 
 /* A row's lead and hop: taps - 1 and n - taps + 1, or both rounded to
@@ -221,7 +313,8 @@ static gboolean
 upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
     GError ** error)
 {
-  const size_t n_tw = twiddle_count (o->n);
+  const size_t n_tw = twiddle_count (o);
+  const size_t m = o->n / 2;
   double *spec = g_new (double, 2 * o->bins);
   void *staged = g_malloc (o->n_filters * 2 * o->bins * o->sample);
   void *tw = g_malloc (n_tw * 2 * sizeof (double));
@@ -240,10 +333,15 @@ upload_spectra (ClrConvOffline * o, const ClrConvOfflineConfig * cfg,
      * here */
     for (k = 0; k < 2 * o->bins; k++) {
       double v = spec[k] * 2.0 / (double) o->n;
+      /* the four-step rows hold bin k1 + n1 k2 at n2 k1 + k2 (bin m
+       * stays last) */
+      size_t bin = k / 2, at = k;
+      if (o->fourstep && bin < m)
+        at = 2 * (bin % o->n1 * o->n2 + bin / o->n1) + k % 2;
       if (o->format == CLR_CONV_F64)
-        ((double *) staged)[f * 2 * o->bins + k] = v;
+        ((double *) staged)[f * 2 * o->bins + at] = v;
       else
-        ((float *) staged)[f * 2 * o->bins + k] = (float) v;
+        ((float *) staged)[f * 2 * o->bins + at] = (float) v;
     }
   }
   for (k = 0; k < n_tw; k++) {
@@ -312,11 +410,57 @@ choose_batch (ClrConvOffline * o)
 
   if (o->budget.limit) {
     guint64 taken = o->budget.used + io_bytes (o);
+    /* the four-step transforms need no scratch */
     bytes = MIN (bytes, o->budget.limit > taken ?
-        (o->budget.limit - taken) / 2 : 0);
+        (o->budget.limit - taken) / (o->fourstep ? 1 : 2) : 0);
   }
   return MIN (MIN ((guint64) o->channels * segments, bytes / row_bytes),
       G_MAXUINT32);
+}
+
+/* Work-items of a column pass's and of the row pass's groups. */
+static size_t
+fs_cols_group (ClrConvOffline * o)
+{
+  return FS_COLS * o->n1 / 16;
+}
+
+static size_t
+fs_rows_group (ClrConvOffline * o)
+{
+  return 2 * o->n2 / 16;
+}
+
+static gboolean
+make_fourstep_kernels (ClrConvOffline * o, GError ** error)
+{
+  gchar *options = g_strdup_printf ("-DFS_N1=%" G_GSIZE_FORMAT "u -DFS_N2=%"
+      G_GSIZE_FORMAT "u%s", o->n1, o->n2, o->format == CLR_CONV_F64 ?
+      " -DCLR_OFFLINE_F64" : "");
+  cl_program program = clr_device_get_program (o->dev,
+      clr_kernel_source_conv_fourstep, options, error);
+
+  g_free (options);
+  if (!program)
+    return FALSE;
+  if (!(o->fs_cols_forward = make_kernel (program,
+              "clr_fourstep_cols_forward", error))
+      || !(o->fs_rows = make_kernel (program, "clr_fourstep_rows", error))
+      || !(o->fs_cols_inverse = make_kernel (program,
+              "clr_fourstep_cols_inverse", error)))
+    return FALSE;
+  /* a compiler may allow fewer items than the device for kernels this
+   * large in registers */
+  if (kernel_group_size (o->fs_cols_forward, o->dev) < fs_cols_group (o)
+      || kernel_group_size (o->fs_rows, o->dev) < fs_rows_group (o)
+      || kernel_group_size (o->fs_cols_inverse, o->dev) < fs_cols_group (o)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "The four-step "
+        "transforms need work-groups of %" G_GSIZE_FORMAT " items, which "
+        "'%s' does not run for them", MAX (fs_cols_group (o),
+            fs_rows_group (o)), clr_device_get_name (o->dev));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 ClrConvOffline *
@@ -341,7 +485,19 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   o->format = cfg->format;
   o->taps = cfg->n_taps;
   o->max_frames = cfg->max_frames;
-  o->n = cfg->fft_size ? cfg->fft_size : choose_fft_size (cfg);
+  o->fourstep = choose_fourstep (dev, cfg, &o->n, error);
+  if (!o->fourstep && cfg->transforms == CLR_CONV_OFFLINE_FOURSTEP)
+    goto fail;
+  if (o->fourstep) {
+    size_t bits = 0;
+    while ((2u << bits) < o->n)
+      bits++;
+    /* n / 2 = 2^bits: n1 the smaller half */
+    o->n1 = (size_t) 1 << (bits / 2);
+    o->n2 = (o->n / 2) / o->n1;
+  } else {
+    o->n = cfg->fft_size ? cfg->fft_size : choose_fft_size (cfg);
+  }
   choose_lead (o);
   o->bins = o->n / 2 + 1;
   o->sample = o->format == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
@@ -358,7 +514,7 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   if (!o->spectra)
     goto fail;
   o->twiddles = clr_budget_alloc (&o->budget, CL_MEM_READ_ONLY,
-      twiddle_count (o->n) * 2 * (o->acc_f64 ? sizeof (double) :
+      twiddle_count (o) * 2 * (o->acc_f64 ? sizeof (double) :
           sizeof (float)),
       NULL, "twiddles", error);
   if (!o->twiddles)
@@ -376,12 +532,16 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
       o->batch * o->n * o->sample, NULL, "FFT work buffer", error);
   if (!o->work)
     goto fail;
-  o->temp = clr_budget_alloc (&o->budget, CL_MEM_READ_WRITE,
-      o->batch * o->n * o->sample, NULL, "FFT scratch", error);
-  if (!o->temp)
+  if (!o->fourstep && !(o->temp = clr_budget_alloc (&o->budget,
+              CL_MEM_READ_WRITE, o->batch * o->n * o->sample, NULL,
+              "FFT scratch", error)))
     goto fail;
   if (!upload_spectra (o, cfg, error))
     goto fail;
+  o->profile = clr_tuning_get ()->profile;
+  if (o->fourstep)
+    return make_fourstep_kernels (o, error) ? o : (clr_conv_offline_free (o),
+        NULL);
 
   program = clr_device_get_program (dev, clr_kernel_source_conv_offline,
       o->format == CLR_CONV_F64 ? "-DCLR_OFFLINE_F64" : o->acc_f64 ?
@@ -395,7 +555,6 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_MAX_WORK_GROUP_SIZE,
       sizeof (max_wg), &max_wg, NULL);
   o->local = MAX (1, MIN (LOCAL_SIZE, max_wg));
-  o->profile = clr_tuning_get ()->profile;
 
   /* the full batch's plan now, so that the first run is not the slow one */
   o->plans = clr_fft_vkfft_cache_new (dev);
@@ -419,12 +578,19 @@ clr_conv_offline_free (ClrConvOffline * o)
     g_printerr ("clr-conv-offline: n %" G_GSIZE_FORMAT ", %" G_GUINT64_FORMAT
         " runs, %" G_GUINT64_FORMAT " batches; us a run:", o->n, o->runs,
         o->batches);
-    for (i = 0; i < 5; i++)
-      g_printerr (" %s %.1f", stage_names[i],
-          o->stage_ns[i] / 1e3 / o->runs);
+    for (i = 0; i < (o->fourstep ? 3 : 5); i++)
+      g_printerr (" %s %.1f", o->fourstep ? fourstep_stage_names[i] :
+          stage_names[i], o->stage_ns[i] / 1e3 / o->runs);
     g_printerr ("\n");
   }
-  clr_fft_vkfft_cache_free (o->plans);
+  if (o->plans)
+    clr_fft_vkfft_cache_free (o->plans);
+  if (o->fs_cols_forward)
+    clReleaseKernel (o->fs_cols_forward);
+  if (o->fs_rows)
+    clReleaseKernel (o->fs_rows);
+  if (o->fs_cols_inverse)
+    clReleaseKernel (o->fs_cols_inverse);
   if (o->gather)
     clReleaseKernel (o->gather);
   if (o->multiply)
@@ -493,6 +659,93 @@ add_profile (ClrConvOffline * o, cl_event ev[3])
   o->batches++;
 }
 
+/* The four-step batches: three kernels each, the first reading the
+ * caller's input, the last writing its output (conv-fourstep.cl). */
+static gboolean
+run_fourstep (ClrConvOffline * o, cl_mem in, cl_ulong in_pitch, cl_mem out,
+    cl_ulong out_pitch, cl_ulong frames, cl_ulong out_frames,
+    cl_uint segments, cl_ulong rows_total, GError ** error)
+{
+  cl_command_queue queue = clr_device_get_queue (o->dev);
+  cl_uint hop = o->hop, lead = o->lead, per_channel = o->n_filters > 1;
+  const ClrKernelArg forward[] = { CLR_KERNEL_ARG (in),
+    CLR_KERNEL_ARG (in_pitch), CLR_KERNEL_ARG (o->work),
+    CLR_KERNEL_ARG (hop), CLR_KERNEL_ARG (lead), CLR_KERNEL_ARG (frames),
+    CLR_KERNEL_ARG (segments), CLR_KERNEL_ARG (hop),
+    CLR_KERNEL_ARG (o->twiddles)
+  };
+  const ClrKernelArg rows_args[] = { CLR_KERNEL_ARG (o->work),
+    CLR_KERNEL_ARG (o->spectra), CLR_KERNEL_ARG (segments),
+    CLR_KERNEL_ARG (per_channel), CLR_KERNEL_ARG (hop),
+    CLR_KERNEL_ARG (o->twiddles)
+  };
+  const ClrKernelArg inverse[] = { CLR_KERNEL_ARG (o->work),
+    CLR_KERNEL_ARG (out), CLR_KERNEL_ARG (out_pitch), CLR_KERNEL_ARG (hop),
+    CLR_KERNEL_ARG (lead), CLR_KERNEL_ARG (out_frames),
+    CLR_KERNEL_ARG (segments), CLR_KERNEL_ARG (hop),
+    CLR_KERNEL_ARG (o->twiddles)
+  };
+  cl_kernel kernels[3] = { o->fs_cols_forward, o->fs_rows,
+    o->fs_cols_inverse
+  };
+  const size_t groups[3] = { fs_cols_group (o), fs_rows_group (o),
+    fs_cols_group (o)
+  };
+  /* work-groups along a row: column groups of FS_COLS, row pairs */
+  const size_t widths[3] = { o->n2 / FS_COLS, o->n1 / 2 + 1,
+    o->n2 / FS_COLS
+  };
+  cl_int status;
+  cl_ulong next;
+
+  /* the row0 arguments (7, 4, 7) are set again for each batch */
+  status = clr_kernel_set_args (o->fs_cols_forward, forward,
+      G_N_ELEMENTS (forward));
+  if (status == CL_SUCCESS)
+    status = clr_kernel_set_args (o->fs_rows, rows_args,
+        G_N_ELEMENTS (rows_args));
+  if (status == CL_SUCCESS)
+    status = clr_kernel_set_args (o->fs_cols_inverse, inverse,
+        G_N_ELEMENTS (inverse));
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status,
+        "Setting the offline convolution's kernel arguments");
+    return FALSE;
+  }
+  for (next = 0; next < rows_total; next += o->batch) {
+    cl_uint row0 = next;
+    size_t rows = MIN (o->batch, rows_total - next);
+    cl_event ev[3] = { NULL, NULL, NULL };
+    int i;
+
+    SET_ARG (o->fs_cols_forward, 7, row0);
+    SET_ARG (o->fs_rows, 4, row0);
+    SET_ARG (o->fs_cols_inverse, 7, row0);
+    for (i = 0; i < 3 && status == CL_SUCCESS; i++) {
+      size_t local[2] = { groups[i], 1 };
+      size_t global[2] = { widths[i] * groups[i], rows };
+      status = clEnqueueNDRangeKernel (queue, kernels[i], 2, NULL, global,
+          local, 0, NULL, o->profile ? &ev[i] : NULL);
+    }
+    if (status == CL_SUCCESS && o->profile) {
+      clWaitForEvents (1, &ev[2]);
+      for (i = 0; i < 3; i++)
+        o->stage_ns[i] += event_time (ev[i], CL_PROFILING_COMMAND_END) -
+            event_time (ev[i], CL_PROFILING_COMMAND_START);
+      o->batches++;
+    }
+    for (i = 0; i < 3; i++)
+      if (ev[i])
+        clReleaseEvent (ev[i]);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "Launching the four-step transforms");
+      return FALSE;
+    }
+  }
+  o->runs++;
+  return TRUE;
+}
+
 gboolean
 clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
     cl_mem out, size_t out_pitch, size_t frames, size_t out_frames,
@@ -533,6 +786,9 @@ clr_conv_offline_run_full (ClrConvOffline * o, cl_mem in, size_t in_pitch,
   c_out_frames = out_frames;
   c_in_pitch = in_pitch;
   c_out_pitch = out_pitch;
+  if (o->fourstep)
+    return run_fourstep (o, in, c_in_pitch, out, c_out_pitch, c_frames,
+        c_out_frames, segments, rows_total, error);
 
   {
     const ClrKernelArg gather[] = { CLR_KERNEL_ARG (in),
@@ -691,5 +947,11 @@ clr_conv_offline_get_batch (ClrConvOffline * o)
 double
 clr_conv_offline_get_plan_seconds (ClrConvOffline * o)
 {
-  return clr_fft_vkfft_cache_build_seconds (o->plans);
+  return o->plans ? clr_fft_vkfft_cache_build_seconds (o->plans) : 0.0;
+}
+
+gboolean
+clr_conv_offline_is_fourstep (ClrConvOffline * o)
+{
+  return o->fourstep;
 }

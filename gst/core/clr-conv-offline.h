@@ -35,6 +35,12 @@ G_BEGIN_DECLS
 /* n at most: the kernels index a segment in 32 bits */
 #define CLR_CONV_OFFLINE_FFT_MAX (1u << 28)
 
+typedef enum {
+  CLR_CONV_OFFLINE_AUTO = 0,
+  CLR_CONV_OFFLINE_VKFFT,
+  CLR_CONV_OFFLINE_FOURSTEP
+} ClrConvOfflineTransforms;
+
 typedef struct {
   uint32_t channels;
   ClrConvFormat format;
@@ -56,6 +62,11 @@ typedef struct {
    * (where it has, they compute in double by default, storing float: the
    * float ones' error reaches 1e-6 of the output RMS at 4096 points) */
   gboolean float_transforms;
+  /* Whose transforms: the default picks (clr-conv-offline.c says how);
+   * FOURSTEP asks for the object's own (powers of two from 2048 to 4M
+   * points, on devices with doubles; anything else is refused), VKFFT for
+   * VkFFT's. */
+  ClrConvOfflineTransforms transforms;
 } ClrConvOfflineConfig;
 
 typedef struct _ClrConvOffline ClrConvOffline;
@@ -99,6 +110,8 @@ size_t clr_conv_offline_get_batch (ClrConvOffline * o);
 /* Seconds spent building VkFFT plans so far (creation's and any built by
  * a short last batch since). */
 double clr_conv_offline_get_plan_seconds (ClrConvOffline * o);
+/* Whether the object runs its own four-step transforms (not VkFFT's). */
+gboolean clr_conv_offline_is_fourstep (ClrConvOffline * o);
 
 G_END_DECLS
 #endif

@@ -35,6 +35,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->conv_fused = knob (envp, "CLRESAMPLE_CONV_FUSED");
   t->fft = knob (envp, "CLRESAMPLE_FFT");
   t->fft_block = knob (envp, "CLRESAMPLE_FFT_BLOCK");
+  t->offline_fourstep = knob (envp, "CLRESAMPLE_OFFLINE_FOURSTEP");
 }
 
 static gpointer

@@ -58,6 +58,11 @@
  *                                            taps, clr-kernel-plan.c)
  * CLRESAMPLE_FFT_BLOCK      tuning  frames   the FFT path's block (a power
  *                                            of two; default from the taps)
+ * CLRESAMPLE_OFFLINE_FOURSTEP tests, 0|1   the offline convolution's
+ *                           bench            transforms: 1 its own
+ *                                            four-step ones where they
+ *                                            apply, 0 VkFFT's (default:
+ *                                            clr-conv-offline.c's choice)
  * CLRESAMPLE_PROFILE        tuning  set      the convolution times its
  *                                            device commands (OpenCL event
  *                                            profiling) and prints what a
@@ -103,6 +108,7 @@ typedef struct {
   ClrKnob conv_fused;
   ClrKnob fft;
   ClrKnob fft_block;
+  ClrKnob offline_fourstep;
 } ClrTuning;
 
 /* The environment's settings, read on the first call; thread-safe. Tests
