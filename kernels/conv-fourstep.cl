@@ -28,7 +28,7 @@
  * time): Stockham steps of radix 16 (then 2, 4 or 8), each work-item
  * holding 16 points in registers. All arithmetic is in double; values
  * pass between steps through local memory in double, real parts then
- * imaginary ones (C N doubles, 32 KiB), and between passes in the
+ * imaginary ones (C N doubles and padding, 34 KiB), and between passes in the
  * samples' precision, as VkFFT's float-memory plans did. Inverse
  * transforms are forward ones of the conjugate.
  */
@@ -107,6 +107,10 @@ __constant double2 w16[16] = {
   (double2) (0.70710678118654752, 0.70710678118654752),
   (double2) (0.92387953251128676, 0.38268343236508977),
 };
+
+/* e^(-i pi / 16) */
+__constant double2 w32_1 = (double2) (0.98078528040323044913,
+    -0.19509032201612826785);
 
 /* In-register DFTs, natural order in and out, of v[0, R). */
 static inline __attribute__ ((always_inline)) void
@@ -198,6 +202,22 @@ dft (double2 * v, const uint R)
     dft2 (v);
 }
 
+/* v[q] times w^q, q < R: one twiddle fetched a group instead of R (a
+ * fetch is two dependent loads; the powers' rounding, R products in
+ * double, stays far under float's) */
+static inline __attribute__ ((always_inline)) void
+times_powers (double2 * v, const uint R, double2 w)
+{
+  double2 p = w;
+  uint q;
+
+#pragma unroll
+  for (q = 1; q < R; q++) {
+    v[q] = cmul (v[q], p);
+    p = cmul (p, w);
+  }
+}
+
 /* One Stockham step of an N-point transform, radix R, stride L, for the
  * item's G = 16 / R iterations j = i + g N / 16: twiddles and DFTs in
  * place. Iteration j's inputs were at j + q N / R, its outputs go to
@@ -213,12 +233,8 @@ step_dft (double2 * v, __global const double2 * tw, const uint N,
   for (g = 0; g < G; g++) {
     uint j = i + g * (N / 16);
     uint k = j % L;
-    if (L > 1) {
-#pragma unroll
-      for (q = 1; q < R; q++)
-        v[g * R + q] = cmul (v[g * R + q], tw_n (tw, q * k * (2 * M / (R *
-                        L))));
-    }
+    if (L > 1)
+      times_powers (v + g * R, R, tw_n (tw, k * (2 * M / (R * L))));
     dft (v + g * R, R);
   }
 }
@@ -236,6 +252,16 @@ out_index (const uint N, const uint R, const uint L, uint i, uint g, uint p)
   return (j / L) * R * L + j % L + p * L;
 }
 
+/* Local memory holds a transform's N doubles with one spare after every
+ * 16, so that step 1's outputs (16 apart for consecutive items) fall in
+ * different banks, and the transforms of a group 8 doubles further
+ * apart than that, so that a warp's 8 items x 4 transforms of a column
+ * pass spread over all banks: 2 ways, the least for 32 doubles (without:
+ * 32 ways on step 1's stores, and the passes ran at a fifth of the memory's
+ * bandwidth). */
+#define PAD(idx) ((idx) + ((idx) >> 4))
+#define SLOT(N) ((N) + (N) / 16 + 8)
+
 /* The values of step (R, L) go to local memory and step (R2, L2)'s
  * inputs come back, through C N doubles: real parts, then imaginary. */
 static inline __attribute__ ((always_inline)) void
@@ -251,26 +277,26 @@ exchange (double2 * v, __local double *lx, const uint N, const uint R,
   for (g = 0; g < G; g++)
 #pragma unroll
     for (q = 0; q < R; q++)
-      lx[out_index (N, R, L, i, g, q)] = v[g * R + q].x;
+      lx[PAD (out_index (N, R, L, i, g, q))] = v[g * R + q].x;
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
   for (g = 0; g < G2; g++)
 #pragma unroll
     for (q = 0; q < R2; q++)
-      h[g * R2 + q] = lx[in_index (N, R2, i, g, q)];
+      h[g * R2 + q] = lx[PAD (in_index (N, R2, i, g, q))];
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
   for (g = 0; g < G; g++)
 #pragma unroll
     for (q = 0; q < R; q++)
-      lx[out_index (N, R, L, i, g, q)] = v[g * R + q].y;
+      lx[PAD (out_index (N, R, L, i, g, q))] = v[g * R + q].y;
   barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
   for (g = 0; g < G2; g++)
 #pragma unroll
     for (q = 0; q < R2; q++)
       v[g * R2 + q] = (double2) (h[g * R2 + q],
-          lx[in_index (N, R2, i, g, q)]);
+          lx[PAD (in_index (N, R2, i, g, q))]);
 }
 
 /* The steps' radices: 16, then 16 or what is left, then what is left. */
@@ -306,7 +332,7 @@ clr_fourstep_cols_forward (__global const real * in, ulong in_pitch,
     __global real2 * work, uint hop, uint lead, ulong frames, uint segments,
     uint row0, __global const double2 * tw)
 {
-  __local double lx_all[CG * N1];
+  __local double lx_all[CG * SLOT (N1)];
   const uint lid = get_local_id (0);
   const uint i = lid / CG, c = lid % CG;
   const uint t2 = get_group_id (0) * CG + c;
@@ -333,15 +359,19 @@ clr_fourstep_cols_forward (__global const real * in, ulong in_pitch,
     }
     v[q] = z;
   }
-  fft_local (v, lx_all + c * N1, tw, N1, i);
+  fft_local (v, lx_all + c * SLOT (N1), tw, N1, i);
+  /* W_m^(t2 k1) for k1 = k1_0 + p L: from two fetches a group */
 #pragma unroll
-  for (gg = 0; gg < 16 / LAST_R (N1); gg++)
+  for (gg = 0; gg < 16 / LAST_R (N1); gg++) {
+    uint k1_0 = out_index (N1, LAST_R (N1), LAST_L (N1), i, gg, 0);
+    double2 w = tw_m (tw, t2 * k1_0), step = tw_m (tw, t2 * LAST_L (N1));
 #pragma unroll
     for (p = 0; p < LAST_R (N1); p++) {
-      uint k1 = out_index (N1, LAST_R (N1), LAST_L (N1), i, gg, p);
-      out[N2 * k1 + t2] = TO_REAL2 (cmul (v[gg * LAST_R (N1) + p],
-              tw_m (tw, t2 * k1)));
+      out[N2 * (k1_0 + p * LAST_L (N1)) + t2] =
+          TO_REAL2 (cmul (v[gg * LAST_R (N1) + p], w));
+      w = cmul (w, step);
     }
+  }
 }
 
 /* Rows k1 = group and N1 - group of each row of the batch: the forward
@@ -354,7 +384,7 @@ __attribute__ ((reqd_work_group_size (2 * N2 / 16, 1, 1)))
 clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
     uint segments, uint per_channel, uint row0, __global const double2 * tw)
 {
-  __local double lx_all[2 * N2];
+  __local double lx_all[2 * SLOT (N2)];
   const uint lid = get_local_id (0);
   const uint i = lid / 2, c = lid % 2;
   const uint pair = get_group_id (0);
@@ -363,8 +393,8 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
   __global real2 *row = work + (ulong) r * M + N2 * k1;
   __global const real2 *h = spectra + (ulong) (per_channel ?
       (row0 + r) / segments : 0) * (M + 1);
-  __local double *lx = lx_all + c * N2;
-  __local double *lp = lx_all + (1 - c) * N2;
+  __local double *lx = lx_all + c * SLOT (N2);
+  __local double *lp = lx_all + (1 - c) * SLOT (N2);
   double2 v[16];
   uint q, gg, p;
 
@@ -381,7 +411,7 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
   for (gg = 0; gg < 16 / LAST_R (N2); gg++)
 #pragma unroll
     for (p = 0; p < LAST_R (N2); p++)
-      lx[out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, p)] =
+      lx[PAD (out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, p))] =
           v[gg * LAST_R (N2) + p].x;
   barrier (CLK_LOCAL_MEM_FENCE);
   {
@@ -390,17 +420,20 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
     for (q = 0; q < 16; q++) {
       uint k2 = in_index (N2, 16, i, 0, q);
       uint k2p = k1 == 0 ? (N2 - k2) % N2 : N2 - 1 - k2;
-      own_re[q] = lx[k2];
-      part_re[q] = lp[k2p];
+      own_re[q] = lx[PAD (k2)];
+      part_re[q] = lp[PAD (k2p)];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (gg = 0; gg < 16 / LAST_R (N2); gg++)
 #pragma unroll
       for (p = 0; p < LAST_R (N2); p++)
-        lx[out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, p)] =
+        lx[PAD (out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, p))] =
             v[gg * LAST_R (N2) + p].y;
     barrier (CLK_LOCAL_MEM_FENCE);
+    /* w = e^(-2 pi i k / n) for k = k1 + N1 (i + q N2 / 16): that of
+     * q = 0 times e^(-i pi / 16)^q */
+    double2 w = tw_n (tw, k1 + N1 * i);
 #pragma unroll
     for (q = 0; q < 16; q++) {
       uint k2 = in_index (N2, 16, i, 0, q);
@@ -408,9 +441,8 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
       uint k = k1 + N1 * k2;
       /* the partner's bin, m for k = 0 */
       uint kp_at = k == 0 ? M : N2 * ((N1 - k1) % N1) + k2p;
-      double2 zk = (double2) (own_re[q], lx[k2]);
-      double2 zj = (double2) (part_re[q], lp[k2p]);
-      double2 w = tw_n (tw, k);
+      double2 zk = (double2) (own_re[q], lx[PAD (k2)]);
+      double2 zj = (double2) (part_re[q], lp[PAD (k2p)]);
       /* E = (Z[k] + conj Z[m-k]) / 2, O = (Z[k] - conj Z[m-k]) / 2i,
        * X[k] = E + w O, X[m-k] = conj (E - w O); Y = X H; back:
        * E' = (Y[k] + conj Y[m-k]) / 2, O' = (Y[k] - conj Y[m-k]) conj
@@ -424,6 +456,7 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
       double2 o2 = cmul (yk - conj2 (yj), conj2 (w)) * 0.5;
       /* + i O', conjugated for the inverse */
       v[q] = conj2 (e2 + (double2) (-o2.y, o2.x));
+      w = cmul (w, w32_1);
     }
   }
   fft_local (v, lx, tw, N2, i);
@@ -431,14 +464,17 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
   if (c == 1 && (k1 == 0 || k1 == N1 / 2))
     return;
 #pragma unroll
-  for (gg = 0; gg < 16 / LAST_R (N2); gg++)
+  for (gg = 0; gg < 16 / LAST_R (N2); gg++) {
+    uint t2_0 = out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, 0);
+    double2 w = tw_m (tw, t2_0 * k1), step = tw_m (tw, LAST_L (N2) * k1);
 #pragma unroll
     for (p = 0; p < LAST_R (N2); p++) {
-      uint t2 = out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, p);
       /* conj (conj (B) W^(t2 k1)) = B W^(-t2 k1) */
-      row[t2] = TO_REAL2 (conj2 (cmul (v[gg * LAST_R (N2) + p],
-                  tw_m (tw, t2 * k1))));
+      row[t2_0 + p * LAST_L (N2)] =
+          TO_REAL2 (conj2 (cmul (v[gg * LAST_R (N2) + p], w)));
+      w = cmul (w, step);
     }
+  }
 }
 
 /* Columns of the batch's rows: the inverse N1-point transforms, whose
@@ -450,7 +486,7 @@ clr_fourstep_cols_inverse (__global const real2 * work, __global real * out,
     ulong out_pitch, uint hop, uint lead, ulong out_frames, uint segments,
     uint row0, __global const double2 * tw)
 {
-  __local double lx_all[CG * N1];
+  __local double lx_all[CG * SLOT (N1)];
   const uint lid = get_local_id (0);
   const uint i = lid / CG, c = lid % CG;
   const uint t2 = get_group_id (0) * CG + c;
@@ -467,7 +503,7 @@ clr_fourstep_cols_inverse (__global const real2 * work, __global real * out,
   for (q = 0; q < 16; q++)
     v[q] = conj2 (convert_double2 (src[N2 * in_index (N1, 16, i, 0, q) +
                 t2]));
-  fft_local (v, lx_all + c * N1, tw, N1, i);
+  fft_local (v, lx_all + c * SLOT (N1), tw, N1, i);
 #pragma unroll
   for (gg = 0; gg < 16 / LAST_R (N1); gg++)
 #pragma unroll

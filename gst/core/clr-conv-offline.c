@@ -37,12 +37,13 @@
  * with the rows (conv-offline.cl's) */
 #define TW_FINE 1024u
 /* The four-step transforms' sizes (n / 2 = N1 N2, conv-fourstep.cl): the
- * column passes hold 4 x N1 doubles of local memory, the rows 2 x N2. */
+ * column passes hold 4 x N1 doubles of local memory, the rows 2 x N2
+ * (and padding, conv-fourstep.cl's SLOT). */
 #define FS_N1_MAX 1024u
 #define FS_N2_MAX 2048u
 #define FS_M_MIN 1024u
 #define FS_COLS 4u
-#define FS_LOCAL_BYTES (2 * FS_N2_MAX * sizeof (double))
+#define FS_LOCAL_BYTES (2 * (FS_N2_MAX + FS_N2_MAX / 16 + 8) * sizeof (double))
 
 struct _ClrConvOffline
 {
@@ -238,7 +239,7 @@ kernel_group_size (cl_kernel k, ClrDevice * dev)
 
 /* Whether the four-step transforms apply, and the FFT size for them in
  * *n: they compute in double (so not with float_transforms, and only
- * where the device has it) in 32 KiB of local memory and work-groups of
+ * where the device has it) in 35 KiB of local memory and work-groups of
  * up to 256 items. By default they are chosen on GPUs wherever they apply
  * (docs/convolution.md has the H100's figures); on CPUs PoCL ran them
  * 1.2-1.5x slower than VkFFT's, so VkFFT stays there.
@@ -271,7 +272,7 @@ choose_fourstep (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   else if (!fourstep_size_ok (*n))
     why = "the FFT size is not a power of two from 2048 to 4194304";
   else if (local < FS_LOCAL_BYTES || max_wg < 256)
-    why = "the device's work-groups are too small (32 KiB of local memory "
+    why = "the device's work-groups are too small (35 KiB of local memory "
         "and 256 work-items needed)";
   if (why && asked)
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID, "The four-step "
@@ -449,6 +450,20 @@ make_fourstep_kernels (ClrConvOffline * o, GError ** error)
       || !(o->fs_cols_inverse = make_kernel (program,
               "clr_fourstep_cols_inverse", error)))
     return FALSE;
+  if (o->profile) {
+    cl_kernel k[3] = { o->fs_cols_forward, o->fs_rows, o->fs_cols_inverse };
+    int i;
+    for (i = 0; i < 3; i++) {
+      cl_ulong priv = 0;
+      clGetKernelWorkGroupInfo (k[i], clr_device_get_id (o->dev),
+          CL_KERNEL_PRIVATE_MEM_SIZE, sizeof (priv), &priv, NULL);
+      g_printerr ("clr-conv-offline: n1 %" G_GSIZE_FORMAT " n2 %"
+          G_GSIZE_FORMAT ", %s: %" G_GSIZE_FORMAT " items at most, %"
+          G_GUINT64_FORMAT " bytes private\n", o->n1, o->n2,
+          fourstep_stage_names[i], kernel_group_size (k[i], o->dev),
+          (guint64) priv);
+    }
+  }
   /* a compiler may allow fewer items than the device for kernels this
    * large in registers */
   if (kernel_group_size (o->fs_cols_forward, o->dev) < fs_cols_group (o)
