@@ -1,11 +1,12 @@
-/* clr-offline-bench: the offline convolution on VkFFT (clr-conv-offline.h)
+/* clr-offline-bench: the offline convolution (clr-conv-offline.h)
  * on noise with long filters, one filter for every channel: the whole
  * signal in one call, with the data on the device ("device": the run
  * alone, clFinish-ed) and from host planes ("host": upload, run and read
  * back), as G samples/s (channels x frames over the time) and a multiple
  * of real time at 48 kHz. Times are the best of three after a warm-up run
  * (which builds any plan the first did not); "plan s" is the time VkFFT
- * took to build its plans. The error is the max |error| over an excerpt
+ * took to build its plans (0 with the four-step transforms: "transforms"
+ * says whose ran; CLRESAMPLE_OFFLINE_FOURSTEP chooses). The error is the max |error| over an excerpt
  * (the middle and the end of the first and last channels) against a
  * float64 direct convolution, in dB re the excerpt's RMS.
  *
@@ -32,6 +33,7 @@ typedef struct {
   double device_s, host_s;
   double err_db;
   double plan_s;
+  gboolean fourstep;
   size_t n, batch;
 } Row;
 
@@ -173,6 +175,7 @@ measure (ClrDevice * dev, guint channels, size_t taps, size_t fft,
       row->host_s = MIN (row->host_s, t);
   }
   row->plan_s = clr_conv_offline_get_plan_seconds (o);
+  row->fourstep = clr_conv_offline_is_fourstep (o);
   ok = TRUE;
   goto out;
 
@@ -226,8 +229,7 @@ main (int argc, char **argv)
         "N,N,.."},
     {NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("- the offline convolution "
-      "on VkFFT");
+  GOptionContext *ctx = g_option_context_new ("- the offline convolution");
   GError *err = NULL;
   ClrDevice *dev;
   size_t frames;
@@ -262,8 +264,8 @@ main (int argc, char **argv)
       load_average ());
   printf ("| taps | channels | fft | batch | seconds | device us | G samples/s "
       "| x real time | host us | host G samples/s | host x real time | "
-      "err dB re RMS | plan s |\n");
-  printf ("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "err dB re RMS | plan s | transforms |\n");
+  printf ("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   fflush (stdout);
   for (t = 0; t < n_taps; t++) {
     for (c = 0; c < n_channels; c++) {
@@ -277,11 +279,12 @@ main (int argc, char **argv)
           continue;
         printf ("| %" G_GUINT64_FORMAT " | %" G_GUINT64_FORMAT " | %"
             G_GSIZE_FORMAT " | %" G_GSIZE_FORMAT " | %.1f | %.0f | %.2f | "
-            "%.0f | %.0f | %.2f | %.0f | %.1f | %.2f |\n", taps[t],
+            "%.0f | %.0f | %.2f | %.0f | %.1f | %.2f | %s |\n", taps[t],
             channels[c], row.n, row.batch, seconds, row.device_s * 1e6,
             samples / row.device_s / 1e9, seconds / row.device_s,
             row.host_s * 1e6, samples / row.host_s / 1e9,
-            seconds / row.host_s, row.err_db, row.plan_s);
+            seconds / row.host_s, row.err_db, row.plan_s,
+            row.fourstep ? "four-step" : "VkFFT");
         fflush (stdout);
       }
     }
