@@ -227,7 +227,7 @@ step_dft (double2 * v, __global const double2 * tw, const uint N,
     const uint R, const uint L, uint i)
 {
   const uint G = 16 / R;
-  uint g, q;
+  uint g;
 
 #pragma unroll
   for (g = 0; g < G; g++) {
@@ -262,41 +262,56 @@ out_index (const uint N, const uint R, const uint L, uint i, uint g, uint p)
 #define PAD(idx) ((idx) + ((idx) >> 4))
 #define SLOT(N) ((N) + (N) / 16 + 8)
 
-/* The values of step (R, L) go to local memory and step (R2, L2)'s
- * inputs come back, through C N doubles: real parts, then imaginary. */
+/* Step (R, L)'s outputs, their real (im = 0) or imaginary parts, into
+ * local memory at their places. */
+static inline __attribute__ ((always_inline)) void
+store_part (const double2 * v, __local double *lx, const uint N,
+    const uint R, const uint L, uint i, const int im)
+{
+  uint g, q;
+
+#pragma unroll
+  for (g = 0; g < 16 / R; g++)
+#pragma unroll
+    for (q = 0; q < R; q++)
+      lx[PAD (out_index (N, R, L, i, g, q))] = im ? v[g * R + q].y :
+          v[g * R + q].x;
+}
+
+/* Step R2's inputs, one part of them, from local memory. */
+static inline __attribute__ ((always_inline)) void
+load_part (double *h, __local const double *lx, const uint N,
+    const uint R2, uint i)
+{
+  uint g, q;
+
+#pragma unroll
+  for (g = 0; g < 16 / R2; g++)
+#pragma unroll
+    for (q = 0; q < R2; q++)
+      h[g * R2 + q] = lx[PAD (in_index (N, R2, i, g, q))];
+}
+
+/* The values of step (R, L) go to local memory and step R2's inputs come
+ * back, through N doubles: real parts, then imaginary. */
 static inline __attribute__ ((always_inline)) void
 exchange (double2 * v, __local double *lx, const uint N, const uint R,
     const uint L, const uint R2, uint i)
 {
-  const uint G = 16 / R, G2 = 16 / R2;
-  double h[16];
-  uint g, q;
+  double re[16], im[16];
+  uint q;
 
   barrier (CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-  for (g = 0; g < G; g++)
-#pragma unroll
-    for (q = 0; q < R; q++)
-      lx[PAD (out_index (N, R, L, i, g, q))] = v[g * R + q].x;
+  store_part (v, lx, N, R, L, i, 0);
   barrier (CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-  for (g = 0; g < G2; g++)
-#pragma unroll
-    for (q = 0; q < R2; q++)
-      h[g * R2 + q] = lx[PAD (in_index (N, R2, i, g, q))];
+  load_part (re, lx, N, R2, i);
   barrier (CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-  for (g = 0; g < G; g++)
-#pragma unroll
-    for (q = 0; q < R; q++)
-      lx[PAD (out_index (N, R, L, i, g, q))] = v[g * R + q].y;
+  store_part (v, lx, N, R, L, i, 1);
   barrier (CLK_LOCAL_MEM_FENCE);
+  load_part (im, lx, N, R2, i);
 #pragma unroll
-  for (g = 0; g < G2; g++)
-#pragma unroll
-    for (q = 0; q < R2; q++)
-      v[g * R2 + q] = (double2) (h[g * R2 + q],
-          lx[PAD (in_index (N, R2, i, g, q))]);
+  for (q = 0; q < 16; q++)
+    v[q] = (double2) (re[q], im[q]);
 }
 
 /* The steps' radices: 16, then 16 or what is left, then what is left. */
@@ -407,12 +422,7 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
    * its own bins and their partners m - k in the other slot: real parts,
    * then imaginary */
   barrier (CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-  for (gg = 0; gg < 16 / LAST_R (N2); gg++)
-#pragma unroll
-    for (p = 0; p < LAST_R (N2); p++)
-      lx[PAD (out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, p))] =
-          v[gg * LAST_R (N2) + p].x;
+  store_part (v, lx, N2, LAST_R (N2), LAST_L (N2), i, 0);
   barrier (CLK_LOCAL_MEM_FENCE);
   {
     double own_re[16], part_re[16];
@@ -424,12 +434,7 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
       part_re[q] = lp[PAD (k2p)];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-    for (gg = 0; gg < 16 / LAST_R (N2); gg++)
-#pragma unroll
-      for (p = 0; p < LAST_R (N2); p++)
-        lx[PAD (out_index (N2, LAST_R (N2), LAST_L (N2), i, gg, p))] =
-            v[gg * LAST_R (N2) + p].y;
+    store_part (v, lx, N2, LAST_R (N2), LAST_L (N2), i, 1);
     barrier (CLK_LOCAL_MEM_FENCE);
     /* w = e^(-2 pi i k / n) for k = k1 + N1 (i + q N2 / 16): that of
      * q = 0 times e^(-i pi / 16)^q */
