@@ -389,6 +389,14 @@ clr_fourstep_cols_forward (__global const real * in, ulong in_pitch,
   }
 }
 
+/* Where bin m - k lies in its row (row N1 - k1, or 0 for k1 = 0), for
+ * k = k1 + N1 k2. */
+static inline __attribute__ ((always_inline)) uint
+partner_k2 (uint k1, uint k2)
+{
+  return k1 == 0 ? (N2 - k2) % N2 : N2 - 1 - k2;
+}
+
 /* Rows k1 = group and N1 - group of each row of the batch: the forward
  * N2-point transforms, the real split, the filter, the split undone, the
  * inverse transforms and their twiddles, in place. spectra: a filter's
@@ -429,9 +437,8 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
 #pragma unroll
     for (q = 0; q < 16; q++) {
       uint k2 = in_index (N2, 16, i, 0, q);
-      uint k2p = k1 == 0 ? (N2 - k2) % N2 : N2 - 1 - k2;
       own_re[q] = lx[PAD (k2)];
-      part_re[q] = lp[PAD (k2p)];
+      part_re[q] = lp[PAD (partner_k2 (k1, k2))];
     }
     barrier (CLK_LOCAL_MEM_FENCE);
     store_part (v, lx, N2, LAST_R (N2), LAST_L (N2), i, 1);
@@ -442,7 +449,7 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
 #pragma unroll
     for (q = 0; q < 16; q++) {
       uint k2 = in_index (N2, 16, i, 0, q);
-      uint k2p = k1 == 0 ? (N2 - k2) % N2 : N2 - 1 - k2;
+      uint k2p = partner_k2 (k1, k2);
       uint k = k1 + N1 * k2;
       /* the partner's bin, m for k = 0 */
       uint kp_at = k == 0 ? M : N2 * ((N1 - k1) % N1) + k2p;
@@ -482,6 +489,16 @@ clr_fourstep_rows (__global real2 * work, __global const real2 * spectra,
   }
 }
 
+/* Row sample u, where it is one of the hop valid ones, as y[base + u -
+ * lead] (up to out_frames). */
+static inline __attribute__ ((always_inline)) void
+put_valid (__global real * y, ulong base, uint u, double value, uint hop,
+    uint lead, ulong out_frames)
+{
+  if (u >= lead && u - lead < hop && base + u - lead < out_frames)
+    y[base + u - lead] = TO_REAL (value);
+}
+
 /* Columns of the batch's rows: the inverse N1-point transforms, whose
  * samples 2t and 2t + 1 in [lead, lead + hop) go out as y[s hop + u -
  * lead], up to out_frames. */
@@ -516,10 +533,7 @@ clr_fourstep_cols_inverse (__global const real2 * work, __global real * out,
       uint t1 = out_index (N1, LAST_R (N1), LAST_L (N1), i, gg, p);
       uint u = 2 * (N2 * t1 + t2);
       double2 z = conj2 (v[gg * LAST_R (N1) + p]);
-      if (u >= lead && u - lead < hop && base + u - lead < out_frames)
-        y[base + u - lead] = TO_REAL (z.x);
-      if (u + 1 >= lead && u + 1 - lead < hop
-          && base + u + 1 - lead < out_frames)
-        y[base + u + 1 - lead] = TO_REAL (z.y);
+      put_valid (y, base, u, z.x, hop, lead, out_frames);
+      put_valid (y, base, u + 1, z.y, hop, lead, out_frames);
     }
 }

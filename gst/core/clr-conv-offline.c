@@ -71,7 +71,8 @@ struct _ClrConvOffline
   /* the four-step transforms instead of VkFFT: n / 2 = n1 x n2 */
   gboolean fourstep;
   size_t n1, n2;
-  cl_kernel fs_cols_forward, fs_rows, fs_cols_inverse;
+  /* the columns forward, the rows, the columns inverse (FS_*) */
+  cl_kernel fs[3];
 
   /* CLRESAMPLE_PROFILE: device time by stage (ns, summed over batches) */
   gboolean profile;
@@ -81,6 +82,14 @@ struct _ClrConvOffline
 
 static const char *const stage_names[5] = {
   "gather", "forward", "multiply", "inverse", "scatter"
+};
+
+/* The four-step kernels, in the order they run (fs[], stage_ns[]). */
+enum { FS_COLS_FORWARD, FS_ROWS, FS_COLS_INVERSE };
+
+static const char *const fourstep_kernel_names[3] = {
+  "clr_fourstep_cols_forward", "clr_fourstep_rows",
+  "clr_fourstep_cols_inverse"
 };
 
 static const char *const fourstep_stage_names[3] = {
@@ -237,8 +246,8 @@ kernel_group_size (cl_kernel k, ClrDevice * dev)
   return wg;
 }
 
-/* Whether the four-step transforms apply, and the FFT size for them in
- * *n: they compute in double (so not with float_transforms, and only
+/* Whether the four-step transforms apply, and (when they do) the FFT
+ * size for them in *n: they compute in double (so not with float_transforms, and only
  * where the device has it) in 35 KiB of local memory and work-groups of
  * up to 256 items. By default they are chosen on GPUs wherever they apply
  * (docs/convolution.md has the H100's figures); on CPUs PoCL ran them
@@ -256,11 +265,11 @@ choose_fourstep (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   size_t max_wg = 0;
   const char *why = NULL;
 
-  *n = cfg->fft_size ? cfg->fft_size : choose_pow2_size (cfg);
   if (cfg->transforms == CLR_CONV_OFFLINE_VKFFT
       || (!asked && knob.set && !knob.value)
       || (!asked && !knob.set && !clr_device_is_gpu (dev)))
     return FALSE;
+  *n = cfg->fft_size ? cfg->fft_size : choose_pow2_size (cfg);
   clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_LOCAL_MEM_SIZE,
       sizeof (local), &local, NULL);
   clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_MAX_WORK_GROUP_SIZE,
@@ -419,22 +428,18 @@ choose_batch (ClrConvOffline * o)
       G_MAXUINT32);
 }
 
-/* Work-items of a column pass's and of the row pass's groups. */
+/* Work-items of four-step kernel k's groups: FS_COLS column transforms
+ * or two rows, 16 points an item. */
 static size_t
-fs_cols_group (ClrConvOffline * o)
+fs_group (ClrConvOffline * o, int k)
 {
-  return FS_COLS * o->n1 / 16;
-}
-
-static size_t
-fs_rows_group (ClrConvOffline * o)
-{
-  return 2 * o->n2 / 16;
+  return k == FS_ROWS ? 2 * o->n2 / 16 : FS_COLS * o->n1 / 16;
 }
 
 static gboolean
 make_fourstep_kernels (ClrConvOffline * o, GError ** error)
 {
+  int i;
   gchar *options = g_strdup_printf ("-DFS_N1=%" G_GSIZE_FORMAT "u -DFS_N2=%"
       G_GSIZE_FORMAT "u%s", o->n1, o->n2, o->format == CLR_CONV_F64 ?
       " -DCLR_OFFLINE_F64" : "");
@@ -444,36 +449,29 @@ make_fourstep_kernels (ClrConvOffline * o, GError ** error)
   g_free (options);
   if (!program)
     return FALSE;
-  if (!(o->fs_cols_forward = make_kernel (program,
-              "clr_fourstep_cols_forward", error))
-      || !(o->fs_rows = make_kernel (program, "clr_fourstep_rows", error))
-      || !(o->fs_cols_inverse = make_kernel (program,
-              "clr_fourstep_cols_inverse", error)))
-    return FALSE;
-  if (o->profile) {
-    cl_kernel k[3] = { o->fs_cols_forward, o->fs_rows, o->fs_cols_inverse };
-    int i;
-    for (i = 0; i < 3; i++) {
+  for (i = 0; i < 3; i++) {
+    size_t wg;
+    if (!(o->fs[i] = make_kernel (program, fourstep_kernel_names[i], error)))
+      return FALSE;
+    wg = kernel_group_size (o->fs[i], o->dev);
+    if (o->profile) {
       cl_ulong priv = 0;
-      clGetKernelWorkGroupInfo (k[i], clr_device_get_id (o->dev),
+      clGetKernelWorkGroupInfo (o->fs[i], clr_device_get_id (o->dev),
           CL_KERNEL_PRIVATE_MEM_SIZE, sizeof (priv), &priv, NULL);
       g_printerr ("clr-conv-offline: n1 %" G_GSIZE_FORMAT " n2 %"
           G_GSIZE_FORMAT ", %s: %" G_GSIZE_FORMAT " items at most, %"
           G_GUINT64_FORMAT " bytes private\n", o->n1, o->n2,
-          fourstep_stage_names[i], kernel_group_size (k[i], o->dev),
-          (guint64) priv);
+          fourstep_stage_names[i], wg, (guint64) priv);
     }
-  }
-  /* a compiler may allow fewer items than the device for kernels this
-   * large in registers */
-  if (kernel_group_size (o->fs_cols_forward, o->dev) < fs_cols_group (o)
-      || kernel_group_size (o->fs_rows, o->dev) < fs_rows_group (o)
-      || kernel_group_size (o->fs_cols_inverse, o->dev) < fs_cols_group (o)) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "The four-step "
-        "transforms need work-groups of %" G_GSIZE_FORMAT " items, which "
-        "'%s' does not run for them", MAX (fs_cols_group (o),
-            fs_rows_group (o)), clr_device_get_name (o->dev));
-    return FALSE;
+    /* a compiler may allow fewer items than the device for kernels this
+     * large in registers */
+    if (wg < fs_group (o, i)) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "The four-step "
+          "transforms need work-groups of %" G_GSIZE_FORMAT " items, which "
+          "'%s' runs only up to %" G_GSIZE_FORMAT " for %s", fs_group (o, i),
+          clr_device_get_name (o->dev), wg, fourstep_stage_names[i]);
+      return FALSE;
+    }
   }
   return TRUE;
 }
@@ -504,10 +502,8 @@ clr_conv_offline_new (ClrDevice * dev, const ClrConvOfflineConfig * cfg,
   if (!o->fourstep && cfg->transforms == CLR_CONV_OFFLINE_FOURSTEP)
     goto fail;
   if (o->fourstep) {
-    size_t bits = 0;
-    while ((2u << bits) < o->n)
-      bits++;
     /* n / 2 = 2^bits: n1 the smaller half */
+    guint bits = g_bit_storage (o->n / 2) - 1;
     o->n1 = (size_t) 1 << (bits / 2);
     o->n2 = (o->n / 2) / o->n1;
   } else {
@@ -586,10 +582,11 @@ fail:
 void
 clr_conv_offline_free (ClrConvOffline * o)
 {
+  int i;
+
   if (!o)
     return;
   if (o->profile && o->runs) {
-    int i;
     g_printerr ("clr-conv-offline: n %" G_GSIZE_FORMAT ", %" G_GUINT64_FORMAT
         " runs, %" G_GUINT64_FORMAT " batches; us a run:", o->n, o->runs,
         o->batches);
@@ -600,12 +597,9 @@ clr_conv_offline_free (ClrConvOffline * o)
   }
   if (o->plans)
     clr_fft_vkfft_cache_free (o->plans);
-  if (o->fs_cols_forward)
-    clReleaseKernel (o->fs_cols_forward);
-  if (o->fs_rows)
-    clReleaseKernel (o->fs_rows);
-  if (o->fs_cols_inverse)
-    clReleaseKernel (o->fs_cols_inverse);
+  for (i = 0; i < 3; i++)
+    if (o->fs[i])
+      clReleaseKernel (o->fs[i]);
   if (o->gather)
     clReleaseKernel (o->gather);
   if (o->multiply)
@@ -683,28 +677,24 @@ run_fourstep (ClrConvOffline * o, cl_mem in, cl_ulong in_pitch, cl_mem out,
 {
   cl_command_queue queue = clr_device_get_queue (o->dev);
   cl_uint hop = o->hop, lead = o->lead, per_channel = o->n_filters > 1;
+  /* set again for each batch */
+  cl_uint row0 = 0;
   const ClrKernelArg forward[] = { CLR_KERNEL_ARG (in),
     CLR_KERNEL_ARG (in_pitch), CLR_KERNEL_ARG (o->work),
     CLR_KERNEL_ARG (hop), CLR_KERNEL_ARG (lead), CLR_KERNEL_ARG (frames),
-    CLR_KERNEL_ARG (segments), CLR_KERNEL_ARG (hop),
+    CLR_KERNEL_ARG (segments), CLR_KERNEL_ARG (row0),
     CLR_KERNEL_ARG (o->twiddles)
   };
   const ClrKernelArg rows_args[] = { CLR_KERNEL_ARG (o->work),
     CLR_KERNEL_ARG (o->spectra), CLR_KERNEL_ARG (segments),
-    CLR_KERNEL_ARG (per_channel), CLR_KERNEL_ARG (hop),
+    CLR_KERNEL_ARG (per_channel), CLR_KERNEL_ARG (row0),
     CLR_KERNEL_ARG (o->twiddles)
   };
   const ClrKernelArg inverse[] = { CLR_KERNEL_ARG (o->work),
     CLR_KERNEL_ARG (out), CLR_KERNEL_ARG (out_pitch), CLR_KERNEL_ARG (hop),
     CLR_KERNEL_ARG (lead), CLR_KERNEL_ARG (out_frames),
-    CLR_KERNEL_ARG (segments), CLR_KERNEL_ARG (hop),
+    CLR_KERNEL_ARG (segments), CLR_KERNEL_ARG (row0),
     CLR_KERNEL_ARG (o->twiddles)
-  };
-  cl_kernel kernels[3] = { o->fs_cols_forward, o->fs_rows,
-    o->fs_cols_inverse
-  };
-  const size_t groups[3] = { fs_cols_group (o), fs_rows_group (o),
-    fs_cols_group (o)
   };
   /* work-groups along a row: column groups of FS_COLS, row pairs */
   const size_t widths[3] = { o->n2 / FS_COLS, o->n1 / 2 + 1,
@@ -713,14 +703,13 @@ run_fourstep (ClrConvOffline * o, cl_mem in, cl_ulong in_pitch, cl_mem out,
   cl_int status;
   cl_ulong next;
 
-  /* the row0 arguments (7, 4, 7) are set again for each batch */
-  status = clr_kernel_set_args (o->fs_cols_forward, forward,
+  status = clr_kernel_set_args (o->fs[FS_COLS_FORWARD], forward,
       G_N_ELEMENTS (forward));
   if (status == CL_SUCCESS)
-    status = clr_kernel_set_args (o->fs_rows, rows_args,
+    status = clr_kernel_set_args (o->fs[FS_ROWS], rows_args,
         G_N_ELEMENTS (rows_args));
   if (status == CL_SUCCESS)
-    status = clr_kernel_set_args (o->fs_cols_inverse, inverse,
+    status = clr_kernel_set_args (o->fs[FS_COLS_INVERSE], inverse,
         G_N_ELEMENTS (inverse));
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status,
@@ -728,18 +717,19 @@ run_fourstep (ClrConvOffline * o, cl_mem in, cl_ulong in_pitch, cl_mem out,
     return FALSE;
   }
   for (next = 0; next < rows_total; next += o->batch) {
-    cl_uint row0 = next;
     size_t rows = MIN (o->batch, rows_total - next);
     cl_event ev[3] = { NULL, NULL, NULL };
     int i;
 
-    SET_ARG (o->fs_cols_forward, 7, row0);
-    SET_ARG (o->fs_rows, 4, row0);
-    SET_ARG (o->fs_cols_inverse, 7, row0);
+    /* row0: arguments 7, 4 and 7 */
+    row0 = next;
+    SET_ARG (o->fs[FS_COLS_FORWARD], 7, row0);
+    SET_ARG (o->fs[FS_ROWS], 4, row0);
+    SET_ARG (o->fs[FS_COLS_INVERSE], 7, row0);
     for (i = 0; i < 3 && status == CL_SUCCESS; i++) {
-      size_t local[2] = { groups[i], 1 };
-      size_t global[2] = { widths[i] * groups[i], rows };
-      status = clEnqueueNDRangeKernel (queue, kernels[i], 2, NULL, global,
+      size_t local[2] = { fs_group (o, i), 1 };
+      size_t global[2] = { widths[i] * fs_group (o, i), rows };
+      status = clEnqueueNDRangeKernel (queue, o->fs[i], 2, NULL, global,
           local, 0, NULL, o->profile ? &ev[i] : NULL);
     }
     if (status == CL_SUCCESS && o->profile) {
