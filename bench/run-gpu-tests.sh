@@ -41,6 +41,9 @@ run batching $t/test-batching
 run conv $t/test-conv
 run conv-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-conv
 run conv-1-slice CLRESAMPLE_CONV_SLICES=1 $t/test-conv
+# every stream's next sum run ahead (by default only long sums)
+run conv-ahead CLRESAMPLE_CONV_AHEAD=1 $t/test-conv
+run firfilter-ahead CLRESAMPLE_CONV_AHEAD=1 $t/test-firfilter
 run firfilter $t/test-firfilter
 run firfilter-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-firfilter
 run crossover-design $t/test-crossover-design

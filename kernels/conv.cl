@@ -36,6 +36,14 @@
  *                               transforms in double: the float transforms'
  *                               rounding was most of the error (max error
  *                               ~1e-6 of the output RMS, against ~3e-7)
+ *   CLR_CONV_NEWEST_APART       (work-group transforms) the sum leaves
+ *                               out partition 0, the newest spectrum's
+ *                               product, which the inverse transform adds
+ *                               as it reads: a stream's next sum then
+ *                               depends on spectra already there, and runs
+ *                               ahead, while the host waits for input
+ *                               (clr-conv.c); CLR_CONV_REST 0 when there
+ *                               is no other partition (no sum at all)
  * Twiddles: tw[k] = exp (-i pi k / B), k = 0 .. B, computed on the host in
  * double, stored in the transforms' precision. The inverse transform's
  * 1 / B is folded into the filter spectra.
@@ -700,15 +708,24 @@ slices_add (__local acc4_t * tree, acc4_t * re, acc4_t * im)
 }
 #endif
 
+/* the partition the sum starts with (CLR_CONV_NEWEST_APART: the inverse
+ * transform adds partition 0) */
+#ifdef CLR_CONV_NEWEST_APART
+#define FIRST_PART 1u
+#else
+#define FIRST_PART 0u
+#endif
+
 /* The run of partitions [*p0, *p1) that slice g2 % CLR_CONV_SLICES of a
- * sum over `parts` partitions takes. */
+ * sum over partitions FIRST_PART .. parts - 1 takes. */
 static inline void
 slice_parts (uint parts, uint g2, uint * p0, uint * p1)
 {
-  const uint per_slice = (parts + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
+  const uint summed = parts - FIRST_PART;
+  const uint per_slice = (summed + CLR_CONV_SLICES - 1) / CLR_CONV_SLICES;
 
-  *p0 = min (parts, g2 % CLR_CONV_SLICES * per_slice);
-  *p1 = min (parts, *p0 + per_slice);
+  *p0 = FIRST_PART + min (summed, g2 % CLR_CONV_SLICES * per_slice);
+  *p1 = FIRST_PART + min (summed, *p0 - FIRST_PART + per_slice);
 }
 
 /* A sum's 4 bins stored as complex values of the samples' precision. */
@@ -879,13 +896,39 @@ clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
 #pragma OPENCL FP_CONTRACT ON
 
 #ifndef CLR_CONV_FFT_VEC
+#ifdef CLR_CONV_NEWEST_APART
+/* The product spectrum's bin k: the sum of the older partitions (none
+ * when CLR_CONV_REST is 0) and the newest one's product. */
+static inline fft_t
+y_at (__global const cplx_t * y, __global const cplx_t * x,
+    __global const cplx_t * h, uint k)
+{
+  const fft_t newest = cmul (CONVERT_FFT (x[k]), CONVERT_FFT (h[k]));
+
+#if CLR_CONV_REST
+  return CONVERT_FFT (y[k]) + newest;
+#else
+  return newest;
+#endif
+}
+
+#define Y_AT(k) y_at (y, x, h, k)
+#else
+#define Y_AT(k) CONVERT_FFT (y[k])
+#endif
+
 /* Work-group g: block g / channels of output g % channels (channels: the
  * output planes). Writes the H output samples to out at frame b H, output
- * c's frame f at c * out_chan + f * out_frame. */
+ * c's frame f at c * out_chan + f * out_frame. CLR_CONV_NEWEST_APART:
+ * output c is filter c / filter_div (whose partition 0 is at
+ * spectra + (c / filter_div) * filter_bins) on input channel
+ * c % in_channels, the block's spectrum in ring slot slot0 + block. */
 __kernel void
 clr_conv_inverse (__global const cplx_t * prod, uint channels,
     __global const fft_t * tw, __global real_t * out, uint out_chan,
-    uint out_frame)
+    uint out_frame, __global const cplx_t * ring, uint slot0, uint slots,
+    __global const cplx_t * spectra, uint filter_bins, uint in_channels,
+    uint filter_div)
 {
   __local fft_t z[B];
   const uint lid = get_local_id (0), ls = get_local_size (0);
@@ -893,13 +936,19 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   __global const cplx_t *y = prod + (size_t) g * BINS;
   __global real_t *o = out + (size_t) c * out_chan +
       (size_t) blk * HOP * out_frame;
+#ifdef CLR_CONV_NEWEST_APART
+  __global const cplx_t *x = ring + ((size_t) ((slot0 + blk) % slots) *
+      in_channels + c % in_channels) * BINS;
+  __global const cplx_t *h = spectra + (size_t) (c / filter_div) *
+      filter_bins;
+#endif
   uint n, k;
 
   for (k = lid; k < B; k += ls) {
     /* the spectra E, O of the even and odd output samples, joined as
      * E + i O: E = (Y[k] + conj Y[B-k]) / 2,
      * O = (Y[k] - conj Y[B-k]) exp (i pi k / B) / 2 */
-    fft_t yk = CONVERT_FFT (y[k]), yr = conj_c (CONVERT_FFT (y[B - k]));
+    fft_t yk = Y_AT (k), yr = conj_c (Y_AT (B - k));
     fft_t e = (yk + yr) * (fft_real) 0.5;
     fft_t d = cmul ((yk - yr) * (fft_real) 0.5, conj_c (tw[k]));
 

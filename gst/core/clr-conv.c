@@ -49,6 +49,14 @@
 #define CLR_CONV_OPW_GPU 2u
 #define CLR_CONV_OPW_OUTPUTS 16u
 #define CLR_CONV_SLICE_PARTS 8u
+/* The delay-line spectra a one-block sum reads (outputs x partitions x
+ * bins), from which on the sum runs ahead: it saves the sum's time where
+ * the host's wait for the next input covers it, and costs a launch and a
+ * flush of its own. H100, pipeline medians a block over three rounds,
+ * ahead against not: 2 x 65536 taps at B = 256 (1 MiB) 49 against 48 us;
+ * 2 x 1M (17 MiB) 61 against 74; 64 x 262144 at B = 1024 (134 MiB) 149
+ * against 210 (docs/convolution.md) */
+#define CLR_CONV_AHEAD_BYTES (8u << 20)
 #define CLR_CONV_SLICES_MAX 256u
 /* a batch's device commands: upload, forward, sum, inverse, read-back */
 #define CLR_CONV_STAGES 5
@@ -74,6 +82,17 @@ struct _ClrConv {
   gboolean fft_double;          /* transforms in double (also for F32) */
   gboolean fft_vec;             /* a work-item a transform, in vectors */
   gboolean fused;               /* no sum: the inverse multiplies (P = 1) */
+  /* work-group transforms: the inverse adds partition 0's product, the
+   * sum the others' (none with P = 1), so that after a one-block batch
+   * the next block's sum can run ahead (sum_ahead), on spectra the device
+   * already has, while the host goes for the next input; the sum is off
+   * a real-time stream's path (docs/convolution.md) */
+  gboolean newest_apart;
+  gboolean sum_ahead;
+  /* prod's first block holds block `blocks`' sum, run ahead (event: its
+   * times, when profiling) */
+  gboolean sum_ready;
+  cl_event ahead_event;
   size_t fft_items;             /* work-group size of the transforms */
   size_t mac_items;             /* and of the sum, along the bins */
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
@@ -359,10 +378,11 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_HOP=%u "
       "-DCLR_CONV_LOG2B=%d "
       "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u "
-      "-DCLR_CONV_OPW=%u%s%s%s%s%s", c->block, c->hop, g_bit_nth_lsf (c->block, -1),
-      c->bin_stride, c->slices, c->opw,
-      c->fft_vec ? " -DCLR_CONV_FFT_VEC" : "",
+      "-DCLR_CONV_OPW=%u -DCLR_CONV_REST=%d%s%s%s%s%s%s", c->block, c->hop,
+      g_bit_nth_lsf (c->block, -1), c->bin_stride, c->slices, c->opw,
+      c->parts > 1, c->fft_vec ? " -DCLR_CONV_FFT_VEC" : "",
       c->fused ? " -DCLR_CONV_FUSED_SUM" : "",
+      c->newest_apart ? " -DCLR_CONV_NEWEST_APART" : "",
       f64 ? " -DCLR_CONV_F64" : "",
       acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
       c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
@@ -502,6 +522,14 @@ check_local_memory (ClrConv * c, GError ** error)
   return TRUE;
 }
 
+/* Whether a batch has a partition sum of its own to run: not when the
+ * inverse transform multiplies (one partition) */
+static gboolean
+runs_sum (ClrConv * c)
+{
+  return c->fft_vec ? !c->fused : c->parts > 1;
+}
+
 ClrConv *
 clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
 {
@@ -551,9 +579,13 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * inverse transform takes as it reads its input */
   c->fused = c->fft_vec && c->parts == 1
       && clr_knob_or (tuning->conv_fused, 1) != 0;
+  c->newest_apart = !c->fft_vec;
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;
   c->bin_stride = (B + 4) / 4 * 4;
+  c->sum_ahead = c->newest_apart && c->parts > 1
+      && clr_knob_or (tuning->conv_ahead, (guint64) c->n_out * c->parts *
+      c->bin_stride * c->csize >= CLR_CONV_AHEAD_BYTES) != 0;
   if (clr_device_is_gpu (dev)) {
     c->mac_items = CLR_CONV_MAC_ITEMS_GPU;
   } else {
@@ -581,7 +613,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
               ch * (c->max_batch * H + c->keep) * c->ssize, NULL,
               "input buffer",
               error))
-      || (!c->fused && !(c->prod = clr_budget_alloc (&c->budget,
+      || (runs_sum (c) && !(c->prod = clr_budget_alloc (&c->budget,
                   CL_MEM_READ_WRITE, (size_t) c->max_batch * c->n_out * bins *
                   c->csize, NULL, "product spectra", error)))
       || !(c->out = clr_budget_alloc (&c->budget, CL_MEM_WRITE_ONLY,
@@ -676,6 +708,8 @@ clr_conv_free (ClrConv * c)
   };
   cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
   clFinish (c->queue);
+  if (c->ahead_event)
+    clReleaseEvent (c->ahead_event);
   if (c->profile && c->prof_batches)
     print_profile (c);
   for (i = 0; i < G_N_ELEMENTS (mems); i++)
@@ -762,6 +796,10 @@ clr_conv_reset (ClrConv * c)
   c->fifo_len = c->hop;
   c->blocks = 0;
   c->drained = FALSE;
+  c->sum_ready = FALSE;
+  if (c->ahead_event)
+    clReleaseEvent (c->ahead_event);
+  c->ahead_event = NULL;
 }
 
 size_t
@@ -830,6 +868,47 @@ mac_kernel (ClrConv * c, size_t n)
   return n >= CLR_CONV_MAC_WIDE ? c->mac_wide : c->mac;
 }
 
+/* in vectors of 4 bins: the spectra of one filter (0: all outputs share
+ * one filter) */
+static cl_uint
+filter_stride (ClrConv * c)
+{
+  return c->n_filters > 1 ? c->parts * c->bin_stride / 4 : 0;
+}
+
+/* The sum's arguments for n blocks from the one in ring slot slot0. */
+static cl_int
+set_mac_args (ClrConv * c, cl_uint n, cl_uint slot0)
+{
+  const cl_uint stride = filter_stride (c);
+  const ClrKernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
+    ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
+    ARG_UINT (stride), ARG_MEM (c->prod), ARG_UINT (n),
+    /* the slices' tree: re and im of 4 bins a work-item */
+    {2 * c->acc_size * mac_lanes (c) * c->slices, NULL},
+    ARG_UINT (c->channels), ARG_UINT (c->filter_div)
+  };
+
+  return clr_kernel_set_args (mac_kernel (c, n), mac, G_N_ELEMENTS (mac));
+}
+
+/* The sum's range for n blocks: vectors of 4 bins, outputs (in groups of
+ * opw for one block), blocks (MAC_WIDE a work-item for many) x slices. */
+static void
+mac_range (ClrConv * c, size_t n, size_t global[3], size_t local[3])
+{
+  const size_t lanes = mac_lanes (c);
+  const gboolean wide = n >= CLR_CONV_MAC_WIDE;
+
+  global[0] = (c->bin_stride / 4 + lanes - 1) / lanes * lanes;
+  global[1] = wide ? c->n_out : c->n_out / c->opw;
+  global[2] = (wide ? (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n) *
+      c->slices;
+  local[0] = lanes;
+  local[1] = 1;
+  local[2] = c->slices;
+}
+
 /* Sets the kernels' arguments for a batch of n blocks. */
 static cl_int
 set_args (ClrConv * c, cl_uint n)
@@ -844,25 +923,18 @@ set_args (ClrConv * c, cl_uint n)
   const cl_uint hist_cap = (cl_uint) c->hist_cap;
   const cl_uint hist_at = hist_cap ? (cl_uint) (c->blocks * c->hop %
       hist_cap) : 0;
-  /* in vectors of 4 bins */
-  const cl_uint filter_stride = c->n_filters > 1 ?
-      c->parts * c->bin_stride / 4 : 0;
-  const cl_uint filter_bins = filter_stride * 4;
+  const cl_uint filter_bins = filter_stride (c) * 4;
   const ClrKernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
     ARG_UINT (in_frame), ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_MEM (c->twiddles), ARG_MEM (c->hist),
     ARG_UINT (hist_cap), ARG_UINT (hist_at)
   };
-  const ClrKernelArg mac[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
-    ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
-    ARG_UINT (filter_stride), ARG_MEM (c->prod), ARG_UINT (n),
-    /* the slices' tree: re and im of 4 bins a work-item */
-    {2 * c->acc_size * mac_lanes (c) * c->slices, NULL},
-    ARG_UINT (c->channels), ARG_UINT (c->filter_div)
-  };
+  /* the work-group version's last 7: partition 0's product's inputs */
   const ClrKernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->n_out),
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
-    ARG_UINT (out_frame)
+    ARG_UINT (out_frame), ARG_MEM (c->ring), ARG_UINT (slot0),
+    ARG_UINT (c->slots), ARG_MEM (c->spectra), ARG_UINT (filter_bins),
+    ARG_UINT (c->channels), ARG_UINT (c->filter_div)
   };
   /* the sum's inputs instead of its products (in complex values) */
   const ClrKernelArg fused[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
@@ -879,10 +951,11 @@ set_args (ClrConv * c, cl_uint n)
       status = clr_kernel_set_args (c->inverse, fused, G_N_ELEMENTS (fused));
     return status;
   }
+  if (status == CL_SUCCESS && runs_sum (c))
+    status = set_mac_args (c, n, slot0);
   if (status == CL_SUCCESS)
-    status = clr_kernel_set_args (mac_kernel (c, n), mac, G_N_ELEMENTS (mac));
-  if (status == CL_SUCCESS)
-    status = clr_kernel_set_args (c->inverse, inverse, G_N_ELEMENTS (inverse));
+    status = clr_kernel_set_args (c->inverse, inverse, c->newest_apart ?
+        G_N_ELEMENTS (inverse) : 6);
   return status;
 }
 
@@ -921,6 +994,30 @@ profile_batch (ClrConv * c, cl_event * ev, size_t n, gint64 wall_us)
   c->prof_blocks += n;
 }
 
+/* Launches the sum of block `blocks` over the partitions but the newest,
+ * whose spectra the device has: the next one-block batch leaves it out. */
+static gboolean
+sum_next_block (ClrConv * c, GError ** error)
+{
+  size_t global[3], local[3];
+  cl_int status;
+
+  mac_range (c, 1, global, local);
+  status = set_mac_args (c, 1, (cl_uint) (c->blocks % c->slots));
+  if (status == CL_SUCCESS)
+    status = clEnqueueNDRangeKernel (c->queue, mac_kernel (c, 1), 3, NULL,
+        global, local, 0, NULL, c->profile ? &c->ahead_event : NULL);
+  /* started now, not when the next call's commands go */
+  if (status == CL_SUCCESS)
+    status = clFlush (c->queue);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Launching the next block's sum");
+    return FALSE;
+  }
+  c->sum_ready = TRUE;
+  return TRUE;
+}
+
 /* The first n whole blocks of the stage through the device: their B output
  * frames each onto the fifo. */
 static gboolean
@@ -932,14 +1029,9 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   const size_t out_region[3] = { n * H * ss, c->n_out, 1 };
   size_t fft_global = c->fft_items * n * ch, fifo_origin[3] = { 0, 0, 0 };
   size_t ifft_global = c->fft_items * n * c->n_out;
-  /* the sum: vectors of 4 bins, outputs, blocks x slices */
-  const size_t lanes = mac_lanes (c);
-  const size_t mac_global[3] = { (c->bin_stride / 4 + lanes - 1) / lanes *
-        lanes, n >= CLR_CONV_MAC_WIDE ? c->n_out : c->n_out / c->opw,
-    (n >= CLR_CONV_MAC_WIDE ?
-        (n + CLR_CONV_MAC_WIDE - 1) / CLR_CONV_MAC_WIDE : n) * c->slices
-  };
-  const size_t mac_local[3] = { lanes, 1, c->slices };
+  size_t mac_global[3], mac_local[3];
+  /* a one-block batch whose sum ran ahead (after the one before) */
+  const gboolean sum_ready = c->sum_ready && n == 1;
   const struct {
     cl_kernel kernel;
     cl_uint dims;
@@ -948,8 +1040,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   } launches[] = {
     {c->forward, 1, &fft_global, &c->fft_items,
         "Launching the forward transforms"},
-    {c->fused ? NULL : mac_kernel (c, n), 3, mac_global, mac_local,
-        "Launching the partition sums"},
+    {runs_sum (c) && !sum_ready ? mac_kernel (c, n) : NULL, 3, mac_global,
+        mac_local, "Launching the partition sums"},
     {c->inverse, 1, &ifft_global, &c->fft_items,
         "Launching the inverse transforms"},
   };
@@ -963,6 +1055,15 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
 
   for (i = 0; i < CLR_CONV_STAGES; i++)
     evp[i] = c->profile ? &ev[i] : NULL;
+  mac_range (c, n, mac_global, mac_local);
+  /* the sum that ran ahead counts as this batch's; unused (a longer
+   * batch sums again) it is dropped */
+  if (sum_ready)
+    ev[2] = c->ahead_event;
+  else if (c->ahead_event)
+    clReleaseEvent (c->ahead_event);
+  c->ahead_event = NULL;
+  c->sum_ready = FALSE;
   fifo_compact (c);
   fifo_origin[0] = c->fifo_len * ss;
 
@@ -1013,6 +1114,10 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
       c->keep + c->pending, ss);
   c->fifo_len += n * H;
   c->blocks += n;
+  /* a stream that comes a block at a time (real time) has the next
+   * block's sum run now: its launch and its time leave the next call */
+  if (c->sum_ahead && n == 1)
+    return sum_next_block (c, error);
   return TRUE;
 
 failed:

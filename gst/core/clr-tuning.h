@@ -106,6 +106,7 @@ typedef struct {
   ClrKnob conv_opw;
   ClrKnob conv_vec;
   ClrKnob conv_fused;
+  ClrKnob conv_ahead;
   ClrKnob fft;
   ClrKnob fft_block;
   ClrKnob offline_fourstep;
