@@ -31,6 +31,10 @@
  * usage: clr-crossover-bench [--seconds S] [--taps N,..] [--channels C,..]
  *            [--blocks B,..] [--frequencies F,..] [--elements
  *            clcrossover,audiofirfilter] [--device SPEC] [--f64]
+ *            [--repeat N]
+ * With both elements a row ends with the ratio of the two pipelines'
+ * multiples of real time; --repeat runs the two pipelines N times in turn
+ * (machines are noisy) and gives each ratio and their median.
  */
 #include <math.h>
 #include <stdio.h>
@@ -401,6 +405,43 @@ done:
   g_free (x);
 }
 
+/* Runs of the two pipelines a row of the table may repeat */
+#define REPEAT_MAX 64
+/* issue 11: clcrossover >= 4x the audiofirfilter pipeline at equal
+ * latency */
+#define ISSUE_RATIO 4.0
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  const double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The pipelines' ratios (clcrossover's x real time over the audiofirfilter
+ * pipeline's), run by run, and their median. */
+static void
+print_ratios (double *ratios, guint n)
+{
+  double sorted[REPEAT_MAX];
+  guint i, at_target = 0;
+
+  if (n == 0)
+    return;
+  printf ("ratio, clcrossover / tee+audiofir pipelines:");
+  for (i = 0; i < n; i++) {
+    printf (" %.2f", ratios[i]);
+    at_target += ratios[i] >= ISSUE_RATIO;
+  }
+  memcpy (sorted, ratios, n * sizeof (double));
+  qsort (sorted, n, sizeof (double), compare_doubles);
+  printf ("; median %.2f; >= %.0f (issue 11's target) in %u of %u\n",
+      n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2,
+      ISSUE_RATIO, at_target, n);
+  fflush (stdout);
+}
+
 static void
 print_row (const gchar * what, const gchar * how, size_t taps,
     guint channels, guint block, guint bands, const Result * r)
@@ -424,6 +465,7 @@ main (int argc, char **argv)
   gchar *taps_text = NULL, *channels_text = NULL, *blocks_text = NULL;
   gchar *elements_text = NULL, **elements, **fparts;
   Options o = { 10.0, NULL, NULL, FALSE };
+  gint repeat = 1;
   GOptionEntry entries[] = {
     {"seconds", 's', 0, G_OPTION_ARG_DOUBLE, &o.seconds,
         "Seconds of noise at 48 kHz a run (default 10)", "S"},
@@ -442,12 +484,15 @@ main (int argc, char **argv)
         "clcrossover's device", "SPEC"},
     {"f64", 0, 0, G_OPTION_ARG_NONE, &o.f64, "F64 samples (default F32)",
         NULL},
+    {"repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
+        "The two pipelines this many times in turn, with their ratio each "
+        "time and the median (default 1)", "N"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- clcrossover beside tee + "
       "audiofirfilter + interleave");
   GError *err = NULL;
-  guint i, j, k, e;
+  guint i, j, k, e, n;
 
   gst_init (&argc, &argv);
   g_option_context_add_main_entries (ctx, entries, NULL);
@@ -464,15 +509,15 @@ main (int argc, char **argv)
     o.freqs[o.bands] = g_ascii_strtod (fparts[o.bands], NULL);
   g_strfreev (fparts);
   o.bands++;
-  if (o.seconds <= 0
+  if (o.seconds <= 0 || repeat < 1 || repeat > REPEAT_MAX
       || (taps_text && !(n_taps = parse_list (taps_text, taps_list, 16,
                   FALSE)))
       || (channels_text && !(n_channels = parse_list (channels_text,
                   channels_list, 16, FALSE)))
       || (blocks_text && !(n_blocks = parse_list (blocks_text, blocks,
                   16, TRUE)))) {
-    fprintf (stderr, "--seconds must be > 0; --taps, --channels and "
-        "--blocks lists of numbers\n");
+    fprintf (stderr, "--seconds must be > 0, --repeat 1 to %d; --taps, "
+        "--channels and --blocks lists of numbers\n", REPEAT_MAX);
     return 2;
   }
   elements = g_strsplit (elements_text ? elements_text :
@@ -493,28 +538,43 @@ main (int argc, char **argv)
       return 2;
     }
     for (j = 0; j < n_channels; j++)
-      for (k = 0; k < n_blocks; k++)
-        for (e = 0; elements[e]; e++) {
-          Result r;
+      for (k = 0; k < n_blocks; k++) {
+        double ratios[REPEAT_MAX];
+        guint n_ratios = 0;
 
-          if (g_str_equal (elements[e], "clcrossover")) {
-            run_harness (&o, h, len, taps_list[i], channels_list[j],
-                blocks[k], &r);
-            print_row ("clcrossover", "harness", taps_list[i],
-                channels_list[j], blocks[k], o.bands, &r);
+        for (n = 0; n < (guint) repeat; n++) {
+          double xo = 0.0, af = 0.0;
+
+          for (e = 0; elements[e]; e++) {
+            Result r;
+
+            if (g_str_equal (elements[e], "clcrossover")) {
+              if (n == 0) {
+                run_harness (&o, h, len, taps_list[i], channels_list[j],
+                    blocks[k], &r);
+                print_row ("clcrossover", "harness", taps_list[i],
+                    channels_list[j], blocks[k], o.bands, &r);
+                g_free (r.error);
+              }
+              run_pipeline (&o, "clcrossover", h, len, taps_list[i],
+                  channels_list[j], blocks[k], &r);
+              print_row ("clcrossover", "pipeline", taps_list[i],
+                  channels_list[j], blocks[k], o.bands, &r);
+              xo = r.error ? 0.0 : r.x_real;
+            } else {
+              run_pipeline (&o, "audiofirfilter", h, len, taps_list[i],
+                  channels_list[j], blocks[k], &r);
+              print_row ("tee+audiofir", "pipeline", taps_list[i],
+                  channels_list[j], blocks[k], o.bands, &r);
+              af = r.error ? 0.0 : r.x_real;
+            }
             g_free (r.error);
-            run_pipeline (&o, "clcrossover", h, len, taps_list[i],
-                channels_list[j], blocks[k], &r);
-            print_row ("clcrossover", "pipeline", taps_list[i],
-                channels_list[j], blocks[k], o.bands, &r);
-          } else {
-            run_pipeline (&o, "audiofirfilter", h, len, taps_list[i],
-                channels_list[j], blocks[k], &r);
-            print_row ("tee+audiofir", "pipeline", taps_list[i],
-                channels_list[j], blocks[k], o.bands, &r);
           }
-          g_free (r.error);
+          if (xo > 0.0 && af > 0.0)
+            ratios[n_ratios++] = xo / af;
         }
+        print_ratios (ratios, n_ratios);
+      }
     clr_xo_free (h, o.bands);
   }
   printf ("%-15s %-8s %6d %2d %2d %5s | %8.2f %9s %9s %9.3f %8s\n",
