@@ -1,4 +1,7 @@
 /* clresample: shared OpenCL devices. See clr-device.h. */
+/* for pthread_{get,set}attr_default_np () */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <string.h>
 #include <stdlib.h>
 #include "clr-device.h"
@@ -91,9 +94,72 @@ clr_set_cl_error (GError ** error, cl_int status, const char *what)
       clr_cl_status_name (status), status);
 }
 
-/* Every device of every platform, in ICD order. */
+/* The stack of the threads OpenCL drivers start while they are first
+ * enumerated. PoCL's CPU device runs work-groups on worker threads it
+ * starts then, with the process's default stack (8 MiB under the usual
+ * `ulimit -s`), and a work-group function keeps every work-item's context
+ * on it: VkFFT's one-kernel transforms of 65536 and 131072 complex points
+ * took between 16 and 32 MiB on an AVX-512 CPU (PoCL 3.1) and crashed
+ * with SIGSEGV (test-conv-offline, 65536 taps). The default is raised
+ * for the enumeration only, so that no other thread of the process gets
+ * it, and it costs address space, not memory: pages are touched only as
+ * used. A driver that the process started before keeps its stacks. */
+#define CLR_DRIVER_STACK (64u << 20)
+
+/* Raises the process's default thread stack to CLR_DRIVER_STACK, keeping
+ * the default in *saved: TRUE where it did (glibc, default smaller). */
+static gboolean
+driver_stack_raise (pthread_attr_t * saved)
+{
+#ifdef __GLIBC__
+  pthread_attr_t big;
+  size_t now = 0;
+  gboolean raised = FALSE;
+
+  if (pthread_getattr_default_np (saved) != 0)
+    return FALSE;
+  if (pthread_attr_getstacksize (saved, &now) == 0 && now < CLR_DRIVER_STACK
+      && pthread_getattr_default_np (&big) == 0) {
+    raised = pthread_attr_setstacksize (&big, CLR_DRIVER_STACK) == 0
+        && pthread_setattr_default_np (&big) == 0;
+    pthread_attr_destroy (&big);
+  }
+  if (!raised)
+    pthread_attr_destroy (saved);
+  return raised;
+#else
+  return FALSE;
+#endif
+}
+
+static void
+driver_stack_restore (pthread_attr_t * saved, gboolean raised)
+{
+#ifdef __GLIBC__
+  if (!raised)
+    return;
+  pthread_setattr_default_np (saved);
+  pthread_attr_destroy (saved);
+#endif
+}
+
+static GArray *list_devices (GError ** error);
+
+/* Every device of every platform, in ICD order (with the drivers'
+ * threads given CLR_DRIVER_STACK). */
 static GArray *
 list_candidates (GError ** error)
+{
+  pthread_attr_t saved;
+  const gboolean raised = driver_stack_raise (&saved);
+  GArray *out = list_devices (error);
+
+  driver_stack_restore (&saved, raised);
+  return out;
+}
+
+static GArray *
+list_devices (GError ** error)
 {
   cl_uint n_platforms = 0, p;
   cl_platform_id *platforms = NULL;
