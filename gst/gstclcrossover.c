@@ -550,6 +550,9 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
      * output's channel order */
     cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->stream.in_info) ==
         GST_AUDIO_LAYOUT_INTERLEAVED;
+    /* the mix reads the bands frame by frame either way; on CPUs each
+     * band's transform then writes a plane of its own (clr-conv.h) */
+    cfg.planar_outputs = !clr_device_is_gpu (self->stream.device);
     /* The bands sum to the input by construction, whatever the
      * transforms' precision: on CPUs, where float transforms are 1.5x
      * faster, they serve float and 16-bit samples (a band's error ~1e-6

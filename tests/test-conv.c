@@ -26,6 +26,7 @@ typedef struct {
   double max_error;             /* max |error| / RMS of the output */
   unsigned outputs;             /* outputs a channel (bands); 0: one */
   gboolean interleaved;         /* the engine's own samples interleaved */
+  gboolean planar_outputs;      /* ... but its outputs in planes */
 } ConvCase;
 
 /* output planes: channels x outputs, band-major */
@@ -93,6 +94,7 @@ conv_for (const ConvCase * tc, double **h)
   cfg.n_filters = n_filters_of (tc);
   cfg.outputs = tc->outputs;
   cfg.interleaved = tc->interleaved;
+  cfg.planar_outputs = tc->planar_outputs;
   c = clr_conv_new (device, &cfg, &err);
   g_assert_no_error (err);
   g_assert_nonnull (c);
@@ -538,6 +540,9 @@ static const ConvCase outputs_cases[] = {
       70000, F32_MAX, 4},
   {"3x100taps-2ch-each-hop48-f64", 100, 2, TRUE, 48, CLR_CONV_F64, 3000,
       F64_MAX, 3},
+  /* as clcrossover runs on CPUs: interleaved input, the bands in planes */
+  {"3x1000taps-2ch-hop1040-f32-planar-outputs", 1000, 2, FALSE, 1040,
+      CLR_CONV_F32, 10000, F32_MAX, 3, TRUE, TRUE},
 };
 
 static const ConvCase outputs_chunking_cases[] = {
@@ -545,6 +550,8 @@ static const ConvCase outputs_chunking_cases[] = {
   {"f64", 300, 3, TRUE, 128, CLR_CONV_F64, 10000, 0, 2},
   {"f32-interleaved", 1000, 2, FALSE, 64, CLR_CONV_F32, 10000, 0, 4, TRUE},
   {"f32-hop1040", 1000, 2, FALSE, 1040, CLR_CONV_F32, 10000, 0, 4},
+  {"f32-hop1040-planar-outputs", 1000, 2, FALSE, 1040, CLR_CONV_F32, 10000,
+      0, 4, TRUE, TRUE},
 };
 
 static const ConvCase reference_cases[] = {

@@ -30,5 +30,15 @@ cl_mem clr_budget_alloc (ClrBudget * b, cl_mem_flags flags, size_t bytes,
 /* Releases *mem (if any) and sets it to NULL. */
 void clr_budget_free (ClrBudget * b, cl_mem * mem);
 
+/* Shared virtual memory (fine-grained SVM buffers), where host and
+ * kernels share memory (CPU devices): host writes need no upload and
+ * kernels' outputs no read-back, only the launch and a wait. Counted
+ * against the budget like device buffers. */
+gboolean clr_budget_svm_supported (ClrDevice * dev);
+char *clr_budget_svm_alloc (ClrBudget * b, size_t bytes, const char *what,
+    GError ** error);
+/* Frees *ptr (if any), `bytes` long, and sets it to NULL. */
+void clr_budget_svm_free (ClrBudget * b, char **ptr, size_t bytes);
+
 G_END_DECLS
 #endif

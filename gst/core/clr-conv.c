@@ -11,8 +11,16 @@
  *           H - pending frames between calls
  * Whole blocks are processed in batches of up to max_batch blocks: one
  * upload, three kernel launches and one read-back a batch, so a large
- * buffer costs little more launch overhead than one block.
+ * buffer costs little more launch overhead than one block. On CPU devices
+ * with shared virtual memory the stage and the fifo are the kernels' own
+ * input and output: no upload or read-back, only the launches and a wait
+ * (on PoCL each command is a hand-off to its threads; a 20480-frame
+ * crossover block saved their two copies, 40 us, and about as much again
+ * in hand-offs).
  */
+/* for clSetKernelArgSVMPointer, called only where clr-budget.c found
+ * OpenCL 2.0 and fine-grained SVM */
+#define CL_TARGET_OPENCL_VERSION 200
 #include <math.h>
 #include <string.h>
 #include "clr-conv.h"
@@ -120,10 +128,15 @@ struct _ClrConv {
    * samples; planar: pitch = the capacity, step = 1; interleaved (frames
    * of all channels in turn): pitch = 1, step = the channels */
   gboolean interleaved;
+  gboolean out_interleaved;     /* the fifo's (and out's) own: see the config */
   size_t stage_pitch, stage_step, fifo_pitch, fifo_step;
   size_t pending;               /* input frames after the history */
   char *fifo;                   /* output planes of fifo_cap frames */
   gboolean pinned;              /* stage and fifo are page-locked */
+  /* stage and fifo are shared virtual memory (CPU devices): the kernels
+   * read the stage and write into the fifo, so a batch is two launches and
+   * a wait, with no upload or read-back (in and out are not allocated) */
+  gboolean svm;
   size_t fifo_cap, fifo_start, fifo_len;
 
   uint64_t blocks;              /* blocks processed since the reset */
@@ -530,6 +543,19 @@ runs_sum (ClrConv * c)
   return c->fft_vec ? !c->fused : c->parts > 1;
 }
 
+/* the host's buffers: the stage's and the fifo's planes */
+static size_t
+stage_bytes (ClrConv * c)
+{
+  return c->channels * c->stage_cap * c->ssize;
+}
+
+static size_t
+fifo_bytes (ClrConv * c)
+{
+  return (size_t) c->n_out * c->fifo_cap * c->ssize;
+}
+
 ClrConv *
 clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
 {
@@ -599,6 +625,9 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->hist_keep = cfg->history;
   c->hist_cap = (cfg->history + H - 1) / H * H;
   c->acc_size = (acc_double ? sizeof (double) : c->ssize) * 4;
+  c->pinned = clr_knob_or (tuning->pinned, clr_device_is_gpu (dev)) != 0;
+  c->svm = !c->pinned && clr_knob_or (tuning->svm, 1) != 0
+      && clr_budget_svm_supported (dev);
   bins = c->bin_stride;
   ch = c->channels;
 
@@ -609,16 +638,15 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   if (!(c->ring = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
               (size_t) c->slots * ch * bins * c->csize,
               NULL, "frequency-domain delay line", error))
-      || !(c->in = clr_budget_alloc (&c->budget, CL_MEM_READ_ONLY,
-              ch * (c->max_batch * H + c->keep) * c->ssize, NULL,
-              "input buffer",
-              error))
+      || (!c->svm && !(c->in = clr_budget_alloc (&c->budget,
+                  CL_MEM_READ_ONLY, ch * (c->max_batch * H + c->keep) *
+                  c->ssize, NULL, "input buffer", error)))
       || (runs_sum (c) && !(c->prod = clr_budget_alloc (&c->budget,
                   CL_MEM_READ_WRITE, (size_t) c->max_batch * c->n_out * bins *
                   c->csize, NULL, "product spectra", error)))
-      || !(c->out = clr_budget_alloc (&c->budget, CL_MEM_WRITE_ONLY,
-              (size_t) c->n_out * c->max_batch * H * c->ssize, NULL,
-              "output buffer", error)))
+      || (!c->svm && !(c->out = clr_budget_alloc (&c->budget,
+                  CL_MEM_WRITE_ONLY, (size_t) c->n_out * c->max_batch * H *
+                  c->ssize, NULL, "output buffer", error))))
     goto failed;
   if (c->hist_cap && !(c->hist = clr_budget_alloc (&c->budget,
               CL_MEM_READ_WRITE, ch * c->hist_cap * c->ssize, NULL,
@@ -632,21 +660,26 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->interleaved = cfg->interleaved;
   c->stage_pitch = c->interleaved ? 1 : c->stage_cap;
   c->stage_step = c->interleaved ? ch : 1;
-  c->fifo_pitch = c->interleaved ? 1 : c->fifo_cap;
-  c->fifo_step = c->interleaved ? c->n_out : 1;
+  c->out_interleaved = c->interleaved && !cfg->planar_outputs;
+  c->fifo_pitch = c->out_interleaved ? 1 : c->fifo_cap;
+  c->fifo_step = c->out_interleaved ? c->n_out : 1;
   /* page-locked on GPUs: the batch's upload and read-back then go by DMA
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
-  c->pinned = clr_knob_or (tuning->pinned, clr_device_is_gpu (dev)) != 0;
   c->profile = tuning->profile;
-  if (c->pinned) {
-    if (!(c->stage = clr_host_alloc (dev, ch * c->stage_cap * c->ssize,
-                error)) || !(c->fifo = clr_host_alloc (dev,
-                (size_t) c->n_out * c->fifo_cap * c->ssize, error)))
+  if (c->svm) {
+    if (!(c->stage = clr_budget_svm_alloc (&c->budget, stage_bytes (c),
+                "input buffer", error)) || !(c->fifo =
+            clr_budget_svm_alloc (&c->budget, fifo_bytes (c),
+                "output buffer", error)))
+      goto failed;
+  } else if (c->pinned) {
+    if (!(c->stage = clr_host_alloc (dev, stage_bytes (c), error))
+        || !(c->fifo = clr_host_alloc (dev, fifo_bytes (c), error)))
       goto failed;
   } else {
-    c->stage = g_try_malloc (ch * c->stage_cap * c->ssize);
-    c->fifo = g_try_malloc ((size_t) c->n_out * c->fifo_cap * c->ssize);
+    c->stage = g_try_malloc (stage_bytes (c));
+    c->fifo = g_try_malloc (fifo_bytes (c));
     if (!c->stage || !c->fifo) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
           "Out of host memory for the convolution's staging buffers");
@@ -717,7 +750,10 @@ clr_conv_free (ClrConv * c)
   for (i = 0; i < G_N_ELEMENTS (kernels); i++)
     if (kernels[i])
       clReleaseKernel (kernels[i]);
-  if (c->pinned) {
+  if (c->svm) {
+    clr_budget_svm_free (&c->budget, &c->stage, stage_bytes (c));
+    clr_budget_svm_free (&c->budget, &c->fifo, fifo_bytes (c));
+  } else if (c->pinned) {
     clr_host_free (c->stage);
     clr_host_free (c->fifo);
   } else {
@@ -915,10 +951,12 @@ set_args (ClrConv * c, cl_uint n)
 {
   /* channel and frame steps of the device's input and output buffers:
    * planes of the batch's frames, or frames of all channels in turn */
-  const cl_uint in_chan = c->interleaved ? 1 : n * c->hop + c->keep;
+  const cl_uint in_chan = c->interleaved ? 1 : c->svm ? c->stage_cap :
+      n * c->hop + c->keep;
   const cl_uint in_frame = c->interleaved ? c->channels : 1;
-  const cl_uint out_chan = c->interleaved ? 1 : n * c->hop;
-  const cl_uint out_frame = c->interleaved ? c->n_out : 1;
+  const cl_uint out_chan = c->out_interleaved ? 1 : c->svm ? c->fifo_cap :
+      n * c->hop;
+  const cl_uint out_frame = c->out_interleaved ? c->n_out : 1;
   const cl_uint slot0 = (cl_uint) (c->blocks % c->slots);
   const cl_uint hist_cap = (cl_uint) c->hist_cap;
   const cl_uint hist_at = hist_cap ? (cl_uint) (c->blocks * c->hop %
@@ -946,16 +984,19 @@ set_args (ClrConv * c, cl_uint n)
   cl_int status;
 
   status = clr_kernel_set_args (c->forward, forward, G_N_ELEMENTS (forward));
-  if (c->fused) {
-    if (status == CL_SUCCESS)
-      status = clr_kernel_set_args (c->inverse, fused, G_N_ELEMENTS (fused));
-    return status;
-  }
-  if (status == CL_SUCCESS && runs_sum (c))
+  if (status == CL_SUCCESS && c->fused)
+    status = clr_kernel_set_args (c->inverse, fused, G_N_ELEMENTS (fused));
+  if (status == CL_SUCCESS && !c->fused && runs_sum (c))
     status = set_mac_args (c, n, slot0);
-  if (status == CL_SUCCESS)
+  if (status == CL_SUCCESS && !c->fused)
     status = clr_kernel_set_args (c->inverse, inverse, c->newest_apart ?
         G_N_ELEMENTS (inverse) : 6);
+  /* shared memory: the stage in, the fifo's free end out */
+  if (status == CL_SUCCESS && c->svm)
+    status = clSetKernelArgSVMPointer (c->forward, 0, c->stage);
+  if (status == CL_SUCCESS && c->svm)
+    status = clSetKernelArgSVMPointer (c->inverse, c->fused ? 9 : 3,
+        c->fifo + c->fifo_len * c->fifo_step * c->ssize);
   return status;
 }
 
@@ -1068,7 +1109,9 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   fifo_origin[0] = c->fifo_len * ss;
 
   what = "Uploading the input";
-  if (c->interleaved)
+  if (c->svm)
+    status = CL_SUCCESS;
+  else if (c->interleaved)
     status = clEnqueueWriteBuffer (c->queue, c->in, CL_FALSE, 0,
         (n * H + c->keep) * ch * ss, c->stage, 0, NULL, evp[0]);
   else
@@ -1091,7 +1134,9 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   if (status != CL_SUCCESS)
     goto failed;
   what = "Reading the output back";
-  if (c->interleaved)
+  if (c->svm)
+    status = clFinish (c->queue);
+  else if (c->out_interleaved)
     status = clEnqueueReadBuffer (c->queue, c->out, CL_TRUE, 0,
         n * H * c->n_out * ss, c->fifo + c->fifo_len * c->n_out * ss, 0,
         NULL, evp[4]);

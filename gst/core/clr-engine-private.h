@@ -78,10 +78,6 @@ void clr_engine_deinterleave (char *const *planes, const void *src, size_t n,
     size_t ch, size_t ss);
 
 /* The shared-memory path (clr-engine-svm.c) */
-gboolean clr_svm_supported (ClrDevice * dev);
-char *clr_svm_alloc (ClrEngine * e, size_t bytes, const char *what,
-    GError ** error);
-void clr_svm_free (ClrEngine * e, char **ptr, size_t bytes);
 char *clr_svm_plane (ClrEngine * e, size_t c);
 gboolean clr_svm_ensure_window (ClrEngine * e, size_t frames,
     GError ** error);

@@ -17,63 +17,7 @@
  * each plane; only when the next input would not fit behind it does the
  * history move to the front, on the host (memmove may overlap). The kernels
  * are the same and see the same planes, so the output is bit-identical to
- * the other path's. */
-gboolean
-clr_svm_supported (ClrDevice * dev)
-{
-  cl_device_id id = clr_device_get_id (dev);
-  cl_device_svm_capabilities caps = 0;
-  size_t len = 0;
-  char *version;
-  guint64 major = 0;
-
-  /* GPUs stage through page-locked memory: SVM there may put every access
-   * of the kernel across the bus */
-  if (clr_device_is_gpu (dev))
-    return FALSE;
-  if (clGetDeviceInfo (id, CL_DEVICE_VERSION, 0, NULL, &len) != CL_SUCCESS)
-    return FALSE;
-  version = g_malloc0 (len + 1);
-  if (clGetDeviceInfo (id, CL_DEVICE_VERSION, len, version, NULL) ==
-      CL_SUCCESS && g_str_has_prefix (version, "OpenCL "))
-    major = g_ascii_strtoull (version + 7, NULL, 10);
-  g_free (version);
-  /* SVM came with OpenCL 2.0; asking a 1.2 device is an error */
-  if (major < 2 || clGetDeviceInfo (id, CL_DEVICE_SVM_CAPABILITIES,
-          sizeof (caps), &caps, NULL) != CL_SUCCESS)
-    return FALSE;
-  return (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
-}
-
-char *
-clr_svm_alloc (ClrEngine * e, size_t bytes, const char *what, GError ** error)
-{
-  char *ptr;
-
-  if (!clr_engine_check_alloc (e, bytes, what, error))
-    return NULL;
-  ptr = clSVMAlloc (clr_device_get_context (e->dev),
-      CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, bytes, 0);
-  if (!ptr) {
-    char *what_call = g_strdup_printf ("Allocating the %s (%" G_GSIZE_FORMAT
-        " bytes of shared virtual memory)", what, bytes);
-    clr_set_cl_error (error, CL_MEM_OBJECT_ALLOCATION_FAILURE, what_call);
-    g_free (what_call);
-    return NULL;
-  }
-  e->budget.used += bytes;
-  return ptr;
-}
-
-void
-clr_svm_free (ClrEngine * e, char **ptr, size_t bytes)
-{
-  if (!*ptr)
-    return;
-  clSVMFree (clr_device_get_context (e->dev), *ptr);
-  e->budget.used -= MIN (e->budget.used, bytes);
-  *ptr = NULL;
-}
+ * the other path's. (The shared memory itself: clr-budget.c.) */
 
 /* n samples, `stride` samples apart, to doubles: integers unscaled (the
  * kernel scales them as it does its own conversions), so the values and
@@ -151,11 +95,11 @@ clr_svm_ensure_window (ClrEngine * e, size_t frames, GError ** error)
     return TRUE;
   }
   cap = MAX (frames, e->win_cap + e->win_cap / 2);
-  if (!(nw = clr_svm_alloc (e, cap * ch * ss, "input window", error)))
+  if (!(nw = clr_budget_svm_alloc (&e->budget, cap * ch * ss, "input window", error)))
     return FALSE;
   for (c = 0; c < ch && e->svm_win && e->win_len > 0; c++)
     memcpy (nw + c * cap * ss, clr_svm_plane (e, c), e->win_len * ss);
-  clr_svm_free (e, &e->svm_win, e->win_cap * ch * ss);
+  clr_budget_svm_free (&e->budget, &e->svm_win, e->win_cap * ch * ss);
   e->svm_win = nw;
   e->svm_base = 0;
   e->win_cap = cap;
@@ -172,9 +116,9 @@ clr_svm_ensure_out (ClrEngine * e, size_t frames, GError ** error)
   if (frames <= e->out_cap)
     return TRUE;
   cap = MAX (frames, e->out_cap + e->out_cap / 2);
-  clr_svm_free (e, &e->svm_out, e->out_cap * fs);
+  clr_budget_svm_free (&e->budget, &e->svm_out, e->out_cap * fs);
   e->out_cap = 0;
-  if (!(e->svm_out = clr_svm_alloc (e, cap * fs, "output buffer", error)))
+  if (!(e->svm_out = clr_budget_svm_alloc (&e->budget, cap * fs, "output buffer", error)))
     return FALSE;
   e->out_cap = cap;
   return TRUE;

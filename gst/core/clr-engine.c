@@ -11,7 +11,7 @@
  * overlapping copies within one buffer.
  *
  * CPU devices with fine-grained shared virtual memory take another path
- * (the svm_* functions): see the comment above clr_svm_supported().
+ * (the svm_* functions): see the comment at the top of clr-engine-svm.c.
  */
 #include <string.h>
 #include "clr-engine-private.h"
@@ -301,7 +301,7 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   /* the kernel and everything about how it runs (clr-kernel-plan.c) */
   facts.is_gpu = clr_device_is_gpu (dev);
   facts.has_fp64 = clr_device_has_fp64 (dev);
-  facts.svm_capable = clr_svm_supported (dev);
+  facts.svm_capable = clr_budget_svm_supported (dev);
   facts.format = cfg->format;
   facts.channels = cfg->channels;
   facts.I = e->ratio.I;
@@ -386,8 +386,8 @@ clr_engine_free (ClrEngine * e)
   free_buffer (e, &e->out);
   if (e->svm_done)
     clReleaseEvent (e->svm_done);
-  clr_svm_free (e, &e->svm_win, e->win_cap * e->cfg.channels * e->plan.wsize);
-  clr_svm_free (e, &e->svm_out, e->out_cap * e->cfg.channels * e->ssize);
+  clr_budget_svm_free (&e->budget, &e->svm_win, e->win_cap * e->cfg.channels * e->plan.wsize);
+  clr_budget_svm_free (&e->budget, &e->svm_out, e->out_cap * e->cfg.channels * e->ssize);
   free_buffer (e, &e->coef);
   if (e->kernel)
     clReleaseKernel (e->kernel);

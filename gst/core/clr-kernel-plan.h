@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 typedef struct {
   gboolean is_gpu;
   gboolean has_fp64;
-  gboolean svm_capable;         /* fine-grained SVM (clr_svm_supported) */
+  gboolean svm_capable;         /* fine-grained SVM (clr_budget_svm_supported) */
   ClrFormat format;
   uint32_t channels;
   uint64_t I, D;                /* the reduced ratio (clr-rate.h) */

@@ -23,6 +23,8 @@
  * CLRESAMPLE_SVM            tests,  0|1      0: CPU devices copy to device
  *                           bench            buffers even where they could
  *                                            share memory with the host
+ *                                            (the resampler's kernels and
+ *                                            the convolution's)
  * CLRESAMPLE_IV             tests,  0|1      GPU kernels: the interleaved
  *                           tuning           window (_iv) for every multiple
  *                                            of 4 channels, or never
