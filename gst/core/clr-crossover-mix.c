@@ -185,11 +185,19 @@ clr_xo_mix_run (ClrXoMix * m, ClrHistory * x, const void *base,
 
     g_assert (xf >= x->start && xf + (int64_t) n <= x->start +
         (int64_t) x->len);
-    /* stereo in 4 bands, the common case, with everything known */
-    if (ch == 2 && low == 3 && m->f64)
-      MIX_FRAMES (double, 2, pitch, 3);
-    else if (ch == 2 && low == 3)
+    /* stereo in 2 to 5 bands (F32), and in 4 (F64), with everything
+     * known: a 20480-frame block from planes in 3 bands took 132 us with
+     * the bands left to run time, in 5 bands 218 */
+    if (ch == 2 && !m->f64 && low == 1)
+      MIX_FRAMES (float, 2, pitch, 1);
+    else if (ch == 2 && !m->f64 && low == 2)
+      MIX_FRAMES (float, 2, pitch, 2);
+    else if (ch == 2 && !m->f64 && low == 3)
       MIX_FRAMES (float, 2, pitch, 3);
+    else if (ch == 2 && !m->f64 && low == 4)
+      MIX_FRAMES (float, 2, pitch, 4);
+    else if (ch == 2 && m->f64 && low == 3)
+      MIX_FRAMES (double, 2, pitch, 3);
     else if (m->f64)
       MIX_FRAMES (double, ch, pitch, low);
     else
