@@ -65,7 +65,7 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   # and the copying path of CPU devices without shared virtual memory
   CLRESAMPLE_SVM=0 ASAN_OPTIONS=$leak_check \
     meson test -C build-asan --print-errorlogs \
-    --num-processes 1 --logbase sanitizers-no-svm core \
+    --num-processes 1 --logbase sanitizers-no-svm core conv crossover \
     || status=$?
 fi
 
