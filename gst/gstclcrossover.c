@@ -552,7 +552,8 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
         GST_AUDIO_LAYOUT_INTERLEAVED;
     /* the mix reads the bands frame by frame either way; on CPUs each
      * band's transform then writes a plane of its own (clr-conv.h) */
-    cfg.planar_outputs = !clr_device_is_gpu (self->stream.device);
+    cfg.planar_outputs = clr_knob_or (clr_tuning_get ()->xo_planes,
+        !clr_device_is_gpu (self->stream.device)) != 0;
     /* The bands sum to the input by construction, whatever the
      * transforms' precision: on CPUs, where float transforms are 1.5x
      * faster, they serve float and 16-bit samples (a band's error ~1e-6

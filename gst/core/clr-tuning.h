@@ -54,6 +54,16 @@
  *                           tuning           with one partition: 0: the sum
  *                                            as its own kernel instead of in
  *                                            the inverse transform (default 1)
+ * CLRESAMPLE_CONV_AHEAD    tests,  0|1      convolution, work-group
+ *                           tuning           transforms: a stream's next
+ *                                            block's partition sum launched
+ *                                            right after its call (default:
+ *                                            from 8 MiB of delay line a sum)
+ *                                            or never
+ * CLRESAMPLE_XO_PLANES      tests,  0|1      clcrossover: the lower bands
+ *                                            from the convolution in planes
+ *                                            (1, the default on CPUs) or in
+ *                                            interleaved rows (0, GPUs)
  * CLRESAMPLE_FFT           tests,  0|1      0: never the FFT path; 1: the FFT
  *                           bench            path for every integer ratio
  *                                            (default: past the crossover in
@@ -109,6 +119,7 @@ typedef struct {
   ClrKnob conv_vec;
   ClrKnob conv_fused;
   ClrKnob conv_ahead;
+  ClrKnob xo_planes;
   ClrKnob fft;
   ClrKnob fft_block;
   ClrKnob offline_fourstep;
