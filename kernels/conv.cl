@@ -10,6 +10,9 @@
  *                     for batches of four blocks or more)
  *   clr_conv_inverse  Y -> the last H samples of the 2B-point circular
  *                     convolution, which equal the linear one
+ * With one partition on CPUs (CLR_CONV_FUSED_SUM) the inverse transform
+ * multiplies as it reads, and clr_conv_block runs a channel's forward
+ * transform and then its outputs' inverse ones in one launch.
  *
  * Real transforms of 2B points go through one complex transform of B points
  * (the even samples as real parts, the odd ones as imaginary parts) and a
@@ -414,15 +417,15 @@ vfft_second (__local fft_real * s, __local fft_real * z,
   }
 }
 
-__kernel void
-clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
-    uint channels,
-    __global cplx_t * ring, uint slot0, uint slots,
+/* Block blk of channel c into its ring slot (the kernel below; n_blocks:
+ * the batch's), with z and s the transform's local memory. */
+static void
+vforward (__global const real_t * in, uint in_chan, uint in_frame,
+    uint channels, __global cplx_t * ring, uint slot0, uint slots,
     __global const fft_t * tw, __global real_t * hist, uint hist_cap,
-    uint hist_at)
+    uint hist_at, uint n_blocks, uint blk, uint c, __local fft_real * z,
+    __local fft_real * s)
 {
-  __local fft_real z[2 * B], s[4 * N2 * VW];
-  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const real_t *w = in + (size_t) c * in_chan +
       (size_t) blk * HOP * in_frame;
   __global cplx_t *x;
@@ -464,7 +467,7 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   vfft_second (s, z, tw);
 
   /* only the blocks the ring keeps (see the work-group version) */
-  if (hist_cap && blk + hist_cap / HOP >= get_num_groups (0) / channels) {
+  if (hist_cap && blk + hist_cap / HOP >= n_blocks) {
     __global real_t *h = hist + (size_t) c * hist_cap +
         (hist_at + blk * HOP) % hist_cap;
 
@@ -500,6 +503,21 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   }
 }
 
+__kernel void
+clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
+    uint channels,
+    __global cplx_t * ring, uint slot0, uint slots,
+    __global const fft_t * tw, __global real_t * hist, uint hist_cap,
+    uint hist_at)
+{
+  __local fft_real z[2 * B], s[4 * N2 * VW];
+  const uint g = get_group_id (0);
+
+  vforward (in, in_chan, in_frame, channels, ring, slot0, slots, tw, hist,
+      hist_cap, hist_at, get_num_groups (0) / channels, g / channels,
+      g % channels, z, s);
+}
+
 #ifdef CLR_CONV_FUSED_SUM
 /* Bins k .. k + VW - 1 of X H, split into real and imaginary parts. */
 static inline vfft2_t
@@ -521,29 +539,28 @@ product_at (__global const cplx_t * x, __global const cplx_t * h, uint k)
  * transforms (docs/convolution.md). Output c is filter c / filter_div
  * (filter_stride spectra apart) on input channel c % in_channels. */
 #define Y_AT(k) product_at (x, h, k)
-__kernel void
-clr_conv_inverse (__global const cplx_t * ring, uint slot0, uint slots,
+/* Output c of block blk (the kernels below), z and s the transform's
+ * local memory. */
+static void
+vinverse (__global const cplx_t * ring, uint slot0, uint slots,
     __global const cplx_t * spectra, uint filter_stride, uint in_channels,
-    uint filter_div, uint channels,
-    __global const fft_t * tw, __global real_t * out, uint out_chan,
-    uint out_frame)
+    uint filter_div, __global const fft_t * tw, __global real_t * out,
+    uint out_chan, uint out_frame, uint blk, uint c, __local fft_real * z,
+    __local fft_real * s)
 {
-  __local fft_real z[2 * B], s[4 * N2 * VW];
-  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const cplx_t *x = ring + ((size_t) ((slot0 + blk) % slots) *
       in_channels + c % in_channels) * BINS;
   __global const cplx_t *h = spectra + (size_t) (c / filter_div) *
       filter_stride;
 #else
 #define Y_AT(k) TO_VFFT (vload16 (0, (__global const real_t *) (y + (k))))
-__kernel void
-clr_conv_inverse (__global const cplx_t * prod, uint channels,
+static void
+vinverse (__global const cplx_t * prod, uint channels,
     __global const fft_t * tw, __global real_t * out, uint out_chan,
-    uint out_frame)
+    uint out_frame, uint blk, uint c, __local fft_real * z,
+    __local fft_real * s)
 {
-  __local fft_real z[2 * B], s[4 * N2 * VW];
-  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
-  __global const cplx_t *y = prod + (size_t) g * BINS;
+  __global const cplx_t *y = prod + ((size_t) blk * channels + c) * BINS;
 #endif
   __global real_t *o = out + (size_t) c * out_chan +
       (size_t) blk * HOP * out_frame;
@@ -601,6 +618,60 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
     }
   }
 }
+
+#ifdef CLR_CONV_FUSED_SUM
+__kernel void
+clr_conv_inverse (__global const cplx_t * ring, uint slot0, uint slots,
+    __global const cplx_t * spectra, uint filter_stride, uint in_channels,
+    uint filter_div, uint channels,
+    __global const fft_t * tw, __global real_t * out, uint out_chan,
+    uint out_frame)
+{
+  __local fft_real z[2 * B], s[4 * N2 * VW];
+  const uint g = get_group_id (0);
+
+  vinverse (ring, slot0, slots, spectra, filter_stride, in_channels,
+      filter_div, tw, out, out_chan, out_frame, g / channels, g % channels,
+      z, s);
+}
+
+/* A whole one-partition block in one launch (CLR_CONV_FUSED_SUM): work-item
+ * g transforms block g / channels of channel g % channels, then computes
+ * that channel's outputs (g % channels, + channels, ... < n_out) from the
+ * spectrum it has just written, still in its cache: one command a batch
+ * fewer, which on PoCL is a hand-off to its threads and a wake-up. */
+__kernel void
+clr_conv_block (__global const real_t * in, uint in_chan, uint in_frame,
+    uint channels,
+    __global cplx_t * ring, uint slot0, uint slots,
+    __global const fft_t * tw, __global real_t * hist, uint hist_cap,
+    uint hist_at, __global const cplx_t * spectra, uint filter_stride,
+    uint filter_div, uint n_out, __global real_t * out, uint out_chan,
+    uint out_frame)
+{
+  __local fft_real z[2 * B], s[4 * N2 * VW];
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  uint o;
+
+  vforward (in, in_chan, in_frame, channels, ring, slot0, slots, tw, hist,
+      hist_cap, hist_at, get_num_groups (0) / channels, blk, c, z, s);
+  for (o = c; o < n_out; o += channels)
+    vinverse (ring, slot0, slots, spectra, filter_stride, channels,
+        filter_div, tw, out, out_chan, out_frame, blk, o, z, s);
+}
+#else
+__kernel void
+clr_conv_inverse (__global const cplx_t * prod, uint channels,
+    __global const fft_t * tw, __global real_t * out, uint out_chan,
+    uint out_frame)
+{
+  __local fft_real z[2 * B], s[4 * N2 * VW];
+  const uint g = get_group_id (0);
+
+  vinverse (prod, channels, tw, out, out_chan, out_frame, g / channels,
+      g % channels, z, s);
+}
+#endif
 #else
 
 /* in: channel c's frame f at c * in_chan + f * in_frame (planes, or frames

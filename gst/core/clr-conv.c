@@ -16,7 +16,9 @@
  * input and output: no upload or read-back, only the launches and a wait
  * (on PoCL each command is a hand-off to its threads; a 20480-frame
  * crossover block saved their two copies, 40 us, and about as much again
- * in hand-offs).
+ * in hand-offs). With one partition there the two transforms are one
+ * launch (clr_conv_block: host wall a 20480-frame crossover block
+ * 517-574 -> 352-503 us).
  */
 /* for clSetKernelArgSVMPointer, called only where clr-budget.c found
  * OpenCL 2.0 and fine-grained SVM */
@@ -90,6 +92,8 @@ struct _ClrConv {
   gboolean fft_double;          /* transforms in double (also for F32) */
   gboolean fft_vec;             /* a work-item a transform, in vectors */
   gboolean fused;               /* no sum: the inverse multiplies (P = 1) */
+  /* fused, and both transforms in one launch (clr_conv_block) */
+  gboolean one_launch;
   /* work-group transforms: the inverse adds partition 0's product, the
    * sum the others' (none with P = 1), so that after a one-block batch
    * the next block's sum can run ahead (sum_ahead), on spectra the device
@@ -108,7 +112,7 @@ struct _ClrConv {
   uint32_t opw;                 /* outputs a work-item of a one-block sum */
   size_t acc_size;              /* bytes of the sum's 4 bins, re or im */
 
-  cl_kernel forward, mac, mac_wide, inverse;
+  cl_kernel forward, mac, mac_wide, inverse, block_kernel;
   cl_mem twiddles;              /* B + 1 complex */
   cl_mem spectra;               /* [filter][partition][bin_stride] */
   cl_mem ring;                  /* [slot][channel][bin_stride] */
@@ -411,6 +415,13 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
       return FALSE;
     }
   }
+  if (c->one_launch) {
+    c->block_kernel = clCreateKernel (program, "clr_conv_block", &status);
+    if (status != CL_SUCCESS) {
+      clr_set_cl_error (error, status, "clr_conv_block");
+      return FALSE;
+    }
+  }
   /* as many work-items as the device allows each kernel, the transforms
    * at most one a radix-4 butterfly; a sum's slices share one work-group */
   c->fft_items = c->fft_vec ? 1 : MIN (CLR_CONV_FFT_ITEMS, c->block / 4);
@@ -605,6 +616,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * inverse transform takes as it reads its input */
   c->fused = c->fft_vec && c->parts == 1
       && clr_knob_or (tuning->conv_fused, 1) != 0;
+  c->one_launch = c->fused && clr_knob_or (tuning->conv_block, 1) != 0;
   c->newest_apart = !c->fft_vec;
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;
@@ -739,7 +751,9 @@ clr_conv_free (ClrConv * c)
   cl_mem *mems[] = { &c->twiddles, &c->spectra, &c->ring, &c->in, &c->prod,
     &c->out, &c->hist
   };
-  cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse };
+  cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse,
+    c->block_kernel
+  };
   clFinish (c->queue);
   if (c->ahead_event)
     clReleaseEvent (c->ahead_event);
@@ -945,6 +959,13 @@ mac_range (ClrConv * c, size_t n, size_t global[3], size_t local[3])
   local[2] = c->slices;
 }
 
+/* Where a batch's output goes in the fifo (shared memory) */
+static char *
+fifo_end (ClrConv * c)
+{
+  return c->fifo + c->fifo_len * c->fifo_step * c->ssize;
+}
+
 /* Sets the kernels' arguments for a batch of n blocks. */
 static cl_int
 set_args (ClrConv * c, cl_uint n)
@@ -981,8 +1002,26 @@ set_args (ClrConv * c, cl_uint n)
     ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
     ARG_UINT (out_frame)
   };
+  /* the forward transform's, then the outputs' */
+  const ClrKernelArg block[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
+    ARG_UINT (in_frame), ARG_UINT (c->channels), ARG_MEM (c->ring),
+    ARG_UINT (slot0), ARG_UINT (c->slots), ARG_MEM (c->twiddles),
+    ARG_MEM (c->hist), ARG_UINT (hist_cap), ARG_UINT (hist_at),
+    ARG_MEM (c->spectra), ARG_UINT (filter_bins), ARG_UINT (c->filter_div),
+    ARG_UINT (c->n_out), ARG_MEM (c->out), ARG_UINT (out_chan),
+    ARG_UINT (out_frame)
+  };
   cl_int status;
 
+  if (c->one_launch) {
+    status = clr_kernel_set_args (c->block_kernel, block,
+        G_N_ELEMENTS (block));
+    if (status == CL_SUCCESS && c->svm)
+      status = clSetKernelArgSVMPointer (c->block_kernel, 0, c->stage);
+    if (status == CL_SUCCESS && c->svm)
+      status = clSetKernelArgSVMPointer (c->block_kernel, 15, fifo_end (c));
+    return status;
+  }
   status = clr_kernel_set_args (c->forward, forward, G_N_ELEMENTS (forward));
   if (status == CL_SUCCESS && c->fused)
     status = clr_kernel_set_args (c->inverse, fused, G_N_ELEMENTS (fused));
@@ -996,7 +1035,7 @@ set_args (ClrConv * c, cl_uint n)
     status = clSetKernelArgSVMPointer (c->forward, 0, c->stage);
   if (status == CL_SUCCESS && c->svm)
     status = clSetKernelArgSVMPointer (c->inverse, c->fused ? 9 : 3,
-        c->fifo + c->fifo_len * c->fifo_step * c->ssize);
+        fifo_end (c));
   return status;
 }
 
@@ -1079,11 +1118,11 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
     const size_t *global, *local;
     const char *what;
   } launches[] = {
-    {c->forward, 1, &fft_global, &c->fft_items,
-        "Launching the forward transforms"},
+    {c->one_launch ? c->block_kernel : c->forward, 1, &fft_global,
+        &c->fft_items, "Launching the forward transforms"},
     {runs_sum (c) && !sum_ready ? mac_kernel (c, n) : NULL, 3, mac_global,
         mac_local, "Launching the partition sums"},
-    {c->inverse, 1, &ifft_global, &c->fft_items,
+    {c->one_launch ? NULL : c->inverse, 1, &ifft_global, &c->fft_items,
         "Launching the inverse transforms"},
   };
   cl_event ev[CLR_CONV_STAGES] = { NULL };

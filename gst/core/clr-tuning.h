@@ -60,6 +60,9 @@
  *                                            right after its call (default:
  *                                            from 8 MiB of delay line a sum)
  *                                            or never
+ * CLRESAMPLE_CONV_BLOCK    tests,  0|1      convolution, one partition on
+ *                           tuning           CPUs: 1: both transforms in one
+ *                                            launch (the default); 0: two
  * CLRESAMPLE_XO_PLANES      tests,  0|1      clcrossover: the lower bands
  *                                            from the convolution in planes
  *                                            (1, the default on CPUs) or in
@@ -119,6 +122,7 @@ typedef struct {
   ClrKnob conv_vec;
   ClrKnob conv_fused;
   ClrKnob conv_ahead;
+  ClrKnob conv_block;
   ClrKnob xo_planes;
   ClrKnob fft;
   ClrKnob fft_block;
