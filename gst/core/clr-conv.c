@@ -637,6 +637,9 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->hist_keep = cfg->history;
   c->hist_cap = (cfg->history + H - 1) / H * H;
   c->acc_size = (acc_double ? sizeof (double) : c->ssize) * 4;
+  /* page-locked on GPUs: the batch's upload and read-back then go by DMA
+   * instead of through the driver's bounce buffer (64 channels at B = 1024
+   * move 512 + 256 KiB a block) */
   c->pinned = clr_knob_or (tuning->pinned, clr_device_is_gpu (dev)) != 0;
   c->svm = !c->pinned && clr_knob_or (tuning->svm, 1) != 0
       && clr_budget_svm_supported (dev);
@@ -675,9 +678,6 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->out_interleaved = c->interleaved && !cfg->planar_outputs;
   c->fifo_pitch = c->out_interleaved ? 1 : c->fifo_cap;
   c->fifo_step = c->out_interleaved ? c->n_out : 1;
-  /* page-locked on GPUs: the batch's upload and read-back then go by DMA
-   * instead of through the driver's bounce buffer (64 channels at B = 1024
-   * move 512 + 256 KiB a block) */
   c->profile = tuning->profile;
   if (c->svm) {
     if (!(c->stage = clr_budget_svm_alloc (&c->budget, stage_bytes (c),
@@ -720,8 +720,9 @@ failed:
 static void
 print_profile (ClrConv * c)
 {
-  const char *names[] = { "upload", "forward", "sum", "inverse", "read",
-    "host wall", "source", "sink"
+  const char *names[] = { "upload",
+    c->one_launch ? "forward and inverse" : "forward", "sum", "inverse",
+    "read", "host wall", "source", "sink"
   };
   const double n = (double) c->prof_batches;
   GString *line = g_string_new (NULL);
