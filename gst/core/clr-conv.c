@@ -474,6 +474,24 @@ choose_slices (ClrConv * c, const ClrTuning * tuning)
   return 1u << g_bit_nth_msf ((gulong) want, -1);
 }
 
+/* Whether a fused block's two transforms go in one launch: where its
+ * channels alone keep every compute unit busy. The one launch runs a
+ * channel's outputs one after another on the thread that transformed its
+ * input; two launches spread the outputs over all threads, which pays
+ * where there are more threads than channels (a mono crossover on 2
+ * cores, a stereo one on 8) and one launch fewer does not. */
+static gboolean
+choose_one_launch (ClrConv * c, const ClrTuning * tuning)
+{
+  cl_uint units = 1;
+
+  if (!c->fused)
+    return FALSE;
+  clGetDeviceInfo (clr_device_get_id (c->dev), CL_DEVICE_MAX_COMPUTE_UNITS,
+      sizeof (units), &units, NULL);
+  return clr_knob_or (tuning->conv_block, c->channels >= units) != 0;
+}
+
 /* Outputs a work-item of a one-block sum: a power of two that divides
  * the outputs (CLR_CONV_OPW_GPU on GPUs with many outputs, else 1). */
 static uint32_t
@@ -616,7 +634,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * inverse transform takes as it reads its input */
   c->fused = c->fft_vec && c->parts == 1
       && clr_knob_or (tuning->conv_fused, 1) != 0;
-  c->one_launch = c->fused && clr_knob_or (tuning->conv_block, 1) != 0;
+  c->one_launch = choose_one_launch (c, tuning);
   c->newest_apart = !c->fft_vec;
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;

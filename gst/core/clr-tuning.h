@@ -62,7 +62,9 @@
  *                                            or never
  * CLRESAMPLE_CONV_BLOCK    tests,  0|1      convolution, one partition on
  *                           tuning           CPUs: 1: both transforms in one
- *                                            launch (the default); 0: two
+ *                                            launch; 0: two (default: one
+ *                                            where the channels are at
+ *                                            least the compute units)
  * CLRESAMPLE_XO_PLANES      tests,  0|1      clcrossover: the lower bands
  *                                            from the convolution in planes
  *                                            (1, the default on CPUs) or in
