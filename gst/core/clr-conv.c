@@ -20,9 +20,6 @@
  * launch (clr_conv_block: host wall a 20480-frame crossover block
  * 517-574 -> 352-503 us).
  */
-/* for clSetKernelArgSVMPointer, called only where clr-budget.c found
- * OpenCL 2.0 and fine-grained SVM */
-#define CL_TARGET_OPENCL_VERSION 200
 #include <math.h>
 #include <string.h>
 #include "clr-conv.h"
@@ -915,8 +912,11 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
   return TRUE;
 }
 
-#define ARG_MEM(m) { sizeof (cl_mem), &(m) }
-#define ARG_UINT(u) { sizeof (cl_uint), &(u) }
+#define ARG_MEM(m) { sizeof (cl_mem), &(m), NULL }
+#define ARG_UINT(u) { sizeof (cl_uint), &(u), NULL }
+/* buffer m, or where the kernels share memory with the host (svm) the
+ * pointer p into it */
+#define ARG_SHARED(m, p) { sizeof (cl_mem), &(m), (p) }
 
 /* Blocks a work-item of clr_conv_mac_wide sums, sharing the loads of the
  * filter spectra: for batches of that many blocks or more (MAC_WIDE in
@@ -954,7 +954,7 @@ set_mac_args (ClrConv * c, cl_uint n, cl_uint slot0)
     ARG_UINT (c->slots), ARG_UINT (c->parts), ARG_MEM (c->spectra),
     ARG_UINT (stride), ARG_MEM (c->prod), ARG_UINT (n),
     /* the slices' tree: re and im of 4 bins a work-item */
-    {2 * c->acc_size * mac_lanes (c) * c->slices, NULL},
+    {2 * c->acc_size * mac_lanes (c) * c->slices, NULL, NULL},
     ARG_UINT (c->channels), ARG_UINT (c->filter_div)
   };
 
@@ -1002,43 +1002,43 @@ set_args (ClrConv * c, cl_uint n)
   const cl_uint hist_at = hist_cap ? (cl_uint) (c->blocks * c->hop %
       hist_cap) : 0;
   const cl_uint filter_bins = filter_stride (c) * 4;
-  const ClrKernelArg forward[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
-    ARG_UINT (in_frame), ARG_UINT (c->channels), ARG_MEM (c->ring), ARG_UINT (slot0),
-    ARG_UINT (c->slots), ARG_MEM (c->twiddles), ARG_MEM (c->hist),
-    ARG_UINT (hist_cap), ARG_UINT (hist_at)
+  /* shared memory: the stage in, the fifo's free end out */
+  const void *in_svm = c->svm ? c->stage : NULL;
+  const void *out_svm = c->svm ? fifo_end (c) : NULL;
+  const ClrKernelArg forward[] = { ARG_SHARED (c->in, in_svm),
+    ARG_UINT (in_chan), ARG_UINT (in_frame), ARG_UINT (c->channels),
+    ARG_MEM (c->ring), ARG_UINT (slot0), ARG_UINT (c->slots),
+    ARG_MEM (c->twiddles), ARG_MEM (c->hist), ARG_UINT (hist_cap),
+    ARG_UINT (hist_at)
   };
   /* the work-group version's last 7: partition 0's product's inputs */
   const ClrKernelArg inverse[] = { ARG_MEM (c->prod), ARG_UINT (c->n_out),
-    ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
-    ARG_UINT (out_frame), ARG_MEM (c->ring), ARG_UINT (slot0),
-    ARG_UINT (c->slots), ARG_MEM (c->spectra), ARG_UINT (filter_bins),
-    ARG_UINT (c->channels), ARG_UINT (c->filter_div)
+    ARG_MEM (c->twiddles), ARG_SHARED (c->out, out_svm),
+    ARG_UINT (out_chan), ARG_UINT (out_frame), ARG_MEM (c->ring),
+    ARG_UINT (slot0), ARG_UINT (c->slots), ARG_MEM (c->spectra),
+    ARG_UINT (filter_bins), ARG_UINT (c->channels), ARG_UINT (c->filter_div)
   };
   /* the sum's inputs instead of its products (in complex values) */
   const ClrKernelArg fused[] = { ARG_MEM (c->ring), ARG_UINT (slot0),
     ARG_UINT (c->slots), ARG_MEM (c->spectra), ARG_UINT (filter_bins),
     ARG_UINT (c->channels), ARG_UINT (c->filter_div), ARG_UINT (c->n_out),
-    ARG_MEM (c->twiddles), ARG_MEM (c->out), ARG_UINT (out_chan),
-    ARG_UINT (out_frame)
+    ARG_MEM (c->twiddles), ARG_SHARED (c->out, out_svm),
+    ARG_UINT (out_chan), ARG_UINT (out_frame)
   };
-  /* the forward transform's, then the outputs' */
-  const ClrKernelArg block[] = { ARG_MEM (c->in), ARG_UINT (in_chan),
-    ARG_UINT (in_frame), ARG_UINT (c->channels), ARG_MEM (c->ring),
-    ARG_UINT (slot0), ARG_UINT (c->slots), ARG_MEM (c->twiddles),
-    ARG_MEM (c->hist), ARG_UINT (hist_cap), ARG_UINT (hist_at),
-    ARG_MEM (c->spectra), ARG_UINT (filter_bins), ARG_UINT (c->filter_div),
-    ARG_UINT (c->n_out), ARG_MEM (c->out), ARG_UINT (out_chan),
-    ARG_UINT (out_frame)
+  /* clr_conv_block: the forward transform's, then these */
+  const ClrKernelArg block_outputs[] = { ARG_MEM (c->spectra),
+    ARG_UINT (filter_bins), ARG_UINT (c->filter_div), ARG_UINT (c->n_out),
+    ARG_SHARED (c->out, out_svm), ARG_UINT (out_chan), ARG_UINT (out_frame)
   };
   cl_int status;
 
   if (c->one_launch) {
-    status = clr_kernel_set_args (c->block_kernel, block,
-        G_N_ELEMENTS (block));
-    if (status == CL_SUCCESS && c->svm)
-      status = clSetKernelArgSVMPointer (c->block_kernel, 0, c->stage);
-    if (status == CL_SUCCESS && c->svm)
-      status = clSetKernelArgSVMPointer (c->block_kernel, 15, fifo_end (c));
+    status = clr_kernel_set_args (c->block_kernel, forward,
+        G_N_ELEMENTS (forward));
+    if (status == CL_SUCCESS)
+      status = clr_kernel_set_args_from (c->block_kernel,
+          G_N_ELEMENTS (forward), block_outputs,
+          G_N_ELEMENTS (block_outputs));
     return status;
   }
   status = clr_kernel_set_args (c->forward, forward, G_N_ELEMENTS (forward));
@@ -1049,12 +1049,6 @@ set_args (ClrConv * c, cl_uint n)
   if (status == CL_SUCCESS && !c->fused)
     status = clr_kernel_set_args (c->inverse, inverse, c->newest_apart ?
         G_N_ELEMENTS (inverse) : 6);
-  /* shared memory: the stage in, the fifo's free end out */
-  if (status == CL_SUCCESS && c->svm)
-    status = clSetKernelArgSVMPointer (c->forward, 0, c->stage);
-  if (status == CL_SUCCESS && c->svm)
-    status = clSetKernelArgSVMPointer (c->inverse, c->fused ? 9 : 3,
-        fifo_end (c));
   return status;
 }
 
@@ -1191,7 +1185,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   }
   if (status != CL_SUCCESS)
     goto failed;
-  what = "Reading the output back";
+  what = c->svm ? "Waiting for the convolution's kernels" :
+      "Reading the output back";
   if (c->svm)
     status = clFinish (c->queue);
   else if (c->out_interleaved)

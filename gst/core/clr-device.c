@@ -1,6 +1,11 @@
 /* clresample: shared OpenCL devices. See clr-device.h. */
 /* for pthread_{get,set}attr_default_np () */
 #define _GNU_SOURCE
+/* for clSetKernelArgSVMPointer, called only with the pointers of devices
+ * that have OpenCL 2.0 and fine-grained SVM (clr-budget.c) */
+#define CL_TARGET_OPENCL_VERSION 200
+/* ... and still clCreateCommandQueue (), which 1.2 devices have too */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <pthread.h>
 #include <string.h>
 #include <stdlib.h>
@@ -621,12 +626,21 @@ out:
 }
 
 cl_int
-clr_kernel_set_args (cl_kernel kernel, const ClrKernelArg * args, cl_uint n)
+clr_kernel_set_args_from (cl_kernel kernel, cl_uint first,
+    const ClrKernelArg * args, cl_uint n)
 {
   cl_int status = CL_SUCCESS;
   cl_uint i;
 
   for (i = 0; i < n && status == CL_SUCCESS; i++)
-    status = clSetKernelArg (kernel, i, args[i].size, args[i].value);
+    status = args[i].svm ?
+        clSetKernelArgSVMPointer (kernel, first + i, args[i].svm) :
+        clSetKernelArg (kernel, first + i, args[i].size, args[i].value);
   return status;
+}
+
+cl_int
+clr_kernel_set_args (cl_kernel kernel, const ClrKernelArg * args, cl_uint n)
+{
+  return clr_kernel_set_args_from (kernel, 0, args, n);
 }

@@ -60,17 +60,22 @@ cl_program clr_device_get_program (ClrDevice * dev, const char *source,
     const char *options, GError ** error);
 
 /* One kernel argument: its size and where its value lies (value NULL:
- * that many bytes of local memory). */
+ * that many bytes of local memory), or (svm not NULL) a pointer into
+ * shared virtual memory, which then takes the place of the buffer. */
 typedef struct {
   size_t size;
   const void *value;
+  const void *svm;
 } ClrKernelArg;
 
-#define CLR_KERNEL_ARG(v) { sizeof (v), &(v) }
+#define CLR_KERNEL_ARG(v) { sizeof (v), &(v), NULL }
 
 /* Sets arguments 0 .. n - 1 of kernel; the first failure's status. */
 cl_int clr_kernel_set_args (cl_kernel kernel, const ClrKernelArg * args,
     cl_uint n);
+/* ... arguments first .. first + n - 1 */
+cl_int clr_kernel_set_args_from (cl_kernel kernel, cl_uint first,
+    const ClrKernelArg * args, cl_uint n);
 
 /* Sets error from an OpenCL status code and a description of the call. */
 void clr_set_cl_error (GError ** error, cl_int status, const char *what);
