@@ -113,6 +113,22 @@ typedef real4_t acc4_t;
 #define CMUL(a, b) ((a).x * (b).x - (a).y * (b).y), \
     ((a).x * (b).y + (a).y * (b).x)
 
+/* Where block blk's spectrum of input channel c lies in the ring (in
+ * complex values), the first block in slot slot0 */
+static inline size_t
+ring_at (uint slot0, uint slots, uint channels, uint blk, uint c)
+{
+  return ((size_t) ((slot0 + blk) % slots) * channels + c) * BINS;
+}
+
+/* Output c's filter spectra: filter c / filter_div, stride values apart */
+static inline __global const cplx_t *
+filter_at (__global const cplx_t * spectra, uint filter_div, uint stride,
+    uint c)
+{
+  return spectra + (size_t) (c / filter_div) * stride;
+}
+
 static inline fft_t
 cmul (fft_t a, fft_t b)
 {
@@ -475,7 +491,7 @@ vforward (__global const real_t * in, uint in_chan, uint in_frame,
       h[n] = w[(2 * B - HOP + n) * in_frame];
   }
 
-  x = ring + ((size_t) ((slot0 + blk) % slots) * channels + c) * BINS;
+  x = ring + ring_at (slot0, slots, channels, blk, c);
   /* X[k] = E + exp (-i pi k / B) O, E = (Z[k] + conj Z[B-k]) / 2,
    * O = (Z[k] - conj Z[B-k]) / 2i; Z[B-k] for k in [k, k + VW) are the
    * VW values ending at B - k, reversed */
@@ -548,10 +564,10 @@ vinverse (__global const cplx_t * ring, uint slot0, uint slots,
     uint out_chan, uint out_frame, uint blk, uint c, __local fft_real * z,
     __local fft_real * s)
 {
-  __global const cplx_t *x = ring + ((size_t) ((slot0 + blk) % slots) *
-      in_channels + c % in_channels) * BINS;
-  __global const cplx_t *h = spectra + (size_t) (c / filter_div) *
-      filter_stride;
+  __global const cplx_t *x = ring + ring_at (slot0, slots, in_channels,
+      blk, c % in_channels);
+  __global const cplx_t *h = filter_at (spectra, filter_div, filter_stride,
+      c);
 #else
 #define Y_AT(k) TO_VFFT (vload16 (0, (__global const real_t *) (y + (k))))
 static void
@@ -711,7 +727,7 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   barrier (CLK_LOCAL_MEM_FENCE);
   fft_local (z, tw, 0);
 
-  x = ring + ((size_t) ((slot0 + blk) % slots) * channels + c) * BINS;
+  x = ring + ring_at (slot0, slots, channels, blk, c);
   for (k = lid; k <= B; k += ls) {
     /* Z = E + i O with E, O the transforms of the even and odd samples:
      * E = (Z[k] + conj Z[B-k]) / 2, O = (Z[k] - conj Z[B-k]) / 2i, and
@@ -1008,10 +1024,10 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
   __global real_t *o = out + (size_t) c * out_chan +
       (size_t) blk * HOP * out_frame;
 #ifdef CLR_CONV_NEWEST_APART
-  __global const cplx_t *x = ring + ((size_t) ((slot0 + blk) % slots) *
-      in_channels + c % in_channels) * BINS;
-  __global const cplx_t *h = spectra + (size_t) (c / filter_div) *
-      filter_bins;
+  __global const cplx_t *x = ring + ring_at (slot0, slots, in_channels,
+      blk, c % in_channels);
+  __global const cplx_t *h = filter_at (spectra, filter_div, filter_bins,
+      c);
 #endif
   uint n, k;
 

@@ -104,15 +104,15 @@ clr_xo_mix_reset (ClrXoMix * m, int64_t pos, GError ** error)
 
 /* MIX_CHANNEL's work for all channels at once, where nothing is delayed
  * and the output is interleaved frames (the engine's P = (bands - 1)
- * channels lower-band samples of frame i at base + i step + p PITCH: rows
- * with PITCH 1, planes with step 1; the output's bands x channels at out0 +
+ * channels lower-band samples of frame i at base + i step + p pitch: rows
+ * with pitch 1, planes with step 1; the output's bands x channels at out0 +
  * i out_step): a frame's samples in a row, not channel by channel across
  * all frames, with CH channels and LOW lower bands known to the compiler
  * where they can be. A 20480-frame stereo block in 4 bands on the 2-core
  * test machine: from rows 141 us with a memcpy () a row, 80 us so; from
  * planes 125 us channel by channel, 105-120 us so with the bands unknown,
  * 63 us with them known. */
-#define MIX_FRAMES(T, CH, PITCH, LOW) \
+#define MIX_FRAMES(T, CH, LOW) \
   do { \
     const size_t P = (LOW) * (CH); \
     const T g_top = (T) m->gain[(LOW)]; \
@@ -123,7 +123,7 @@ clr_xo_mix_reset (ClrXoMix * m, int64_t pos, GError ** error)
     unsigned k; \
     for (p = 0; p < P; p++) { \
       gp[p] = (T) m->gain[p / (CH)]; \
-      ep[p] = (const T *) base + drop * step + p * (PITCH); \
+      ep[p] = (const T *) base + drop * step + p * pitch; \
     } \
     for (c = 0; c < (CH); c++) \
       xc[c] = (const T *) (clr_history_plane (x, c) + (xf - x->start) * ss) \
@@ -189,19 +189,19 @@ clr_xo_mix_run (ClrXoMix * m, ClrHistory * x, const void *base,
      * known: a 20480-frame block from planes in 3 bands took 132 us with
      * the bands left to run time, in 5 bands 218 */
     if (ch == 2 && !m->f64 && low == 1)
-      MIX_FRAMES (float, 2, pitch, 1);
+      MIX_FRAMES (float, 2, 1);
     else if (ch == 2 && !m->f64 && low == 2)
-      MIX_FRAMES (float, 2, pitch, 2);
+      MIX_FRAMES (float, 2, 2);
     else if (ch == 2 && !m->f64 && low == 3)
-      MIX_FRAMES (float, 2, pitch, 3);
+      MIX_FRAMES (float, 2, 3);
     else if (ch == 2 && !m->f64 && low == 4)
-      MIX_FRAMES (float, 2, pitch, 4);
+      MIX_FRAMES (float, 2, 4);
     else if (ch == 2 && m->f64 && low == 3)
-      MIX_FRAMES (double, 2, pitch, 3);
+      MIX_FRAMES (double, 2, 3);
     else if (m->f64)
-      MIX_FRAMES (double, ch, pitch, low);
+      MIX_FRAMES (double, ch, low);
     else
-      MIX_FRAMES (float, ch, pitch, low);
+      MIX_FRAMES (float, ch, low);
     m->pos += (int64_t) n;
     return TRUE;
   }
