@@ -51,7 +51,6 @@
 
 #include <string.h>
 #include "gstclresample.h"
-#include "gstclrpinnedallocator.h"
 #include "gstclrcommon.h"
 #include "core/clr-log.h"
 #include "core/clr-conv.h"
@@ -136,8 +135,6 @@ static GstFlowReturn gst_cl_resample_submit_input_buffer (GstBaseTransform *
     trans, gboolean is_discont, GstBuffer * input);
 static gboolean gst_cl_resample_sink_event (GstBaseTransform * trans,
     GstEvent * event);
-static gboolean gst_cl_resample_decide_allocation (GstBaseTransform * trans,
-    GstQuery * query);
 static gboolean gst_cl_resample_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 
@@ -215,8 +212,6 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
       GST_DEBUG_FUNCPTR (gst_cl_resample_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_resample_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_resample_query);
-  trans_class->decide_allocation =
-      GST_DEBUG_FUNCPTR (gst_cl_resample_decide_allocation);
   trans_class->passthrough_on_same_caps = TRUE;
 }
 
@@ -470,7 +465,8 @@ gst_cl_resample_flush_held (GstClResample * self)
   GstBuffer *buf;
   GstAudioBuffer abuf;
   void *in[CLR_CHANNELS_MAX];
-  void *no_planes[1] = { NULL };
+  /* the engine reads a pointer a plane even when it writes no frame */
+  void *no_planes[CLR_CHANNELS_MAX] = { NULL };
   guint64 first;
   size_t n, got = 0;
   gboolean ok;
@@ -905,7 +901,8 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   guint64 first;
   gboolean gap, silent_out, ok;
   gsize out_bpf = GST_AUDIO_INFO_BPF (&self->out_info);
-  void *no_planes[1] = { NULL };
+  /* the engine reads a pointer a plane even when it writes no frame */
+  void *no_planes[CLR_CHANNELS_MAX] = { NULL };
   void *held_planes[CLR_CHANNELS_MAX];
   gpointer *in_planes;
 
@@ -997,33 +994,6 @@ gst_cl_resample_generate_output (GstBaseTransform * trans,
 {
   return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
       trans, outbuf);
-}
-
-/* Output buffers in page-locked memory when the engine stages through it
- * (GPUs): the device's result then lands in them directly. Downstream's
- * own pool, if it offers one, wins. */
-static gboolean
-gst_cl_resample_decide_allocation (GstBaseTransform * trans, GstQuery * query)
-{
-  GstClResample *self = GST_CL_RESAMPLE (trans);
-
-  if (self->engine && clr_engine_get_pinned (self->engine)
-      && gst_query_get_n_allocation_pools (query) == 0) {
-    GstAllocator *allocator = gst_clr_pinned_allocator_new (self->device);
-    GstAllocationParams params;
-
-    gst_allocation_params_init (&params);
-    if (gst_query_get_n_allocation_params (query) > 0) {
-      gst_query_parse_nth_allocation_param (query, 0, NULL, &params);
-      gst_query_set_nth_allocation_param (query, 0, allocator, &params);
-    } else {
-      gst_query_add_allocation_param (query, allocator, &params);
-    }
-    GST_DEBUG_OBJECT (self, "page-locked output buffers");
-    gst_object_unref (allocator);
-  }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
-      query);
 }
 
 /* Input outside the segment is clipped away before it reaches the filter,

@@ -227,16 +227,45 @@ locate (ulong pos, ulong I, ulong * p)
 #define STORE_OUT(i, c, v) \
   (out[(i) * o_fstride + (c) * o_cstride] = STORE (v))
 
+/* A launch runs the same conversion for several streams at once (the
+ * device's scheduler gathers the buffers of every element instance that
+ * shares this kernel and filter: gst/core/clr-sched.c). Dimension 2 of the
+ * NDRange is the stream; its row of `streams` (CLR_STREAM_WORDS ulongs,
+ * from row `first`) says where its window and output lie in the batch's
+ * buffers and where its outputs fall in the filter's phases. Each stream
+ * computes exactly what a launch of its own would: the same products in the
+ * same order. */
+#define CLR_STREAM_WORDS 16
+
 #define CLR_KERNEL_ARGS                                                 \
-    __global const win_t *restrict win,                                 \
-    __global sample_t *restrict out, __global const coef_t *restrict coef, \
+    __global const win_t *restrict win_all,                             \
+    __global sample_t *restrict out_all,                                \
+    __global const coef_t *restrict coef,                               \
     const uint channels, const uint taps, const ulong I, const ulong D,  \
-    const ulong first_tap, const ulong phase0, const uint n_out,        \
-    const ulong w_cstride, const ulong o_fstride, const ulong o_cstride
+    __global const ulong *restrict streams, const uint first
+
+/* This work-item's stream: its window (planes w_cstride apart), its output
+ * (o_fstride, o_cstride), the window frame of its first output's first tap
+ * and that output's phase, its output count, and `align` (see
+ * span_start ()) */
+#define CLR_STREAM()                                                    \
+  __global const ulong *s_row =                                         \
+      streams + (ulong) CLR_STREAM_WORDS * (first + get_global_id (2));  \
+  __global const win_t *restrict win = win_all + s_row[0];              \
+  __global sample_t *restrict out = out_all + s_row[1];                 \
+  const ulong first_tap = s_row[2];                                     \
+  const ulong phase0 = s_row[3];                                        \
+  const uint n_out = (uint) s_row[4];                                   \
+  const ulong w_cstride = s_row[5];                                     \
+  const ulong o_fstride = s_row[6];                                     \
+  const ulong o_cstride = s_row[7];                                     \
+  const uint align = (uint) s_row[8];                                   \
+  (void) align
 
 /* The output frame i and channel c of a one-channel work-item, its phase
  * p, and its taps x in the window */
 #define CLR_LOCATE()                                                    \
+  CLR_STREAM ();                                                        \
   const uint i = get_global_id (0);                                     \
   const uint c = get_global_id (1);                                     \
   if (i >= n_out || c >= channels)                                      \
@@ -327,6 +356,7 @@ clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 __kernel void
 clr_resample_table_c2 (CLR_KERNEL_ARGS)
 {
+  CLR_STREAM ();
   const uint i = get_global_id (0);
   const uint c0 = 2 * get_global_id (1);
   if (i >= n_out || c0 >= channels)
@@ -422,6 +452,7 @@ frame_offset (ulong pos, ulong D, uint j, ulong I, ulong adv, ulong * p)
 
 /* This work-item's first output frame i (of nf) and first channel c0 */
 #define CLR_TILE(nf)                                                    \
+  CLR_STREAM ();                                                        \
   const uint i = (nf) * get_global_id (0);                              \
   const uint c0 = get_global_id (1) * CLR_CPI;                          \
   if (i >= n_out || c0 >= channels)                                     \
@@ -563,7 +594,7 @@ clr_resample_table_tc2 (CLR_KERNEL_ARGS)
  * of zeros after the input, so the zero products meet only finite
  * samples. */
 __kernel void
-clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead, const uint align)
+clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead)
 {
   CLR_TILE (CLR_FPI);
   const ulong pos = phase0 + (ulong) i * D;
@@ -667,8 +698,9 @@ iv_double_block (acc4_t hd, const blk4_t s[4])
  * up to a multiple of 4 past taps + lead + 3). Channels must be a multiple
  * of 4. */
 __kernel void
-clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead, const uint align)
+clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead)
 {
+  CLR_STREAM ();
   const uint g = get_global_id (0);
   const uint i = CLR_FPI * get_global_id (1);
   const uint fs = channels / 4;

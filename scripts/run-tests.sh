@@ -54,13 +54,14 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
     --num-processes 1 \
     no-device >/dev/null || true
   ASAN_OPTIONS=$leak_check meson test -C build-asan --print-errorlogs \
-    --num-processes 1 --logbase sanitizers lsan-canary core element robust \
-    batching conv firfilter crossover crossover-design fft-path \
+    --num-processes 1 --logbase sanitizers lsan-canary core sched element robust \
+    batching streams conv firfilter crossover crossover-design fft-path \
     no-device || status=$?
   # and the GPU code path (GPU kernels, page-locked staging) on this CPU
   CLRESAMPLE_KERNELS=gpu CLRESAMPLE_PINNED=1 ASAN_OPTIONS=$leak_check \
     meson test -C build-asan --print-errorlogs \
-    --num-processes 1 --logbase sanitizers-gpu-path core element conv fft-path \
+    --num-processes 1 --logbase sanitizers-gpu-path core sched element streams conv \
+    fft-path \
     || status=$?
   # and the copying path of CPU devices without shared virtual memory
   CLRESAMPLE_SVM=0 ASAN_OPTIONS=$leak_check \

@@ -2,21 +2,20 @@
  *
  * Window bookkeeping, all in absolute input frame indices (frame 0 is the
  * first frame after a reset):
- *   win_start  index of the first frame held in the active device window
+ *   win_start  index of the first frame held in the window
  *   win_len    frames held; the window covers [win_start, in_total)
  * Output frame m reads frames n(m) - K/2 + 1 .. n(m) + K/2. After each call
  * the window keeps exactly what the next output still needs (at most K - 1
- * frames), copied to the front of the other buffer of a ping-pong pair; a
- * single device buffer could not do it, as clEnqueueCopyBuffer forbids
- * overlapping copies within one buffer.
+ * frames, and the several-frame kernels' `back`).
  *
- * CPU devices with fine-grained shared virtual memory take another path
- * (the svm_* functions): see the comment at the top of clr-engine-svm.c.
+ * The window lives on the host (clr-window.h). A buffer is one job of the
+ * device's scheduler (clr-sched.h): the window goes into the batch's
+ * staging, and the kernel, shared with every stream of the same
+ * configuration, runs once for the whole batch.
  */
 #include <string.h>
 #include "clr-engine-private.h"
 #include "clr-conv.h"
-#include "clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
 
@@ -25,8 +24,9 @@
  * this many bytes on the device, so memory is bounded whatever the buffer
  * size; ordinary buffers (a second of 8-channel audio) are one chunk. */
 #define CLR_CHUNK_BYTES (32u * 1024u * 1024u)
-
-static void host_buf_free (ClrEngine * e, ClrHostBuf * hb);
+/* A job's window planes start this many frames apart at least: every plane
+ * then starts as aligned as the batch's staging (clr-sched.c) */
+#define CLR_PLANE_ALIGN 32u
 
 size_t
 clr_format_size (ClrFormat format)
@@ -72,29 +72,10 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
   return TRUE;
 }
 
-/* Device memory is counted against the budget (clr-budget.h). */
-gboolean
-clr_engine_check_alloc (ClrEngine * e, size_t bytes, const char *what, GError ** error)
-{
-  return clr_budget_check (&e->budget, bytes, what, error);
-}
-
-static cl_mem
-alloc_buffer (ClrEngine * e, cl_mem_flags flags, size_t bytes, void *host,
-    const char *what, GError ** error)
-{
-  return clr_budget_alloc (&e->budget, flags, bytes, host, what, error);
-}
-
-static void
-free_buffer (ClrEngine * e, cl_mem * mem)
-{
-  clr_budget_free (&e->budget, mem);
-}
-
-
+/* The coefficient table, made once for every stream that shares the
+ * kernel; checked against this engine's budget. */
 static gboolean
-upload_bank (ClrEngine * e, GError ** error)
+upload_bank (ClrEngine * e, cl_mem * coef, GError ** error)
 {
   const ClrKernelPlan *p = &e->plan;
   gboolean dbl = p->coef_double;
@@ -134,115 +115,19 @@ upload_bank (ClrEngine * e, GError ** error)
         }
       }
   }
-  e->coef = alloc_buffer (e, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-      n * csize, host, "filter coefficient table", error);
+  *coef = NULL;
+  if (clr_budget_check (&e->budget, n * csize, "filter coefficient table",
+          error)) {
+    cl_int status;
+    *coef = clCreateBuffer (clr_device_get_context (e->dev),
+        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * csize, host, &status);
+    if (status != CL_SUCCESS)
+      clr_set_cl_error (error, status, "Allocating the filter coefficient "
+          "table");
+  }
   g_free (row);
   g_free (host);
-  return e->coef != NULL;
-}
-
-/* Zeros a whole window buffer: cheaper to reason about than zeroing frame
- * ranges of every plane, and only needed at resets and on entering
- * silence. */
-static gboolean
-zero_buffer (ClrEngine * e, cl_mem mem, GError ** error)
-{
-  const cl_uchar zero = 0;
-  cl_int status;
-
-  if (e->plan.svm)
-    return clr_svm_zero (e);
-  status = clEnqueueFillBuffer (e->queue, mem, &zero, 1, 0,
-      e->win_cap * e->cfg.channels * e->ssize, 0, NULL, NULL);
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "clEnqueueFillBuffer");
-    return FALSE;
-  }
-  return TRUE;
-}
-
-/* Copies `frames` frames starting at frame `from` of src (whose planes are
- * src_cap frames long) to frame 0 of dst (planes of dst_cap frames). */
-static cl_int
-copy_frames (ClrEngine * e, cl_mem src, size_t src_cap, size_t from,
-    cl_mem dst, size_t dst_cap, size_t frames)
-{
-  size_t ss = e->ssize, ch = e->cfg.channels;
-  size_t src_origin[3] = { from * ss, 0, 0 };
-  size_t dst_origin[3] = { 0, 0, 0 };
-  size_t region[3] = { frames * ss, ch, 1 };
-
-  if (e->plan.iv)
-    return clEnqueueCopyBuffer (e->queue, src, dst, from * ch * ss, 0,
-        frames * ch * ss, 0, NULL, NULL);
-  return clEnqueueCopyBufferRect (e->queue, src, dst, src_origin,
-      dst_origin, region, src_cap * ss, 0, dst_cap * ss, 0, 0, NULL, NULL);
-}
-
-/* Makes both window buffers hold at least `frames` frames, keeping the
- * active window's contents. */
-static gboolean
-ensure_window (ClrEngine * e, size_t frames, GError ** error)
-{
-  size_t fs = (size_t) e->cfg.channels * e->ssize;
-  size_t cap;
-  cl_mem nw[2] = { NULL, NULL };
-  cl_int status;
-  int i;
-
-  if (e->plan.svm)
-    return clr_svm_ensure_window (e, frames, error);
-  if (frames <= e->win_cap)
-    return TRUE;
-  cap = MAX (frames, e->win_cap + e->win_cap / 2);
-  for (i = 0; i < 2; i++) {
-    nw[i] = alloc_buffer (e, CL_MEM_READ_WRITE, cap * fs, NULL,
-        "input window", error);
-    if (!nw[i])
-      goto failed;
-  }
-  if (e->win[e->active] && e->win_len > 0) {
-    status = copy_frames (e, e->win[e->active], e->win_cap, 0, nw[0], cap,
-        e->win_len);
-    if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "Copying the input window");
-      goto failed;
-    }
-  }
-  for (i = 0; i < 2; i++) {
-    free_buffer (e, &e->win[i]);
-    e->win[i] = nw[i];
-  }
-  e->active = 0;
-  e->win_cap = cap;
-  e->zeroed = FALSE;
-  return TRUE;
-
-failed:
-  for (i = 0; i < 2; i++)
-    free_buffer (e, &nw[i]);
-  return FALSE;
-}
-
-static gboolean
-ensure_out (ClrEngine * e, size_t frames, GError ** error)
-{
-  size_t fs = (size_t) e->cfg.channels * e->ssize;
-  size_t cap;
-
-  if (e->plan.svm)
-    return clr_svm_ensure_out (e, frames, error);
-  if (frames <= e->out_cap)
-    return TRUE;
-  cap = MAX (frames, e->out_cap + e->out_cap / 2);
-  free_buffer (e, &e->out);
-  e->out_cap = 0;
-  e->out = alloc_buffer (e, CL_MEM_WRITE_ONLY, cap * fs, NULL,
-      "output buffer", error);
-  if (!e->out)
-    return FALSE;
-  e->out_cap = cap;
-  return TRUE;
+  return *coef != NULL;
 }
 
 static const char *
@@ -262,6 +147,81 @@ format_option (ClrFormat f)
   }
 }
 
+typedef struct {
+  ClrEngine *e;
+  const ClrTuning *tuning;
+} ClrMake;
+
+/* The program's build options: CLRESAMPLE_BUILD_OPTIONS go last, and key
+ * the device's program cache like the rest */
+static char *
+build_options (ClrEngine * e, const ClrTuning * tuning)
+{
+  return g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u "
+      "-DCLR_IV_DW=%u%s%s", format_option (e->cfg.format),
+      clr_device_has_fp64 (e->dev) ? " -DCLR_HAVE_FP64" : "",
+      e->plan.coef_double ? " -DCLR_COEF_DOUBLE" : "",
+      e->plan.wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "",
+      e->plan.shifted ? " -DCLR_IV_SHIFTED" : "", e->plan.cpi, e->plan.fpi,
+      e->plan.iv_dw, tuning->build_options ? " " : "",
+      tuning->build_options ? tuning->build_options : "");
+}
+
+/* What streams must have in common to share a launch: the program, the
+ * kernel, the coefficients (rates, quality, taps) and the launch's shape. */
+static char *
+kernel_key (ClrEngine * e, const ClrTuning * tuning)
+{
+  char *options = build_options (e, tuning);
+  char *key = g_strdup_printf ("%s|%s|%u>%u|q%d|k%u|ch%u|ls%" G_GSIZE_FORMAT
+      "|l%u|s%u|i%d", options, e->plan.kernel, e->cfg.in_rate,
+      e->cfg.out_rate, e->filter.quality, e->filter.taps, e->cfg.channels,
+      e->plan.local_size, e->plan.lead, e->plan.span,
+      e->bank.interpolated);
+
+  g_free (options);
+  return key;
+}
+
+/* ClrSchedKernelMake: the program, the kernel and the table */
+static gboolean
+make_kernel (gpointer data, ClrSchedKernelInfo * info, GError ** error)
+{
+  ClrEngine *e = ((ClrMake *) data)->e;
+  char *options = build_options (e, ((ClrMake *) data)->tuning);
+  cl_program program;
+  cl_int status;
+
+  program = clr_device_get_program (e->dev, clr_kernel_source_resample,
+      options, error);
+  g_free (options);
+  if (!program)
+    return FALSE;
+  clr_log (CLR_LOG_INFO, "%s on '%s': %u channels and %u output frames a "
+      "work-item%s", e->plan.kernel, clr_device_get_name (e->dev),
+      e->plan.iv ? 4 : e->plan.cpi, e->plan.fpi, e->plan.svm ?
+      ", staging in shared virtual memory" : "");
+  info->kernel = clCreateKernel (program, e->plan.kernel, &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clCreateKernel");
+    return FALSE;
+  }
+  if (!upload_bank (e, &info->coef, error))
+    return FALSE;
+  info->channels = e->cfg.channels;
+  info->taps = e->plan.span ? e->plan.span : e->filter.taps;
+  info->cpi = e->plan.cpi;
+  info->I = e->ratio.I;
+  info->D = e->ratio.D;
+  info->has_grid = e->bank.interpolated;
+  info->grid = e->bank.grid;
+  info->has_lead = e->plan.span > 0;
+  info->lead = e->plan.lead;
+  info->iv = e->plan.iv;
+  info->local_size = e->plan.local_size;
+  return TRUE;
+}
+
 ClrEngine *
 clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
 {
@@ -274,9 +234,6 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
 {
   ClrEngine *e;
   ClrKernelFacts facts = { 0, };
-  cl_program program;
-  cl_int status;
-  char *options;
 
   if (!clr_engine_config_validate (cfg, error))
     return NULL;
@@ -284,7 +241,6 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   e = g_new0 (ClrEngine, 1);
   e->dev = clr_device_ref (dev);
   e->cfg = *cfg;
-  e->queue = clr_device_get_queue (dev);
   e->ssize = clr_format_size (cfg->format);
   clr_history_init (&e->hist, cfg->channels, e->ssize);
   /* a budget for shared GPUs, and for testing the out-of-memory path */
@@ -332,37 +288,23 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
     clr_engine_reset (e);
     return e;
   }
-  if (e->plan.svm)
-    clr_log (CLR_LOG_INFO, "window and output in shared virtual memory: one "
-        "kernel launch a buffer%s", e->plan.wsize != e->ssize ?
-        ", samples as doubles" : "");
-
-  /* CLRESAMPLE_BUILD_OPTIONS go last, and key the device's program cache
-   * like the rest */
-  options = g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u "
-      "-DCLR_IV_DW=%u%s%s", format_option (cfg->format),
-      facts.has_fp64 ? " -DCLR_HAVE_FP64" : "",
-      e->plan.coef_double ? " -DCLR_COEF_DOUBLE" : "",
-      e->plan.wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "",
-      e->plan.shifted ? " -DCLR_IV_SHIFTED" : "", e->plan.cpi, e->plan.fpi,
-      e->plan.iv_dw, tuning->build_options ? " " : "",
-      tuning->build_options ? tuning->build_options : "");
-  program = clr_device_get_program (dev, clr_kernel_source_resample, options,
-      error);
-  g_free (options);
-  if (!program)
+  e->sched = clr_sched_get (dev, e->plan.svm ? CLR_STAGING_SVM :
+      e->plan.pinned ? CLR_STAGING_PINNED : CLR_STAGING_PLAIN, error);
+  if (!e->sched)
     goto failed;
-  clr_log (CLR_LOG_INFO, "%s on '%s': %u channels and %u output frames a "
-      "work-item", e->plan.kernel, clr_device_get_name (dev),
-      e->plan.iv ? 4 : e->plan.cpi, e->plan.fpi);
-  e->kernel = clCreateKernel (program, e->plan.kernel, &status);
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "clCreateKernel");
-    goto failed;
+  {
+    ClrMake make = { e, tuning };
+    char *key = kernel_key (e, tuning);
+    e->kern = clr_sched_kernel_get (e->sched, key, make_kernel, &make,
+        error);
+    g_free (key);
   }
-  if (!upload_bank (e, error))
+  if (!e->kern)
     goto failed;
-  if (!ensure_window (e, e->filter.taps + CLR_WINDOW_SLACK, error))
+  clr_window_init (&e->win, cfg->channels, cfg->format, e->plan.wsize,
+      e->plan.iv);
+  if (!clr_window_reserve (&e->win, 0, e->filter.taps + CLR_WINDOW_SLACK,
+          error))
     goto failed;
   clr_engine_reset (e);
   return e;
@@ -375,24 +317,13 @@ failed:
 void
 clr_engine_free (ClrEngine * e)
 {
-  int i;
-
   if (!e)
     return;
-  if (e->queue)
-    clFinish (e->queue);
-  for (i = 0; i < 2; i++)
-    free_buffer (e, &e->win[i]);
-  free_buffer (e, &e->out);
-  if (e->svm_done)
-    clReleaseEvent (e->svm_done);
-  clr_budget_svm_free (&e->budget, &e->svm_win, e->win_cap * e->cfg.channels * e->plan.wsize);
-  clr_budget_svm_free (&e->budget, &e->svm_out, e->out_cap * e->cfg.channels * e->ssize);
-  free_buffer (e, &e->coef);
-  if (e->kernel)
-    clReleaseKernel (e->kernel);
-  host_buf_free (e, &e->in_stage);
-  host_buf_free (e, &e->out_stage);
+  if (e->sched) {
+    clr_sched_kernel_unref (e->sched, e->kern);
+    clr_sched_unref (e->sched);
+  }
+  clr_window_clear (&e->win);
   clr_fft_free (e);
   clr_history_clear (&e->hist);
   clr_device_unref (e->dev);
@@ -403,12 +334,6 @@ const ClrFilter *
 clr_engine_get_filter (ClrEngine * e)
 {
   return &e->filter;
-}
-
-gboolean
-clr_engine_get_pinned (ClrEngine * e)
-{
-  return e->plan.pinned && !e->fft;
 }
 
 const ClrRatio *
@@ -466,8 +391,8 @@ clr_engine_reset (ClrEngine * e)
   e->win_start = -(int64_t) (half - 1 + e->plan.back);
   e->win_len = half - 1 + e->plan.back;
   e->silent_tail = e->win_len;
-  e->drained = FALSE;
-  e->zeroed = zero_buffer (e, e->win[e->active], NULL);
+  clr_window_rewind (&e->win);
+  clr_window_write_zeros (&e->win, 0, e->win_len);
   clr_history_reset (&e->hist, 0);
 }
 
@@ -489,95 +414,6 @@ clr_engine_drain_frames (ClrEngine * e)
     return 0;
   return (size_t) (clr_ratio_out_total (&e->ratio, e->in_total) -
       e->out_total);
-}
-
-/* Writes `n` frames into every plane of the window, `from` frames after
- * win_len, from host planes `src` of `pitch` bytes; one command for all
- * channels. (Into an interleaved window: from n interleaved frames.) */
-static cl_int
-write_planes (ClrEngine * e, cl_mem cur, size_t from, const void *src,
-    size_t n, size_t pitch)
-{
-  size_t ss = e->ssize;
-  size_t dev_origin[3] = { (e->win_len + from) * ss, 0, 0 };
-  size_t host_origin[3] = { 0, 0, 0 };
-  size_t region[3] = { n * ss, e->cfg.channels, 1 };
-
-  /* an interleaved window takes interleaved frames, pitch aside */
-  if (e->plan.iv)
-    return clEnqueueWriteBuffer (e->queue, cur, CL_FALSE, (e->win_len +
-            from) * e->cfg.channels * ss, n * e->cfg.channels * ss, src, 0,
-        NULL, NULL);
-  return clEnqueueWriteBufferRect (e->queue, cur, CL_FALSE, dev_origin,
-      host_origin, region, e->win_cap * ss, 0, pitch, 0, src, 0, NULL, NULL);
-}
-
-static void
-host_buf_free (ClrEngine * e, ClrHostBuf * hb)
-{
-  if (hb->pinned)
-    clr_host_free (hb->ptr);
-  else
-    g_free (hb->ptr);
-  memset (hb, 0, sizeof (*hb));
-}
-
-/* Host staging of at least `bytes`, reused from call to call (every call
- * ends synchronised, so no transfer from it is still running). */
-static char *
-host_buf_get (ClrEngine * e, ClrHostBuf * hb, size_t bytes)
-{
-  if (bytes <= hb->size)
-    return hb->ptr;
-  host_buf_free (e, hb);
-  bytes = MAX (bytes, 65536);
-  if (e->plan.pinned) {
-    if (!(hb->ptr = clr_host_alloc (e->dev, bytes, NULL)))
-      return NULL;
-    hb->pinned = TRUE;
-  } else if (!(hb->ptr = g_try_malloc (bytes))) {
-    return NULL;
-  }
-  hb->size = bytes;
-  return hb->ptr;
-}
-
-/* The window on the device is always planar (each channel's taps
- * contiguous, for vector dot products), so interleaved input is split into
- * planes on the host, at O(samples) cost against the filter's
- * O(samples x taps). */
-static char *
-staging (ClrEngine * e, size_t bytes)
-{
-  return host_buf_get (e, &e->in_stage, bytes);
-}
-
-/* Zeros n frames of every plane, `from` frames after win_len: silence
- * that follows sound, which the filter must still see. */
-static gboolean
-write_zeros (ClrEngine * e, cl_mem cur, size_t from, size_t n,
-    GError ** error)
-{
-  char *st;
-  cl_int status;
-
-  if (e->plan.svm) {
-    clr_svm_write_zeros (e, from, n);
-    return TRUE;
-  }
-  st = staging (e, n * e->cfg.channels * e->ssize);
-  if (!st) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
-        "Out of host memory for the input staging buffer");
-    return FALSE;
-  }
-  memset (st, 0, n * e->cfg.channels * e->ssize);
-  status = write_planes (e, cur, from, st, n, n * e->ssize);
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Writing silence to the device");
-    return FALSE;
-  }
-  return TRUE;
 }
 
 /* n frames of ch interleaved samples of ss bytes into ch planes. */
@@ -606,273 +442,69 @@ clr_engine_deinterleave (char *const *planes, const void *src, size_t n,
   }
 }
 
-/* ... and back: frames from n planes of n frames each. */
-static void
-interleave (char *dst, const void *const *planes, size_t n, size_t ch,
-    size_t ss)
-{
-  size_t c, i;
-
-  for (c = 0; c < ch; c++) {
-    const char *src = planes[c];
-    for (i = 0; i < n; i++)
-      memcpy (dst + (i * ch + c) * ss, src + i * ss, ss);
-  }
-}
-
-/* Writes n_in frames of input after the window's contents, followed by
- * e->plan.spare frames of zeros (see clr_resample_table_tcf). */
+/* One job of the device's scheduler: the window's first `frames` frames
+ * in, the next n_out output frames out (the kernel launched `launches`
+ * times: benchmarks). */
 static gboolean
-write_input (ClrEngine * e, cl_mem cur, const void *const *in, size_t n_in,
-    GError ** error)
-{
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  /* staged planes are n_in + spare frames apart, the zeros at their ends */
-  const size_t n = n_in + e->plan.spare;
-  size_t c;
-  cl_int status = CL_SUCCESS;
-  char *st = NULL;
-  /* one channel interleaved is one plane too */
-  const gboolean planes = e->cfg.planar || ch == 1;
-
-  if (e->plan.svm) {
-    clr_svm_write_input (e, in, n_in);
-    return TRUE;
-  }
-  if (e->plan.iv) {
-    /* the window is interleaved: frames as they come, planes woven */
-    if (!(st = staging (e, n * ch * ss)))
-      goto no_memory;
-    if (planes)
-      interleave (st, in, n_in, ch, ss);
-    else
-      memcpy (st, in[0], n_in * ch * ss);
-    memset (st + n_in * ch * ss, 0, e->plan.spare * ch * ss);
-    status = write_planes (e, cur, 0, st, n, 0);
-  } else if (planes && e->plan.pinned) {
-    if (!(st = staging (e, n * ch * ss)))
-      goto no_memory;
-    for (c = 0; c < ch; c++)
-      memcpy (st + c * n * ss, in[c], n_in * ss);
-  } else if (planes) {
-    /* the planes may lie anywhere in the caller's memory */
-    for (c = 0; c < ch && status == CL_SUCCESS; c++)
-      status = clEnqueueWriteBuffer (e->queue, cur, CL_FALSE,
-          (c * e->win_cap + e->win_len) * ss, n_in * ss, in[c], 0, NULL,
-          NULL);
-    if (status == CL_SUCCESS && e->plan.spare > 0)
-      return write_zeros (e, cur, n_in, e->plan.spare, error);
-  } else {
-    char *planes_at[CLR_CHANNELS_MAX];
-
-    if (!(st = staging (e, n * ch * ss)))
-      goto no_memory;
-    for (c = 0; c < ch; c++)
-      planes_at[c] = st + c * n * ss;
-    clr_engine_deinterleave (planes_at, in[0], n_in, ch, ss);
-  }
-  if (status == CL_SUCCESS && !e->plan.iv && (!planes || e->plan.pinned)) {
-    for (c = 0; c < ch && e->plan.spare > 0; c++)
-      memset (st + (c * n + n_in) * ss, 0, e->plan.spare * ss);
-    status = write_planes (e, cur, 0, st, n, n * ss);
-  }
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Writing the input to the device");
-    return FALSE;
-  }
-  return TRUE;
-
-no_memory:
-  g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
-      "Out of host memory for the input staging buffer");
-  return FALSE;
-}
-
-static gboolean
-launch (ClrEngine * e, cl_mem cur, size_t n_out, GError ** error)
+run_job (ClrEngine * e, size_t frames, size_t n_out, void *const *out,
+    guint launches, GError ** error)
 {
   const int64_t half = e->filter.taps / 2;
+  const size_t ch = e->cfg.channels, ss = e->ssize, ws = e->plan.wsize;
+  const size_t pitch = (frames + CLR_PLANE_ALIGN - 1) / CLR_PLANE_ALIGN *
+      CLR_PLANE_ALIGN;
+  ClrSchedJob job = { 0, };
   int64_t n0;
   uint64_t p0;
-  cl_ulong first_tap, phase0, I = e->ratio.I, D = e->ratio.D;
-  cl_uint channels = e->cfg.channels;
-  cl_uint taps = e->plan.span ? e->plan.span : e->filter.taps;
-  cl_uint lead = e->plan.lead;
-  cl_uint align;
-  cl_uint count = (cl_uint) n_out;
-  cl_ulong grid = e->bank.grid;
-  cl_ulong wc = e->win_cap;
-  cl_ulong of = e->cfg.planar ? 1 : channels, oc = e->cfg.planar ?
-      e->out_cap : 1;
-  /* work-groups along the output frames: the driver's choice unless
-   * CLRESAMPLE_LOCAL_SIZE asks (a tuning knob; the kernel checks bounds) */
-  size_t wg = e->plan.local_size ? e->plan.local_size : 1;
-  size_t items = (n_out + e->plan.fpi - 1) / e->plan.fpi;
-  size_t global[2] = { (items + wg - 1) / wg * wg,
-    (channels + e->plan.cpi - 1) / e->plan.cpi };
-  size_t local[2] = { wg, 1 };
-  cl_int status;
-  int a = 0;
+  size_t c;
+  gboolean ok;
 
   clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
-  first_tap = (cl_ulong) (n0 - half + 1 - e->win_start);
-  phase0 = p0;
+  job.kern = e->kern;
+  job.win_bytes = (e->plan.iv ? frames : pitch) * ch * ws;
+  job.win_sample = ws;
+  job.out_bytes = n_out * ch * ss;
+  job.out_sample = ss;
+  job.items = (n_out + e->plan.fpi - 1) / e->plan.fpi;
+  job.launches = launches;
+  job.row[CLR_ROW_FIRST_TAP] = (cl_ulong) (n0 - half + 1 - e->win_start);
+  job.row[CLR_ROW_PHASE0] = p0;
+  job.row[CLR_ROW_N_OUT] = n_out;
+  job.row[CLR_ROW_W_CSTRIDE] = pitch;
+  job.row[CLR_ROW_O_FSTRIDE] = e->cfg.planar ? 1 : ch;
+  job.row[CLR_ROW_O_CSTRIDE] = e->cfg.planar ? n_out : 1;
   /* the stream index of the first tap, mod 4 */
-  align = (cl_uint) (((n0 - half + 1) % 4 + 4) % 4);
-  if (e->plan.svm) {
-    status = clSetKernelArgSVMPointer (e->kernel, a++, clr_svm_plane (e, 0));
-    status |= clSetKernelArgSVMPointer (e->kernel, a++, e->svm_out);
-  } else {
-    status = clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &cur);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->out);
-  }
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_mem), &e->coef);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &channels);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &taps);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &I);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &D);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &first_tap);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &phase0);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &count);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &wc);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &of);
-  status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &oc);
-  if (e->bank.interpolated)
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_ulong), &grid);
-  if (e->plan.span) {
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &lead);
-    status |= clSetKernelArg (e->kernel, a++, sizeof (cl_uint), &align);
-  }
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "clSetKernelArg");
+  job.row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - half + 1) % 4 + 4) % 4);
+  /* the device memory the job takes in its batch, against the budget */
+  if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,
+          "input window and output", error))
     return FALSE;
-  }
-  if (e->plan.iv) {
-    /* channel groups along dimension 0, then frames: wg work-items */
-    size_t groups = channels / 4, lx = MIN (groups, wg);
-    local[0] = lx;
-    local[1] = MAX (wg / lx, 1);
-    global[0] = (groups + lx - 1) / lx * lx;
-    global[1] = (items + local[1] - 1) / local[1] * local[1];
-  }
-  status = clEnqueueNDRangeKernel (e->queue, e->kernel, 2, NULL, global,
-      e->plan.local_size ? local : NULL, 0, NULL,
-      e->plan.svm ? clr_svm_event (e) : NULL);
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Launching the resampling kernel");
+  if (!clr_sched_reserve (e->sched, &job, error))
     return FALSE;
-  }
-  return TRUE;
+  clr_window_copy_out (&e->win, frames, job.win, pitch);
+  ok = clr_sched_run (e->sched, &job, error);
+  if (ok && !e->cfg.planar)
+    memcpy (out[0], job.out, n_out * ch * ss);
+  for (c = 0; ok && e->cfg.planar && c < ch; c++)
+    memcpy (out[c], job.out + c * n_out * ss, n_out * ss);
+  clr_sched_release (e->sched, &job);
+  return ok;
 }
 
-/* Waits until `ev` has run (sync_queue(): everything enqueued so far, by a
- * marker behind it). It polls for a short while before blocking: a
- * blocked host thread is woken up tens of
- * microseconds late (measured on PoCL: a 1024-frame buffer's fixed cost
- * went from ~100 to ~60 us), and a playback buffer's work is shorter than
- * that; longer work is waited for the ordinary way. */
-#define CLR_POLL_US 300
-
-cl_int
-clr_engine_wait_event (ClrEngine * e, cl_event ev)
-{
-  cl_int status, st = CL_QUEUED;
-  gint64 deadline;
-
-  status = clFlush (e->queue);
-  deadline = g_get_monotonic_time () + CLR_POLL_US;
-  while (status == CL_SUCCESS) {
-    status = clGetEventInfo (ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
-        sizeof (st), &st, NULL);
-    if (status != CL_SUCCESS || st <= CL_COMPLETE
-        || g_get_monotonic_time () > deadline)
-      break;
-    g_thread_yield ();
-  }
-  if (status == CL_SUCCESS && st > CL_COMPLETE)
-    status = clWaitForEvents (1, &ev);
-  else if (status == CL_SUCCESS && st < 0)
-    status = st;
-  return status;
-}
-
-static cl_int
-sync_queue (ClrEngine * e)
-{
-  cl_event ev;
-  cl_int status;
-
-  status = clEnqueueMarkerWithWaitList (e->queue, 0, NULL, &ev);
-  if (status != CL_SUCCESS)
-    return clFinish (e->queue);
-  status = clr_engine_wait_event (e, ev);
-  clReleaseEvent (ev);
-  return status;
-}
-
-/* TRUE if the caller's output is one block of page-locked memory (an
- * element's output buffers, clr-hostmem.h), planes back to back: the
- * transfer can land there directly. */
+/* The window takes n_in frames of input (of silence: in == NULL) and the
+ * plan's spare zeros after them. */
 static gboolean
-out_is_pinned (ClrEngine * e, void *const *out, size_t n_out)
+window_append (ClrEngine * e, const void *const *in, size_t n_in,
+    GError ** error)
 {
-  size_t plane = n_out * e->ssize, c;
-
-  if (!e->plan.pinned)
+  if (!clr_window_reserve (&e->win, e->win_len, e->win_len + n_in +
+          e->plan.spare, error))
     return FALSE;
-  for (c = 1; e->cfg.planar && c < e->cfg.channels; c++)
-    if ((char *) out[c] != (char *) out[0] + c * plane)
-      return FALSE;
-  return clr_host_is_pinned (e->dev, out[0], plane * e->cfg.channels);
-}
-
-static gboolean
-read_output (ClrEngine * e, void *const *out, size_t n_out, GError ** error)
-{
-  size_t ss = e->ssize, ch = e->cfg.channels, c;
-  size_t origin[3] = { 0, 0, 0 }, region[3] = { n_out * ss, ch, 1 };
-  gboolean direct = out_is_pinned (e, out, n_out);
-  cl_int status = CL_SUCCESS;
-  char *st = NULL;
-
-  if (e->plan.svm)
-    return clr_svm_read_output (e, out, n_out, error);
-  if (!e->cfg.planar && (direct || !e->plan.pinned)) {
-    status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE, 0,
-        n_out * ch * ss, out[0], 0, NULL, NULL);
-  } else if (direct) {
-    status = clEnqueueReadBufferRect (e->queue, e->out, CL_FALSE, origin,
-        origin, region, e->out_cap * ss, 0, n_out * ss, 0, out[0], 0, NULL,
-        NULL);
-  } else if (e->plan.pinned) {
-    /* one transfer into page-locked memory, then plain copies */
-    if (!(st = host_buf_get (e, &e->out_stage, e->out_cap * ch * ss))) {
-      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
-          "Out of host memory for the output staging buffer");
-      return FALSE;
-    }
-    if (!e->cfg.planar)
-      status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE, 0,
-          n_out * ch * ss, st, 0, NULL, NULL);
-    else
-      status = clEnqueueReadBufferRect (e->queue, e->out, CL_FALSE, origin,
-          origin, region, e->out_cap * ss, 0, n_out * ss, 0, st, 0, NULL,
-          NULL);
-  } else {
-    for (c = 0; c < ch && status == CL_SUCCESS; c++)
-      status = clEnqueueReadBuffer (e->queue, e->out, CL_FALSE,
-          c * e->out_cap * ss, n_out * ss, out[c], 0, NULL, NULL);
-  }
-  if (status == CL_SUCCESS)
-    status = sync_queue (e);
-  if (status == CL_SUCCESS && st && !e->cfg.planar)
-    memcpy (out[0], st, n_out * ch * ss);
-  for (c = 0; status == CL_SUCCESS && st && e->cfg.planar && c < ch; c++)
-    memcpy (out[c], st + c * n_out * ss, n_out * ss);
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Reading the output back");
-    return FALSE;
-  }
+  if (in)
+    clr_window_write_input (&e->win, e->win_len, in, e->cfg.planar, n_in);
+  else
+    clr_window_write_zeros (&e->win, e->win_len, n_in);
+  clr_window_write_zeros (&e->win, e->win_len + n_in, e->plan.spare);
   return TRUE;
 }
 
@@ -887,44 +519,13 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   int64_t n1, in_end = e->in_total + (int64_t) n_in, j1;
   uint64_t p1;
   size_t keep, skip, c;
-  cl_mem cur;
-  cl_int status;
 
   *out_frames = 0;
-  if (!ensure_window (e, e->win_len + n_in + e->plan.spare, error))
-    return FALSE;
-  cur = e->win[e->active];
-  /* the history a successor may need, on the host: the device window keeps
-   * only what this filter reads */
+  /* the history a successor may need: the window keeps only what this
+   * filter reads */
   if (e->cfg.history > 0 && !clr_history_push (&e->hist, e->cfg.history, in,
           e->cfg.planar, n_in, error))
     return FALSE;
-
-  if (n_in > 0 && in) {
-    if (!write_input (e, cur, in, n_in, error))
-      return FALSE;
-    e->zeroed = FALSE;
-  } else if (n_in > 0 && silent) {
-    /* the window is all silence: keep the whole buffer zero, then no
-     * further silent input needs device work */
-    if (!e->zeroed && !zero_buffer (e, cur, error))
-      return FALSE;
-    e->zeroed = TRUE;
-  } else if (n_in > 0) {
-    if (!write_zeros (e, cur, 0, n_in + e->plan.spare, error))
-      return FALSE;
-  }
-
-  if (n_out > 0 && silent) {
-    if (!e->cfg.planar)
-      memset (out[0], 0, n_out * ch * ss);
-    for (c = 0; e->cfg.planar && c < ch; c++)
-      memset (out[c], 0, n_out * ss);
-  } else if (n_out > 0) {
-    if (!ensure_out (e, n_out, error) || !launch (e, cur, n_out, error))
-      return FALSE;
-  }
-
   /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1,
    * and `back` more. */
   clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
@@ -932,31 +533,25 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   g_assert (j1 >= e->win_start && j1 <= in_end);
   skip = (size_t) (j1 - e->win_start);
   keep = (size_t) (in_end - j1);
-  if (e->plan.svm) {
-    /* the history stays put: the window now starts `skip` frames on */
-    e->svm_base += skip;
-  } else if (!silent && skip > 0 && keep > 0) {
-    int other = !e->active;
-    status = copy_frames (e, cur, e->win_cap, skip, e->win[other],
-        e->win_cap, keep);
-    if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "Copying the filter history");
-      return FALSE;
-    }
-    e->active = other;
-    e->zeroed = FALSE;
-  }
 
-  if (n_out > 0 && !silent) {
-    if (!read_output (e, out, n_out, error))
+  if (silent) {
+    /* silence in, silence held: silence out, and nothing to compute
+     * however long the gap */
+    if (!e->cfg.planar)
+      memset (out[0], 0, n_out * ch * ss);
+    for (c = 0; e->cfg.planar && c < ch; c++)
+      memset (out[c], 0, n_out * ss);
+    clr_window_rewind (&e->win);
+    if (!clr_window_reserve (&e->win, 0, keep, error))
       return FALSE;
-  } else if (in && n_in > 0 && !e->plan.svm) {
-    /* the non-blocking write still reads the caller's memory */
-    status = sync_queue (e);
-    if (status != CL_SUCCESS) {
-      clr_set_cl_error (error, status, "Waiting for the device");
+    clr_window_write_zeros (&e->win, 0, keep);
+  } else {
+    if (!window_append (e, in, n_in, error))
       return FALSE;
-    }
+    if (n_out > 0 && !run_job (e, e->win_len + n_in + e->plan.spare, n_out,
+            out, 1, error))
+      return FALSE;
+    clr_window_advance (&e->win, skip);
   }
 
   e->in_total = in_end;
@@ -1009,16 +604,15 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   return TRUE;
 }
 
+/* The kernel's own time, without the transfers around it: a job that
+ * launches it 1 + iterations times less one that launches it once. */
 gboolean
 clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
     size_t in_frames, unsigned iterations, void *const *out,
     size_t * out_frames, double *seconds_per_launch, GError ** error)
 {
-  size_t n_out;
-  unsigned i;
-  gint64 t0;
-  cl_mem cur;
-  cl_int status;
+  size_t n_out, frames;
+  gint64 t0, t1, t2;
   gboolean ok = FALSE;
 
   *out_frames = 0;
@@ -1034,98 +628,26 @@ clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
         "%" G_GSIZE_FORMAT " input frames complete no output", in_frames);
     return FALSE;
   }
-  if (!ensure_window (e, e->win_len + in_frames + e->plan.spare, error)
-      || !ensure_out (e, n_out, error))
+  if (!window_append (e, in, in_frames, error))
     goto out;
-  cur = e->win[e->active];
-  if (!write_input (e, cur, in, in_frames, error))
+  frames = e->win_len + in_frames + e->plan.spare;
+  /* one warm-up job: first-use costs stay out of the figure */
+  if (!run_job (e, frames, n_out, out, 1, error))
     goto out;
-  /* one warm-up launch: first-use costs stay out of the figure */
-  if (!launch (e, cur, n_out, error))
-    goto out;
-  status = clFinish (e->queue);
   t0 = g_get_monotonic_time ();
-  for (i = 0; i < iterations && status == CL_SUCCESS; i++)
-    if (!launch (e, cur, n_out, error))
-      goto out;
-  status = clFinish (e->queue);
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "clFinish");
+  if (!run_job (e, frames, n_out, out, 1 + MAX (iterations, 1), error))
     goto out;
-  }
-  *seconds_per_launch = (g_get_monotonic_time () - t0) / 1e6 /
+  t1 = g_get_monotonic_time ();
+  if (!run_job (e, frames, n_out, out, 1, error))
+    goto out;
+  t2 = g_get_monotonic_time ();
+  *seconds_per_launch = MAX ((t1 - t0) - (t2 - t1), 1) / 1e6 /
       MAX (iterations, 1);
-  if (!read_output (e, out, n_out, error))
-    goto out;
   *out_frames = n_out;
   ok = TRUE;
 out:
-  clFinish (e->queue);
   clr_engine_reset (e);
   return ok;
-}
-
-/* Frames [0, len) of e's active window into host planes of len frames,
- * whatever the window's layout. */
-static cl_int
-window_read (ClrEngine * e, size_t len, char *host)
-{
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  char *planes[CLR_CHANNELS_MAX];
-  cl_int status = CL_SUCCESS;
-  size_t c;
-  char *tmp;
-
-  if (e->plan.svm) {
-    clr_svm_get_history (e, host, len);
-    return CL_SUCCESS;
-  }
-  for (c = 0; !e->plan.iv && c < ch && status == CL_SUCCESS; c++)
-    status = clEnqueueReadBuffer (e->queue, e->win[e->active], CL_TRUE,
-        c * e->win_cap * ss, len * ss, host + c * len * ss, 0, NULL, NULL);
-  if (!e->plan.iv)
-    return status;
-  if (!(tmp = g_try_malloc (len * ch * ss)))
-    return CL_OUT_OF_HOST_MEMORY;
-  status = clEnqueueReadBuffer (e->queue, e->win[e->active], CL_TRUE, 0,
-      len * ch * ss, tmp, 0, NULL, NULL);
-  for (c = 0; c < ch; c++)
-    planes[c] = host + c * len * ss;
-  if (status == CL_SUCCESS)
-    clr_engine_deinterleave (planes, tmp, len, ch, ss);
-  g_free (tmp);
-  return status;
-}
-
-/* Host planes of len frames into e's active window from frame `at`. */
-static cl_int
-window_write (ClrEngine * e, size_t at, size_t len, const char *host)
-{
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  const void *planes[CLR_CHANNELS_MAX];
-  cl_int status = CL_SUCCESS;
-  size_t c;
-  char *tmp;
-
-  if (e->plan.svm) {
-    clr_svm_put_history (e, host, at, len);
-    return CL_SUCCESS;
-  }
-  for (c = 0; !e->plan.iv && c < ch && status == CL_SUCCESS; c++)
-    status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
-        (c * e->win_cap + at) * ss, len * ss, host + c * len * ss, 0, NULL,
-        NULL);
-  if (!e->plan.iv)
-    return status;
-  if (!(tmp = g_try_malloc (len * ch * ss)))
-    return CL_OUT_OF_HOST_MEMORY;
-  for (c = 0; c < ch; c++)
-    planes[c] = host + c * len * ss;
-  interleave (tmp, planes, len, ch, ss);
-  status = clEnqueueWriteBuffer (e->queue, e->win[e->active], CL_TRUE,
-      at * ch * ss, len * ch * ss, tmp, 0, NULL, NULL);
-  g_free (tmp);
-  return status;
 }
 
 /* Copies the window through host memory: the two engines may live on
@@ -1170,7 +692,8 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   silent_tail = old->fft ? MIN (clr_fft_zero_run (old), len) :
       old->silent_tail >= old->win_len && !from_hist ? G_MAXUINT64 :
       MIN (old->silent_tail, len);
-  if (!e->fft && !ensure_window (e, pad + len + CLR_WINDOW_SLACK, error))
+  if (!e->fft && !clr_window_reserve (&e->win, 0, pad + len +
+          CLR_WINDOW_SLACK, error))
     return FALSE;
 
   host = g_try_malloc (MAX (len, 1) * ch * ss);
@@ -1182,7 +705,7 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
   if (len > 0 && from_hist)
     clr_history_read (&old->hist, len, host);
   else if (len > 0)
-    status = window_read (old, len, host);
+    clr_window_get (&old->win, len, host);
   e->in_total = old->in_total;
   e->out_total = k0;
   e->drained = FALSE;
@@ -1198,17 +721,14 @@ clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
     g_free (host);
     goto done;
   }
-  if (status == CL_SUCCESS && !zero_buffer (e, e->win[e->active], error)) {
-    g_free (host);
-    return FALSE;
-  }
-  if (len > 0 && status == CL_SUCCESS)
-    status = window_write (e, pad, len, host);
+  clr_window_rewind (&e->win);
+  clr_window_write_zeros (&e->win, 0, pad);
+  if (len > 0)
+    clr_window_put (&e->win, pad, len, host);
   g_free (host);
   e->win_start = start;
   e->win_len = pad + len;
   e->silent_tail = MIN (silent_tail, e->win_len);
-  e->zeroed = FALSE;
 
 done:
   if (status != CL_SUCCESS) {

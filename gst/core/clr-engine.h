@@ -69,9 +69,6 @@ void clr_engine_free (ClrEngine * e);
 const ClrFilter *clr_engine_get_filter (ClrEngine * e);
 const ClrRatio *clr_engine_get_ratio (ClrEngine * e);
 const ClrBankLayout *clr_engine_get_bank (ClrEngine * e);
-/* TRUE if transfers stage through page-locked memory (GPUs): output into
- * clr_host_alloc() memory then needs no staging copy (clr-hostmem.h). */
-gboolean clr_engine_get_pinned (ClrEngine * e);
 
 /* Input frames of delay the filter adds: output frame m needs input up to
  * t(m) + K/2. */

@@ -47,10 +47,11 @@
  *     work-item leave the GPU idle (a mono block of 1024 frames is 32
  *     work-items: W4 ran at half its speed).
  *
- * On CPU devices with fine-grained SVM the window and output live in shared
- * memory, one launch a buffer (planar windows only: not with _iv), and for
- * the CPU kernels the host stores the window as doubles, sparing the kernel
- * its other conversion a tap. GPUs stage through page-locked memory.
+ * The device's scheduler (clr-sched.h) stages every batch of buffers: on
+ * CPU devices with fine-grained SVM in memory the kernels read in place
+ * (planar windows only: not with _iv), and for the CPU kernels the host
+ * stores the window as doubles, sparing the kernel its other conversion a
+ * tap; GPUs stage through page-locked memory.
  */
 #include <string.h>
 #include "clr-conv.h"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Many streams in one process on the GPU machine (issue 25's GPU rows),
+# after
+#   . .gpu-bundle/enter.sh build && bench/run-gpu-streams.sh [BASELINE_DIR]
+# bench/clr-streams-bench's table: N branches of 44.1 -> 48 kHz stereo F32
+# in 10 ms buffers (clresample q4 and q10 beside audioresample q10 and the
+# source alone), then clfirfilter 8192 taps beside audiofirfilter. With
+# BASELINE_DIR (a folder holding another build's gst/libgstclresample.so)
+# the clresample rows run again with that plugin, in the same lease. The
+# raw output goes to $OUT/gpu-streams.txt (or ./bench-out).
+set -u
+out=${OUT:-./bench-out}
+mkdir -p "$out"
+b=build/bench/clr-streams-bench
+secs=${STREAMS_SECONDS:-30}
+{
+  $b -s "$secs" -n 1,16,64,256,1024 \
+    -w source,clresample-q4,clresample-q10,audioresample-q10
+  $b -s 20 -n 1,16,64 -w clfirfilter-256,clfirfilter-1024,audiofirfilter
+  if [ -n "${1:-}" ]; then
+    echo "== baseline plugin: $1"
+    GST_PLUGIN_PATH_1_0=$(cd "$1" && pwd) GST_REGISTRY_1_0=/tmp/reg-base.bin \
+      $b -s "$secs" -n 16,64,256 -w clresample-q4,clresample-q10
+  fi
+} 2>&1 | tee "$out/gpu-streams.txt"

@@ -1,0 +1,687 @@
+/* clresample: the device's batch scheduler. See clr-sched.h.
+ *
+ * A batch moves through OPEN (taking jobs), CLOSED (full, waiting its turn),
+ * RUNNING (on the device) and DONE (outputs readable), then back to the free
+ * list once every job has read its output. Jobs write their windows outside
+ * the lock, so a batch is ready to run when its last writer is done. Who
+ * runs a batch: whichever thread finds the device with room (fewer than
+ * max_running batches on it) and a ready batch, under `submitting`, so
+ * one thread at a time sets kernel arguments. Who waits for it: the first
+ * of its jobs' threads to get there waits on the device; the others sleep
+ * on the batch's condition until it is DONE. No thread spins except the
+ * one waiting on the device, and that only briefly (wait_event ()).
+ */
+#include <string.h>
+/* clSVMAlloc after a run-time check (clr_budget_svm_supported); queues the
+ * 1.2 way, which every device takes */
+#define CL_TARGET_OPENCL_VERSION 200
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include "clr-sched.h"
+#include "clr-budget.h"
+#include "clr-hostmem.h"
+#include "clr-log.h"
+
+/* Rows of the stream table a batch holds at most; a batch past it closes. */
+#define CLR_SCHED_MAX_JOBS 1024u
+#define CLR_SCHED_TABLE_BYTES \
+  (CLR_SCHED_MAX_JOBS * CLR_SCHED_ROW_WORDS * sizeof (cl_ulong))
+/* Every window and output starts on this many bytes: the kernels' vector
+ * loads (_iv reads four samples as one) see the alignment a buffer of
+ * their own would give. */
+#define CLR_SCHED_ALIGN 128u
+/* Staging a batch starts with, and the most it grows to by itself (a
+ * larger job still gets a batch of its own size). */
+#define CLR_SCHED_START_BYTES (256u * 1024u)
+#define CLR_SCHED_GROW_MAX (64u * 1024u * 1024u)
+/* A job's thread waits for the device this long polling before it blocks
+ * (a blocked thread wakes tens of microseconds late; a playback buffer's
+ * work is shorter than that). */
+#define CLR_SCHED_POLL_US 300
+/* Batches on the device at once: a GPU copies one while it computes the
+ * other (each has its queue); a CPU device's workers are busy with one. */
+#define CLR_SCHED_RUNNING_GPU 2u
+#define CLR_SCHED_RUNNING_CPU 1u
+
+typedef enum {
+  BATCH_OPEN,
+  BATCH_CLOSED,
+  BATCH_RUNNING,
+  BATCH_DONE,
+} BatchState;
+
+struct _ClrSchedBatch {
+  char *in_host;                /* the stream table, then the windows */
+  char *out_host;
+  size_t in_cap, out_cap;
+  cl_mem in_dev, out_dev;       /* NULL with SVM staging */
+  size_t in_used, out_used;
+  GPtrArray *jobs;
+  guint writers;                /* jobs still writing their windows */
+  guint readers;                /* jobs not yet released */
+  BatchState state;
+  gboolean overflowed;          /* closed for want of room: grow it */
+  gboolean waited;              /* a job's thread waits on `done` */
+  cl_event done;
+  cl_int status;
+  GCond cond;
+};
+
+struct _ClrSchedKernel {
+  gint refcount;                /* under kern_lock */
+  char *key;
+  ClrSchedKernelInfo info;
+};
+
+struct _ClrSched {
+  gint refcount;                /* under registry_lock */
+  ClrDevice *dev;
+  ClrStaging staging;
+  cl_command_queue queues[CLR_SCHED_RUNNING_GPU];
+  guint max_running;
+
+  GMutex lock;
+  ClrSchedBatch *open;
+  GQueue closed;
+  GPtrArray *idle;              /* batches to reuse */
+  guint running;
+  guint next_queue;
+  gboolean submitting;
+  guint64 launches, jobs, batches;
+
+  GMutex kern_lock;
+  GHashTable *kernels;          /* key -> ClrSchedKernel */
+};
+
+static GMutex registry_lock;
+static GList *registry;         /* of ClrSched* */
+
+/* ---- Staging memory ---------------------------------------------------- */
+
+static char *
+staging_alloc (ClrSched * s, size_t bytes, cl_mem * dev_mem,
+    cl_mem_flags flags, GError ** error)
+{
+  cl_int status;
+  char *p = NULL;
+
+  *dev_mem = NULL;
+  switch (s->staging) {
+    case CLR_STAGING_SVM:
+      p = clSVMAlloc (clr_device_get_context (s->dev), CL_MEM_READ_WRITE |
+          CL_MEM_SVM_FINE_GRAIN_BUFFER, bytes, CLR_SCHED_ALIGN);
+      if (!p)
+        g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "Out of shared "
+            "memory for %" G_GSIZE_FORMAT " bytes of staging", bytes);
+      return p;
+    case CLR_STAGING_PINNED:
+      p = clr_host_alloc (s->dev, bytes, error);
+      break;
+    default:
+      if (!(p = g_try_malloc (bytes)))
+        g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "Out of host "
+            "memory for %" G_GSIZE_FORMAT " bytes of staging", bytes);
+      break;
+  }
+  if (!p)
+    return NULL;
+  *dev_mem = clCreateBuffer (clr_device_get_context (s->dev), flags, bytes,
+      NULL, &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Allocating the batch's device buffer");
+    if (s->staging == CLR_STAGING_PINNED)
+      clr_host_free (p);
+    else
+      g_free (p);
+    *dev_mem = NULL;
+    return NULL;
+  }
+  return p;
+}
+
+static void
+staging_free (ClrSched * s, char **p, cl_mem * dev_mem)
+{
+  if (*dev_mem)
+    clReleaseMemObject (*dev_mem);
+  *dev_mem = NULL;
+  if (!*p)
+    return;
+  if (s->staging == CLR_STAGING_SVM)
+    clSVMFree (clr_device_get_context (s->dev), *p);
+  else if (s->staging == CLR_STAGING_PINNED)
+    clr_host_free (*p);
+  else
+    g_free (*p);
+  *p = NULL;
+}
+
+/* Room for the table and `in` bytes of windows, and `out` bytes of
+ * output; the batch holds no job. */
+static gboolean
+batch_fit (ClrSched * s, ClrSchedBatch * b, size_t in, size_t out,
+    GError ** error)
+{
+  in += CLR_SCHED_TABLE_BYTES;
+  if (in > b->in_cap) {
+    staging_free (s, &b->in_host, &b->in_dev);
+    b->in_cap = 0;
+    if (!(b->in_host = staging_alloc (s, in, &b->in_dev, CL_MEM_READ_ONLY,
+                error)))
+      return FALSE;
+    b->in_cap = in;
+  }
+  if (out > b->out_cap) {
+    staging_free (s, &b->out_host, &b->out_dev);
+    b->out_cap = 0;
+    if (!(b->out_host = staging_alloc (s, out, &b->out_dev,
+                CL_MEM_WRITE_ONLY, error)))
+      return FALSE;
+    b->out_cap = out;
+  }
+  return TRUE;
+}
+
+static ClrSchedBatch *
+batch_new (void)
+{
+  ClrSchedBatch *b = g_new0 (ClrSchedBatch, 1);
+
+  b->jobs = g_ptr_array_new ();
+  g_cond_init (&b->cond);
+  return b;
+}
+
+static void
+batch_free (ClrSched * s, ClrSchedBatch * b)
+{
+  staging_free (s, &b->in_host, &b->in_dev);
+  staging_free (s, &b->out_host, &b->out_dev);
+  if (b->done)
+    clReleaseEvent (b->done);
+  g_ptr_array_free (b->jobs, TRUE);
+  g_cond_clear (&b->cond);
+  g_free (b);
+}
+
+/* A batch to fill: an idle one, grown if it overflowed last time. */
+static ClrSchedBatch *
+batch_take (ClrSched * s)
+{
+  ClrSchedBatch *b;
+
+  if (s->idle->len == 0)
+    return batch_new ();
+  b = g_ptr_array_steal_index_fast (s->idle, s->idle->len - 1);
+  if (b->overflowed && b->in_cap < CLR_SCHED_GROW_MAX) {
+    /* a larger one next time (on failure the smaller one serves on) */
+    size_t in = MIN ((b->in_cap - CLR_SCHED_TABLE_BYTES) * 2,
+        (size_t) CLR_SCHED_GROW_MAX), out = MIN (b->out_cap * 2,
+        (size_t) CLR_SCHED_GROW_MAX);
+    batch_fit (s, b, in, out, NULL);
+  }
+  b->overflowed = FALSE;
+  return b;
+}
+
+static void
+batch_recycle (ClrSched * s, ClrSchedBatch * b)
+{
+  g_ptr_array_set_size (b->jobs, 0);
+  b->in_used = CLR_SCHED_TABLE_BYTES;
+  b->out_used = 0;
+  b->writers = b->readers = 0;
+  b->state = BATCH_OPEN;
+  b->waited = FALSE;
+  b->status = CL_SUCCESS;
+  if (b->done)
+    clReleaseEvent (b->done);
+  b->done = NULL;
+  g_ptr_array_add (s->idle, b);
+}
+
+/* ---- Running a batch --------------------------------------------------- */
+
+static cl_int
+set_mem_arg (ClrSched * s, cl_kernel k, cl_uint i, cl_mem mem, char *host)
+{
+  if (s->staging == CLR_STAGING_SVM)
+    return clSetKernelArgSVMPointer (k, i, host);
+  return clSetKernelArg (k, i, sizeof (cl_mem), &mem);
+}
+
+/* One launch over jobs [first, first + n) of the table, all of kernel k. */
+static cl_int
+launch_group (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
+    ClrSchedKernel * k, guint first, guint n, size_t items, guint times,
+    cl_event * ev)
+{
+  const ClrSchedKernelInfo *ki = &k->info;
+  cl_kernel kern = ki->kernel;
+  size_t wg = ki->local_size ? ki->local_size : 1;
+  size_t global[3], local[3] = { wg, 1, 1 };
+  cl_uint a = 0, first32 = first;
+  cl_int status;
+  guint t;
+
+  status = set_mem_arg (s, kern, a++, b->in_dev, b->in_host);
+  status |= set_mem_arg (s, kern, a++, b->out_dev, b->out_host);
+  status |= clSetKernelArg (kern, a++, sizeof (cl_mem), &ki->coef);
+  status |= clSetKernelArg (kern, a++, sizeof (cl_uint), &ki->channels);
+  status |= clSetKernelArg (kern, a++, sizeof (cl_uint), &ki->taps);
+  status |= clSetKernelArg (kern, a++, sizeof (cl_ulong), &ki->I);
+  status |= clSetKernelArg (kern, a++, sizeof (cl_ulong), &ki->D);
+  status |= set_mem_arg (s, kern, a++, b->in_dev, b->in_host);
+  status |= clSetKernelArg (kern, a++, sizeof (cl_uint), &first32);
+  if (ki->has_grid)
+    status |= clSetKernelArg (kern, a++, sizeof (cl_ulong), &ki->grid);
+  if (ki->has_lead)
+    status |= clSetKernelArg (kern, a++, sizeof (cl_uint), &ki->lead);
+  if (status != CL_SUCCESS)
+    return status;
+
+  global[0] = (items + wg - 1) / wg * wg;
+  global[1] = (ki->channels + ki->cpi - 1) / MAX (ki->cpi, 1);
+  global[2] = n;
+  if (ki->iv) {
+    /* channel groups along dimension 0, then frames: wg work-items */
+    size_t groups = ki->channels / 4, lx = MIN (groups, wg);
+    local[0] = lx;
+    local[1] = MAX (wg / lx, 1);
+    global[0] = (groups + lx - 1) / lx * lx;
+    global[1] = (items + local[1] - 1) / local[1] * local[1];
+  }
+  for (t = 0; t < MAX (times, 1) && status == CL_SUCCESS; t++)
+    status = clEnqueueNDRangeKernel (q, kern, 3, NULL, global,
+        ki->local_size ? local : NULL, 0, NULL, t + 1 == MAX (times, 1) ?
+        ev : NULL);
+  return status;
+}
+
+static gint
+by_kernel (gconstpointer a, gconstpointer b)
+{
+  const ClrSchedJob *x = *(ClrSchedJob * const *) a;
+  const ClrSchedJob *y = *(ClrSchedJob * const *) b;
+
+  return x->kern < y->kern ? -1 : x->kern > y->kern;
+}
+
+/* The table (jobs of one kernel side by side), the upload, a launch per
+ * kernel, the download: all enqueued, `done` the last command's event. */
+static cl_int
+batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
+    guint * launches)
+{
+  const gboolean svm = s->staging == CLR_STAGING_SVM;
+  cl_ulong *table = (cl_ulong *) b->in_host;
+  cl_event last = NULL;
+  cl_int status = CL_SUCCESS;
+  guint i, first, n = b->jobs->len;
+
+  g_ptr_array_sort (b->jobs, by_kernel);
+  for (i = 0; i < n; i++) {
+    ClrSchedJob *job = g_ptr_array_index (b->jobs, i);
+    memcpy (table + (size_t) i * CLR_SCHED_ROW_WORDS, job->row,
+        sizeof (job->row));
+  }
+  if (!svm) {
+    status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE, 0,
+        (size_t) n * CLR_SCHED_ROW_WORDS * sizeof (cl_ulong), table, 0, NULL,
+        NULL);
+    if (status == CL_SUCCESS && b->in_used > CLR_SCHED_TABLE_BYTES)
+      status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE,
+          CLR_SCHED_TABLE_BYTES, b->in_used - CLR_SCHED_TABLE_BYTES,
+          b->in_host + CLR_SCHED_TABLE_BYTES, 0, NULL, NULL);
+  }
+  for (first = 0; first < n && status == CL_SUCCESS;) {
+    ClrSchedJob *job = g_ptr_array_index (b->jobs, first);
+    ClrSchedKernel *k = job->kern;
+    size_t items = 0;
+    guint end, times = 1;
+
+    for (end = first; end < n; end++) {
+      ClrSchedJob *j = g_ptr_array_index (b->jobs, end);
+      if (j->kern != k)
+        break;
+      items = MAX (items, j->items);
+      times = MAX (times, j->launches);
+    }
+    if (last)
+      clReleaseEvent (last);
+    last = NULL;
+    status = launch_group (s, b, q, k, first, end - first, items, times,
+        &last);
+    *launches += times;
+    first = end;
+  }
+  if (status == CL_SUCCESS && !svm) {
+    if (last)
+      clReleaseEvent (last);
+    last = NULL;
+    status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, 0, b->out_used,
+        b->out_host, 0, NULL, &last);
+  }
+  if (status == CL_SUCCESS)
+    status = clFlush (q);
+  b->done = last;
+  if (status == CL_SUCCESS && !last)
+    status = CL_INVALID_EVENT;
+  return status;
+}
+
+/* Sends ready batches to the device while it has room; lock held. */
+static void
+submit_ready (ClrSched * s)
+{
+  while (!s->submitting && s->running < s->max_running) {
+    ClrSchedBatch *b = g_queue_peek_head (&s->closed);
+    cl_command_queue q;
+    guint launches = 0;
+    cl_int status;
+
+    if (!b && s->open && s->open->jobs->len > 0)
+      b = s->open;
+    if (!b || b->writers > 0)
+      return;
+    if (b == s->open)
+      s->open = NULL;
+    else
+      g_queue_pop_head (&s->closed);
+    b->state = BATCH_RUNNING;
+    s->running++;
+    s->submitting = TRUE;
+    s->batches++;
+    s->jobs += b->jobs->len;
+    q = s->queues[s->next_queue];
+    s->next_queue = (s->next_queue + 1) % s->max_running;
+    g_mutex_unlock (&s->lock);
+    status = batch_enqueue (s, b, q, &launches);
+    g_mutex_lock (&s->lock);
+    s->submitting = FALSE;
+    s->launches += launches;
+    if (status != CL_SUCCESS) {
+      b->status = status;
+      b->state = BATCH_DONE;
+      s->running--;
+      g_cond_broadcast (&b->cond);
+    } else if (!b->waited) {
+      /* one of its jobs' threads takes the wait */
+      g_cond_signal (&b->cond);
+    }
+  }
+}
+
+/* Waits until `ev` has run, polling briefly before blocking. */
+static cl_int
+wait_event (cl_event ev)
+{
+  cl_int status, st = CL_QUEUED;
+  gint64 deadline = g_get_monotonic_time () + CLR_SCHED_POLL_US;
+
+  do {
+    status = clGetEventInfo (ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
+        sizeof (st), &st, NULL);
+    if (status != CL_SUCCESS || st <= CL_COMPLETE)
+      break;
+    g_thread_yield ();
+  } while (g_get_monotonic_time () < deadline);
+  if (status == CL_SUCCESS && st > CL_COMPLETE)
+    status = clWaitForEvents (1, &ev);
+  else if (status == CL_SUCCESS && st < 0)
+    status = st;
+  return status;
+}
+
+/* ---- The scheduler ----------------------------------------------------- */
+
+static void
+kernel_free (gpointer data)
+{
+  ClrSchedKernel *k = data;
+
+  if (k->info.kernel)
+    clReleaseKernel (k->info.kernel);
+  if (k->info.coef)
+    clReleaseMemObject (k->info.coef);
+  g_free (k->key);
+  g_free (k);
+}
+
+static void
+sched_free (ClrSched * s)
+{
+  guint i;
+
+  for (i = 0; i < s->max_running; i++)
+    if (s->queues[i]) {
+      clFinish (s->queues[i]);
+      clReleaseCommandQueue (s->queues[i]);
+    }
+  if (s->open)
+    batch_free (s, s->open);
+  for (i = 0; i < s->idle->len; i++)
+    batch_free (s, g_ptr_array_index (s->idle, i));
+  g_ptr_array_free (s->idle, TRUE);
+  g_hash_table_destroy (s->kernels);
+  g_mutex_clear (&s->lock);
+  g_mutex_clear (&s->kern_lock);
+  clr_device_unref (s->dev);
+  g_free (s);
+}
+
+static ClrSched *
+sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
+{
+  ClrSched *s = g_new0 (ClrSched, 1);
+  cl_int status = CL_SUCCESS;
+  guint i;
+
+  s->refcount = 1;
+  s->dev = clr_device_ref (dev);
+  s->staging = staging;
+  s->max_running = clr_device_is_gpu (dev) ? CLR_SCHED_RUNNING_GPU :
+      CLR_SCHED_RUNNING_CPU;
+  g_mutex_init (&s->lock);
+  g_mutex_init (&s->kern_lock);
+  g_queue_init (&s->closed);
+  s->idle = g_ptr_array_new ();
+  s->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+      kernel_free);
+  for (i = 0; i < s->max_running && status == CL_SUCCESS; i++)
+    s->queues[i] = clCreateCommandQueue (clr_device_get_context (dev),
+        clr_device_get_id (dev), 0, &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Creating the scheduler's queue");
+    sched_free (s);
+    return NULL;
+  }
+  return s;
+}
+
+ClrSched *
+clr_sched_get (ClrDevice * dev, ClrStaging staging, GError ** error)
+{
+  ClrSched *s = NULL;
+  GList *l;
+
+  g_mutex_lock (&registry_lock);
+  for (l = registry; l; l = l->next) {
+    ClrSched *x = l->data;
+    if (x->dev == dev && x->staging == staging) {
+      s = x;
+      s->refcount++;
+      break;
+    }
+  }
+  if (!s && (s = sched_new (dev, staging, error)))
+    registry = g_list_prepend (registry, s);
+  g_mutex_unlock (&registry_lock);
+  return s;
+}
+
+void
+clr_sched_unref (ClrSched * s)
+{
+  gboolean last;
+
+  if (!s)
+    return;
+  g_mutex_lock (&registry_lock);
+  last = --s->refcount == 0;
+  if (last)
+    registry = g_list_remove (registry, s);
+  g_mutex_unlock (&registry_lock);
+  if (last)
+    sched_free (s);
+}
+
+ClrSchedKernel *
+clr_sched_kernel_get (ClrSched * s, const char *key, ClrSchedKernelMake make,
+    gpointer data, GError ** error)
+{
+  ClrSchedKernel *k;
+
+  /* held while a new kernel is made: a second stream of the same key
+   * waits for it rather than making its own */
+  g_mutex_lock (&s->kern_lock);
+  k = g_hash_table_lookup (s->kernels, key);
+  if (k) {
+    k->refcount++;
+    g_mutex_unlock (&s->kern_lock);
+    return k;
+  }
+  k = g_new0 (ClrSchedKernel, 1);
+  k->refcount = 1;
+  k->key = g_strdup (key);
+  if (!make (data, &k->info, error)) {
+    g_mutex_unlock (&s->kern_lock);
+    kernel_free (k);
+    return NULL;
+  }
+  g_hash_table_insert (s->kernels, k->key, k);
+  g_mutex_unlock (&s->kern_lock);
+  return k;
+}
+
+void
+clr_sched_kernel_unref (ClrSched * s, ClrSchedKernel * k)
+{
+  if (!k)
+    return;
+  g_mutex_lock (&s->kern_lock);
+  if (--k->refcount == 0)
+    g_hash_table_remove (s->kernels, k->key);
+  g_mutex_unlock (&s->kern_lock);
+}
+
+static size_t
+align_up (size_t n)
+{
+  return (n + CLR_SCHED_ALIGN - 1) / CLR_SCHED_ALIGN * CLR_SCHED_ALIGN;
+}
+
+gboolean
+clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
+{
+  const size_t in = align_up (job->win_bytes), out = align_up (job->out_bytes);
+  ClrSchedBatch *b;
+
+  g_mutex_lock (&s->lock);
+  for (;;) {
+    if (!s->open)
+      s->open = batch_take (s);
+    b = s->open;
+    if (b->jobs->len < CLR_SCHED_MAX_JOBS && b->in_cap > 0
+        && b->in_used + in <= b->in_cap && b->out_used + out <= b->out_cap)
+      break;
+    if (b->jobs->len > 0) {
+      /* full: it runs as it is, and a fresh batch takes this job */
+      b->state = BATCH_CLOSED;
+      b->overflowed = TRUE;
+      g_queue_push_tail (&s->closed, b);
+      s->open = NULL;
+      submit_ready (s);
+      continue;
+    }
+    if (!batch_fit (s, b, MAX (in, (size_t) CLR_SCHED_START_BYTES),
+            MAX (out, (size_t) CLR_SCHED_START_BYTES), error)) {
+      g_mutex_unlock (&s->lock);
+      return FALSE;
+    }
+    b->in_used = CLR_SCHED_TABLE_BYTES;
+  }
+  job->batch = b;
+  job->win = b->in_host + b->in_used;
+  job->out = NULL;
+  job->row[CLR_ROW_WIN] = b->in_used / job->win_sample;
+  job->row[CLR_ROW_OUT] = b->out_used / job->out_sample;
+  b->in_used += in;
+  b->out_used += out;
+  g_ptr_array_add (b->jobs, job);
+  b->writers++;
+  b->readers++;
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+gboolean
+clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
+{
+  ClrSchedBatch *b = job->batch;
+  cl_int status;
+
+  g_mutex_lock (&s->lock);
+  b->writers--;
+  submit_ready (s);
+  while (b->state != BATCH_DONE) {
+    if (b->state == BATCH_RUNNING && !b->waited) {
+      b->waited = TRUE;
+      g_mutex_unlock (&s->lock);
+      status = wait_event (b->done);
+      g_mutex_lock (&s->lock);
+      b->status = status;
+      b->state = BATCH_DONE;
+      s->running--;
+      g_cond_broadcast (&b->cond);
+      submit_ready (s);
+    } else {
+      g_cond_wait (&b->cond, &s->lock);
+    }
+  }
+  status = b->status;
+  g_mutex_unlock (&s->lock);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "Running the resampling kernel");
+    return FALSE;
+  }
+  job->out = b->out_host + job->row[CLR_ROW_OUT] * job->out_sample;
+  return TRUE;
+}
+
+void
+clr_sched_release (ClrSched * s, ClrSchedJob * job)
+{
+  ClrSchedBatch *b = job->batch;
+
+  if (!b)
+    return;
+  g_mutex_lock (&s->lock);
+  if (--b->readers == 0 && b->state == BATCH_DONE)
+    batch_recycle (s, b);
+  g_mutex_unlock (&s->lock);
+  job->batch = NULL;
+}
+
+void
+clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
+    guint64 * batches)
+{
+  g_mutex_lock (&s->lock);
+  if (launches)
+    *launches = s->launches;
+  if (jobs)
+    *jobs = s->jobs;
+  if (batches)
+    *batches = s->batches;
+  g_mutex_unlock (&s->lock);
+}

@@ -1,0 +1,115 @@
+/* clresample: one scheduler per device that runs the buffers of every
+ * resampler in the process as few launches as it can.
+ *
+ * A resampler's buffer is a job: its window (the filter's history and the
+ * new input, laid out as the kernel reads it) goes into the open batch's
+ * staging memory, and the job's thread waits. A batch runs as one upload,
+ * one launch per kernel (jobs of streams with the same kernel and filter
+ * share it, a stream a row of the launch's third dimension), one download
+ * and one wait, whatever the number of jobs. Batches form by themselves:
+ * while the device is idle a job runs at once (one stream sees no added
+ * latency); while a batch runs the next one fills with whatever arrives
+ * (the load sets the batch size, and no job ever waits for a stream that
+ * has not submitted). Device memory holds nothing between batches: each
+ * stream's history lives on the host (clr-window.h), so a stream that
+ * pauses, flushes or goes away holds nothing up.
+ *
+ * Thread-safe; GStreamer-free.
+ */
+#ifndef __CLR_SCHED_H__
+#define __CLR_SCHED_H__
+
+#include "clr-device.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  CLR_STAGING_PLAIN,            /* ordinary host memory, copied */
+  CLR_STAGING_PINNED,           /* page-locked, copied by DMA (GPUs) */
+  CLR_STAGING_SVM,              /* fine-grained SVM: kernels read it in
+                                 * place (CPU devices) */
+} ClrStaging;
+
+typedef struct _ClrSched ClrSched;
+typedef struct _ClrSchedBatch ClrSchedBatch;
+
+/* A kernel and its coefficients, shared by every stream whose key (the
+ * program, kernel, filter and launch shape) is the same; their jobs run in
+ * one launch. */
+typedef struct {
+  cl_kernel kernel;             /* owned */
+  cl_mem coef;                  /* owned */
+  cl_uint channels, taps;       /* taps: what the kernel runs over */
+  cl_uint cpi;                  /* channels a work-item */
+  cl_ulong I, D;
+  gboolean has_grid;            /* clr_resample_interp's grid argument */
+  cl_ulong grid;
+  gboolean has_lead;            /* the span kernels' lead argument */
+  cl_uint lead;
+  gboolean iv;                  /* channel groups along dimension 0 */
+  size_t local_size;            /* 0: the driver's choice */
+} ClrSchedKernelInfo;
+
+typedef struct _ClrSchedKernel ClrSchedKernel;
+
+/* Builds a kernel's info on a first use (it may take seconds). */
+typedef gboolean (*ClrSchedKernelMake) (gpointer data,
+    ClrSchedKernelInfo * info, GError ** error);
+
+/* The words of a job's row in the kernels' stream table (resample.cl's
+ * CLR_STREAM_WORDS and CLR_STREAM ()) */
+#define CLR_SCHED_ROW_WORDS 16
+enum {
+  CLR_ROW_WIN,                  /* window offset, samples (set by reserve) */
+  CLR_ROW_OUT,                  /* output offset, samples (set by reserve) */
+  CLR_ROW_FIRST_TAP,
+  CLR_ROW_PHASE0,
+  CLR_ROW_N_OUT,
+  CLR_ROW_W_CSTRIDE,
+  CLR_ROW_O_FSTRIDE,
+  CLR_ROW_O_CSTRIDE,
+  CLR_ROW_ALIGN,
+};
+
+typedef struct {
+  /* the caller's */
+  ClrSchedKernel *kern;
+  size_t win_bytes;             /* the window, as the kernel reads it */
+  size_t win_sample;            /* bytes per window sample */
+  size_t out_bytes;
+  size_t out_sample;            /* bytes per output sample */
+  size_t items;                 /* work-items along the output frames */
+  cl_ulong row[CLR_SCHED_ROW_WORDS];
+  guint launches;               /* 0 or 1; more only for benchmarks */
+  /* the scheduler's */
+  char *win;                    /* after reserve: write the window here */
+  const char *out;              /* after run: the output */
+  ClrSchedBatch *batch;
+} ClrSchedJob;
+
+/* The scheduler of a device for a kind of staging memory; a reference. */
+ClrSched *clr_sched_get (ClrDevice * dev, ClrStaging staging,
+    GError ** error);
+void clr_sched_unref (ClrSched * s);
+
+/* The shared kernel for `key`, made by `make` if no stream holds it yet;
+ * a reference. */
+ClrSchedKernel *clr_sched_kernel_get (ClrSched * s, const char *key,
+    ClrSchedKernelMake make, gpointer data, GError ** error);
+void clr_sched_kernel_unref (ClrSched * s, ClrSchedKernel * k);
+
+/* A job: clr_sched_reserve () gives it room (job->win); the caller writes
+ * the window there and calls clr_sched_run (), which returns once the
+ * output is at job->out; clr_sched_release () after reading it (also when
+ * run failed). Never blocks on other streams, only on the device. */
+gboolean clr_sched_reserve (ClrSched * s, ClrSchedJob * job,
+    GError ** error);
+gboolean clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error);
+void clr_sched_release (ClrSched * s, ClrSchedJob * job);
+
+/* Launches and jobs run so far, for tests and benchmarks. */
+void clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
+    guint64 * batches);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,328 @@
+/* clresample: the device's batch scheduler (clr-sched.h) alone, on the
+ * real device, with a kernel of the resampling kernels' signature that
+ * copies each stream's window to its output, scaled by its kernel's one
+ * coefficient: every job's output is known exactly, and the counts say
+ * how the jobs were batched. */
+#include <string.h>
+#include "clr-budget.h"
+#include "clr-sched.h"
+
+static ClrDevice *device;
+
+static const char *copy_source =
+    "__kernel void\n"
+    "copy_scaled (__global const float *win_all, __global float *out_all,\n"
+    "    __global const float *coef, const uint channels, const uint taps,\n"
+    "    const ulong I, const ulong D, __global const ulong *streams,\n"
+    "    const uint first)\n"
+    "{\n"
+    "  __global const ulong *row = streams + 16 * (first + get_global_id (2));\n"
+    "  const uint i = get_global_id (0), c = get_global_id (1);\n"
+    "  if (i >= row[4] || c >= channels)\n"
+    "    return;\n"
+    "  out_all[row[1] + i * row[6] + c * row[7]] =\n"
+    "      coef[0] * win_all[row[0] + c * row[5] + row[2] + i];\n"
+    "}\n";
+
+typedef struct {
+  float scale;
+  cl_uint channels;
+} KernelSpec;
+
+static gboolean
+make_copy (gpointer data, ClrSchedKernelInfo * info, GError ** error)
+{
+  const KernelSpec *spec = data;
+  cl_program program;
+  cl_int status;
+
+  program = clr_device_get_program (device, copy_source, "", error);
+  if (!program)
+    return FALSE;
+  info->kernel = clCreateKernel (program, "copy_scaled", &status);
+  g_assert_cmpint (status, ==, CL_SUCCESS);
+  info->coef = clCreateBuffer (clr_device_get_context (device),
+      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof (float),
+      (void *) &spec->scale, &status);
+  g_assert_cmpint (status, ==, CL_SUCCESS);
+  info->channels = spec->channels;
+  info->cpi = 1;
+  info->taps = 4;
+  info->I = info->D = 1;
+  return TRUE;
+}
+
+/* A stream's job: `frames` window frames, n_out outputs from first_tap,
+ * planar output; the window holds seed + c * 1000 + frame. */
+typedef struct {
+  ClrSched *sched;
+  ClrSchedKernel *kern;
+  float scale;
+  cl_uint channels;
+  size_t frames, n_out, first_tap;
+  float seed;
+  ClrSchedJob job;
+  float *out;
+  gboolean ok;
+} Stream;
+
+static void
+stream_reserve (Stream * st)
+{
+  const size_t pitch = st->frames;
+  size_t c, i;
+
+  memset (&st->job, 0, sizeof (st->job));
+  st->job.kern = st->kern;
+  st->job.win_bytes = pitch * st->channels * sizeof (float);
+  st->job.win_sample = sizeof (float);
+  st->job.out_bytes = st->n_out * st->channels * sizeof (float);
+  st->job.out_sample = sizeof (float);
+  st->job.items = st->n_out;
+  st->job.row[CLR_ROW_FIRST_TAP] = st->first_tap;
+  st->job.row[CLR_ROW_N_OUT] = st->n_out;
+  st->job.row[CLR_ROW_W_CSTRIDE] = pitch;
+  st->job.row[CLR_ROW_O_FSTRIDE] = 1;
+  st->job.row[CLR_ROW_O_CSTRIDE] = st->n_out;
+  g_assert_true (clr_sched_reserve (st->sched, &st->job, NULL));
+  for (c = 0; c < st->channels; c++)
+    for (i = 0; i < st->frames; i++)
+      ((float *) st->job.win)[c * pitch + i] = st->seed + c * 1000 + i;
+}
+
+static gpointer
+stream_run (gpointer data)
+{
+  Stream *st = data;
+
+  st->ok = clr_sched_run (st->sched, &st->job, NULL);
+  if (st->ok)
+    memcpy (st->out, st->job.out, st->job.out_bytes);
+  clr_sched_release (st->sched, &st->job);
+  return NULL;
+}
+
+static void
+check_output (const Stream * st)
+{
+  size_t c, i;
+
+  g_assert_true (st->ok);
+  for (c = 0; c < st->channels; c++)
+    for (i = 0; i < st->n_out; i++)
+      g_assert_cmpfloat (st->out[c * st->n_out + i], ==, st->scale *
+          (st->seed + c * 1000 + st->first_tap + i));
+}
+
+static ClrSchedKernel *
+get_kernel (ClrSched * s, KernelSpec * spec)
+{
+  char *key = g_strdup_printf ("copy-%g-%u", spec->scale, spec->channels);
+  ClrSchedKernel *k = clr_sched_kernel_get (s, key, make_copy, spec, NULL);
+
+  g_free (key);
+  g_assert_nonnull (k);
+  return k;
+}
+
+/* Jobs reserved together run as one batch: one upload, one launch per
+ * kernel (here two, of 1 and 2 channels), each job's output its own. */
+static void
+test_one_batch (void)
+{
+  KernelSpec specs[2] = { {0.5f, 1}, {-2.0f, 2} };
+  enum { N = 12 };
+  ClrSched *s = clr_sched_get (device, CLR_STAGING_PLAIN, NULL);
+  ClrSchedKernel *k[2];
+  Stream st[N];
+  GThread *th[N];
+  guint64 launches0, jobs0, batches0, launches, jobs, batches;
+  int i;
+
+  g_assert_nonnull (s);
+  k[0] = get_kernel (s, &specs[0]);
+  k[1] = get_kernel (s, &specs[1]);
+  /* the same key again: the same kernel, not a second one */
+  g_assert_true (get_kernel (s, &specs[1]) == k[1]);
+  clr_sched_kernel_unref (s, k[1]);
+  clr_sched_get_counts (s, &launches0, &jobs0, &batches0);
+  for (i = 0; i < N; i++) {
+    memset (&st[i], 0, sizeof (st[i]));
+    st[i].sched = s;
+    st[i].kern = k[i % 2];
+    st[i].scale = specs[i % 2].scale;
+    st[i].channels = specs[i % 2].channels;
+    st[i].frames = 50 + 17 * i;
+    st[i].n_out = 20 + 3 * i;
+    st[i].first_tap = i;
+    st[i].seed = 100.0f * i;
+    st[i].out = g_new0 (float, st[i].n_out * st[i].channels);
+    stream_reserve (&st[i]);
+  }
+  for (i = 0; i < N; i++)
+    th[i] = g_thread_new ("stream", stream_run, &st[i]);
+  for (i = 0; i < N; i++) {
+    g_thread_join (th[i]);
+    check_output (&st[i]);
+    g_free (st[i].out);
+  }
+  clr_sched_get_counts (s, &launches, &jobs, &batches);
+  g_assert_cmpuint (jobs - jobs0, ==, N);
+  g_assert_cmpuint (batches - batches0, ==, 1);
+  g_assert_cmpuint (launches - launches0, ==, 2);
+  clr_sched_kernel_unref (s, k[0]);
+  clr_sched_kernel_unref (s, k[1]);
+  clr_sched_unref (s);
+}
+
+/* A job alone runs at once, and one larger than the batch's staging gets
+ * room of its own; a batch that runs out of room runs as it is while the
+ * next job opens another. */
+static void
+test_room (void)
+{
+  KernelSpec spec = { 3.0f, 2 };
+  ClrSched *s = clr_sched_get (device, CLR_STAGING_PLAIN, NULL);
+  ClrSchedKernel *k = get_kernel (s, &spec);
+  /* 2 channels x 40000 frames x 4 bytes: 320 kB, past the 256 kB start */
+  Stream st[3];
+  GThread *th[3];
+  guint64 b0, b1, j0, j1;
+  int i;
+
+  clr_sched_get_counts (s, NULL, &j0, &b0);
+  for (i = 0; i < 3; i++) {
+    memset (&st[i], 0, sizeof (st[i]));
+    st[i].sched = s;
+    st[i].kern = k;
+    st[i].scale = spec.scale;
+    st[i].channels = spec.channels;
+    st[i].frames = 40000;
+    st[i].n_out = 30000 + i;
+    st[i].first_tap = 5 * i;
+    st[i].seed = (float) i;
+    st[i].out = g_new0 (float, st[i].n_out * 2);
+  }
+  /* alone */
+  stream_reserve (&st[0]);
+  stream_run (&st[0]);
+  check_output (&st[0]);
+  clr_sched_get_counts (s, NULL, &j1, &b1);
+  g_assert_cmpuint (b1 - b0, ==, 1);
+  /* two that do not fit one batch together: two batches */
+  stream_reserve (&st[1]);
+  stream_reserve (&st[2]);
+  for (i = 1; i < 3; i++)
+    th[i] = g_thread_new ("stream", stream_run, &st[i]);
+  for (i = 1; i < 3; i++) {
+    g_thread_join (th[i]);
+    check_output (&st[i]);
+  }
+  clr_sched_get_counts (s, NULL, &j1, &b1);
+  g_assert_cmpuint (j1 - j0, ==, 3);
+  g_assert_cmpuint (b1 - b0, ==, 3);
+  for (i = 0; i < 3; i++)
+    g_free (st[i].out);
+  clr_sched_kernel_unref (s, k);
+  clr_sched_unref (s);
+}
+
+/* Many threads, each a stream of many jobs of its own size, at once, on
+ * every kind of staging the device offers: every output exact (how many
+ * batches they shared depends on the timing, so it is only reported). */
+typedef struct {
+  ClrSched *sched;
+  ClrSchedKernel *kern;
+  KernelSpec spec;
+  int id;
+  gboolean ok;
+} Worker;
+
+static gpointer
+worker_run (gpointer data)
+{
+  Worker *w = data;
+  Stream st;
+  int n;
+
+  w->ok = TRUE;
+  for (n = 0; n < 40; n++) {
+    memset (&st, 0, sizeof (st));
+    st.sched = w->sched;
+    st.kern = w->kern;
+    st.scale = w->spec.scale;
+    st.channels = w->spec.channels;
+    st.frames = 100 + 7 * w->id + n;
+    st.n_out = 60 + n % 9;
+    st.first_tap = n % 13;
+    st.seed = 10.0f * w->id + n;
+    st.out = g_new0 (float, st.n_out * st.channels);
+    stream_reserve (&st);
+    stream_run (&st);
+    check_output (&st);
+    g_free (st.out);
+  }
+  return NULL;
+}
+
+static void
+test_many_threads (void)
+{
+  enum { T = 8 };
+  ClrStaging stagings[3] = { CLR_STAGING_PLAIN, CLR_STAGING_PINNED,
+    CLR_STAGING_SVM
+  };
+  int g, i;
+
+  for (g = 0; g < 3; g++) {
+    ClrSched *s;
+    Worker w[T];
+    GThread *th[T];
+    guint64 jobs0, batches0, jobs, batches;
+
+    if (stagings[g] == CLR_STAGING_SVM && !clr_budget_svm_supported (device)) {
+      g_test_message ("no fine-grained SVM: that staging not tried");
+      continue;
+    }
+    s = clr_sched_get (device, stagings[g], NULL);
+    g_assert_nonnull (s);
+    clr_sched_get_counts (s, NULL, &jobs0, &batches0);
+    for (i = 0; i < T; i++) {
+      w[i].sched = s;
+      w[i].spec.scale = 1.0f + i % 3;
+      w[i].spec.channels = 1 + i % 2;
+      w[i].kern = get_kernel (s, &w[i].spec);
+      w[i].id = i;
+      th[i] = g_thread_new ("worker", worker_run, &w[i]);
+    }
+    for (i = 0; i < T; i++) {
+      g_thread_join (th[i]);
+      g_assert_true (w[i].ok);
+      clr_sched_kernel_unref (s, w[i].kern);
+    }
+    clr_sched_get_counts (s, NULL, &jobs, &batches);
+    g_assert_cmpuint (jobs - jobs0, ==, T * 40);
+    g_test_message ("staging %d: %" G_GUINT64_FORMAT " jobs in %"
+        G_GUINT64_FORMAT " batches", g, jobs - jobs0, batches - batches0);
+    clr_sched_unref (s);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  GError *err = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  device = clr_device_acquire (NULL, &err);
+  if (!device)
+    g_error ("no OpenCL device: %s", err->message);
+  g_test_add_func ("/sched/one-batch", test_one_batch);
+  g_test_add_func ("/sched/room", test_room);
+  g_test_add_func ("/sched/many-threads", test_many_threads);
+  ret = g_test_run ();
+  clr_device_unref (device);
+  clr_device_clear_cache ();
+  return ret;
+}
