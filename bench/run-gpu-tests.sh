@@ -38,6 +38,8 @@ run core-iv CLRESAMPLE_IV=1 CLRESAMPLE_IV_DW=8 $t/test-core
 run element $t/test-element
 run robust $t/test-robust
 run batching $t/test-batching
+run sched $t/test-sched
+run streams $t/test-streams
 run conv $t/test-conv
 run conv-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-conv
 run conv-1-slice CLRESAMPLE_CONV_SLICES=1 $t/test-conv
