@@ -10,6 +10,12 @@
  * of its jobs' threads to get there waits on the device; the others sleep
  * on the batch's condition until it is DONE. No thread spins except the
  * one waiting on the device, and that only briefly (wait_event ()).
+ *
+ * Two locks: the scheduler's (the open batch, the queue of closed ones,
+ * what runs) and each batch's own (its state from SUBMITTING on, and its
+ * sleepers), taken in that order. A batch's jobs wake on its own lock, so
+ * a hundred threads woken at once by a finished batch do not queue for the
+ * scheduler's; releasing a job takes no lock but the last one's.
  */
 #include <string.h>
 /* clSVMAlloc after a run-time check (clr_budget_svm_supported); queues the
@@ -45,6 +51,7 @@
 typedef enum {
   BATCH_OPEN,
   BATCH_CLOSED,
+  BATCH_SUBMITTING,             /* taken by a thread that enqueues it */
   BATCH_RUNNING,
   BATCH_DONE,
 } BatchState;
@@ -57,7 +64,8 @@ struct _ClrSchedBatch {
   size_t in_used, out_used;
   GPtrArray *jobs;
   guint writers;                /* jobs still writing their windows */
-  guint readers;                /* jobs not yet released */
+  gint readers;                 /* jobs not yet released (atomic) */
+  GMutex lock;                  /* state from SUBMITTING on, waited, status */
   BatchState state;
   gboolean overflowed;          /* closed for want of room: grow it */
   gboolean waited;              /* a job's thread waits on `done` */
@@ -187,6 +195,7 @@ batch_new (void)
   ClrSchedBatch *b = g_new0 (ClrSchedBatch, 1);
 
   b->jobs = g_ptr_array_new ();
+  g_mutex_init (&b->lock);
   g_cond_init (&b->cond);
   return b;
 }
@@ -200,6 +209,7 @@ batch_free (ClrSched * s, ClrSchedBatch * b)
     clReleaseEvent (b->done);
   g_ptr_array_free (b->jobs, TRUE);
   g_cond_clear (&b->cond);
+  g_mutex_clear (&b->lock);
   g_free (b);
 }
 
@@ -387,7 +397,7 @@ submit_ready (ClrSched * s)
       s->open = NULL;
     else
       g_queue_pop_head (&s->closed);
-    b->state = BATCH_RUNNING;
+    b->state = BATCH_SUBMITTING;
     s->running++;
     s->submitting = TRUE;
     s->batches++;
@@ -399,15 +409,19 @@ submit_ready (ClrSched * s)
     g_mutex_lock (&s->lock);
     s->submitting = FALSE;
     s->launches += launches;
+    if (status != CL_SUCCESS)
+      s->running--;
+    g_mutex_lock (&b->lock);
     if (status != CL_SUCCESS) {
       b->status = status;
       b->state = BATCH_DONE;
-      s->running--;
       g_cond_broadcast (&b->cond);
-    } else if (!b->waited) {
+    } else {
       /* one of its jobs' threads takes the wait */
+      b->state = BATCH_RUNNING;
       g_cond_signal (&b->cond);
     }
+    g_mutex_unlock (&b->lock);
   }
 }
 
@@ -619,7 +633,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
   b->out_used += out;
   g_ptr_array_add (b->jobs, job);
   b->writers++;
-  b->readers++;
+  g_atomic_int_inc (&b->readers);
   g_mutex_unlock (&s->lock);
   return TRUE;
 }
@@ -633,23 +647,31 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
   g_mutex_lock (&s->lock);
   b->writers--;
   submit_ready (s);
+  g_mutex_unlock (&s->lock);
+  g_mutex_lock (&b->lock);
+  /* states before SUBMITTING change under the scheduler's lock only, and
+   * end in a signal under this one */
   while (b->state != BATCH_DONE) {
     if (b->state == BATCH_RUNNING && !b->waited) {
       b->waited = TRUE;
-      g_mutex_unlock (&s->lock);
+      g_mutex_unlock (&b->lock);
       status = wait_event (b->done);
-      g_mutex_lock (&s->lock);
+      g_mutex_lock (&b->lock);
       b->status = status;
       b->state = BATCH_DONE;
-      s->running--;
       g_cond_broadcast (&b->cond);
+      g_mutex_unlock (&b->lock);
+      g_mutex_lock (&s->lock);
+      s->running--;
       submit_ready (s);
+      g_mutex_unlock (&s->lock);
+      g_mutex_lock (&b->lock);
     } else {
-      g_cond_wait (&b->cond, &s->lock);
+      g_cond_wait (&b->cond, &b->lock);
     }
   }
   status = b->status;
-  g_mutex_unlock (&s->lock);
+  g_mutex_unlock (&b->lock);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Running the resampling kernel");
     return FALSE;
@@ -665,10 +687,12 @@ clr_sched_release (ClrSched * s, ClrSchedJob * job)
 
   if (!b)
     return;
-  g_mutex_lock (&s->lock);
-  if (--b->readers == 0 && b->state == BATCH_DONE)
+  /* every job has run, so the batch is DONE: the last one recycles it */
+  if (g_atomic_int_dec_and_test (&b->readers)) {
+    g_mutex_lock (&s->lock);
     batch_recycle (s, b);
-  g_mutex_unlock (&s->lock);
+    g_mutex_unlock (&s->lock);
+  }
   job->batch = NULL;
 }
 
