@@ -17,7 +17,7 @@ G_BEGIN_DECLS
 #define GST_CLR_DISCONT_THRESHOLD (40 * GST_MSECOND)
 
 #define GST_CLR_DEFAULT_DEVICE "auto"
-#define GST_CLR_DEVICE_BLURB "OpenCL device: auto (a GPU if there is one), " \
+#define GST_CLR_DEVICE_BLURB "OpenCL device: auto (the least used GPU if there is one), " \
   "gpu, cpu, an index N or P:D (platform:device), or part of the device name"
 #define GST_CLR_DEVICE_NAME_BLURB "Name of the OpenCL device in use (NULL " \
   "until the element starts)"

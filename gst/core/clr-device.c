@@ -288,6 +288,22 @@ spec_is_index (const char *spec, guint * a, guint * b, gboolean * pair)
   return TRUE;
 }
 
+/* How busy an open device is: its references but the registry's own
+ * (every element, engine, scheduler and staging block holds one); 0 for
+ * a device not open. registry_lock held. */
+static gint
+device_load (cl_device_id id)
+{
+  GList *l;
+
+  for (l = registry; l; l = l->next) {
+    ClrDevice *d = l->data;
+    if (d->id == id)
+      return d->refcount - (d->cached ? 1 : 0);
+  }
+  return 0;
+}
+
 static const ClrDeviceCandidate *
 choose (GArray * c, const char *spec)
 {
@@ -295,10 +311,24 @@ choose (GArray * c, const char *spec)
   gboolean pair;
 
   if (!spec || !*spec || !g_ascii_strcasecmp (spec, "auto")) {
-    for (i = 0; i < c->len; i++)
-      if (g_array_index (c, ClrDeviceCandidate, i).type & CL_DEVICE_TYPE_GPU)
-        return &g_array_index (c, ClrDeviceCandidate, i);
-    return &g_array_index (c, ClrDeviceCandidate, 0);
+    /* the GPU with the fewest users, so that the instances of a server
+     * with several cards spread over all of them; the first one wins a
+     * tie (one card: always it) */
+    const ClrDeviceCandidate *best = NULL;
+    gint best_load = G_MAXINT;
+
+    for (i = 0; i < c->len; i++) {
+      const ClrDeviceCandidate *d = &g_array_index (c, ClrDeviceCandidate, i);
+      gint load;
+      if (!(d->type & CL_DEVICE_TYPE_GPU))
+        continue;
+      load = device_load (d->device);
+      if (load < best_load) {
+        best = d;
+        best_load = load;
+      }
+    }
+    return best ? best : &g_array_index (c, ClrDeviceCandidate, 0);
   }
   if (!g_ascii_strcasecmp (spec, "gpu") || !g_ascii_strcasecmp (spec, "cpu")) {
     cl_device_type want = !g_ascii_strcasecmp (spec, "gpu") ?

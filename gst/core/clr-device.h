@@ -31,7 +31,8 @@ typedef enum {
 
 typedef struct _ClrDevice ClrDevice;
 
-/* spec: NULL or "auto" (first GPU, else the first device), "gpu", "cpu",
+/* spec: NULL or "auto" (the GPU with the fewest users, else the first
+ * device), "gpu" (the first GPU), "cpu",
  * "P:D" (platform and device index), "N" (N-th device over all platforms),
  * or a case-insensitive substring of the device name. */
 ClrDevice *clr_device_acquire (const char *spec, GError ** error);

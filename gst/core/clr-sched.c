@@ -26,6 +26,7 @@
 #include "clr-budget.h"
 #include "clr-hostmem.h"
 #include "clr-log.h"
+#include "clr-tuning.h"
 
 /* Rows of the stream table a batch holds at most; a batch past it closes. */
 #define CLR_SCHED_MAX_JOBS 1024u
@@ -43,11 +44,13 @@
  * (a blocked thread wakes tens of microseconds late; a playback buffer's
  * work is shorter than that). */
 #define CLR_SCHED_POLL_US 300
+#define CLR_SCHED_POLL_JOBS 2u
 /* Batches on the device at once, each on its own queue: a GPU copies one
  * while it computes the other, and a CPU device's workers find the next
  * one waiting when they finish one (2 cores, 16 and 64 streams: 367 and
  * 398 stream-seconds a second with one, 432 and 410 with two). */
 #define CLR_SCHED_RUNNING 2u
+#define CLR_SCHED_RUNNING_MAX 16u
 
 typedef enum {
   BATCH_OPEN,
@@ -64,7 +67,9 @@ struct _ClrSchedBatch {
   cl_mem in_dev, out_dev;       /* NULL with SVM staging */
   size_t in_used, out_used;
   GPtrArray *jobs;
-  guint writers;                /* jobs still writing their windows */
+  gint writers;                 /* jobs still writing their windows:
+                                 * raised under the scheduler's lock,
+                                 * lowered atomically */
   gint readers;                 /* jobs not yet released (atomic) */
   GMutex lock;                  /* state from SUBMITTING on, waited, status */
   BatchState state;
@@ -72,6 +77,7 @@ struct _ClrSchedBatch {
   gboolean waited;              /* a job's thread waits on `done` */
   cl_event done;
   cl_int status;
+  gint64 t_submit;              /* when it was taken to the device */
   GCond cond;
 };
 
@@ -85,7 +91,7 @@ struct _ClrSched {
   gint refcount;                /* under registry_lock */
   ClrDevice *dev;
   ClrStaging staging;
-  cl_command_queue queues[CLR_SCHED_RUNNING];
+  cl_command_queue queues[CLR_SCHED_RUNNING_MAX];
   guint max_running;
 
   GMutex lock;
@@ -97,6 +103,7 @@ struct _ClrSched {
   gboolean submitting;
   guint recent;                 /* the jobs of recent batches, at most */
   guint64 launches, jobs, batches;
+  guint64 device_us;            /* batches' time from taken to done */
 
   GMutex kern_lock;
   GHashTable *kernels;          /* key -> ClrSchedKernel */
@@ -403,7 +410,7 @@ submit_ready (ClrSched * s)
     if (!b && s->open && s->open->jobs->len > 0 && (s->running == 0
             || s->open->jobs->len >= s->recent / 2))
       b = s->open;
-    if (!b || b->writers > 0)
+    if (!b || g_atomic_int_get (&b->writers) > 0)
       return;
     if (b == s->open)
       s->open = NULL;
@@ -415,6 +422,7 @@ submit_ready (ClrSched * s)
     s->batches++;
     s->jobs += b->jobs->len;
     s->recent = MAX (b->jobs->len, s->recent - s->recent / 8);
+    b->t_submit = g_get_monotonic_time ();
     q = s->queues[s->next_queue];
     s->next_queue = (s->next_queue + 1) % s->max_running;
     g_mutex_unlock (&s->lock);
@@ -438,12 +446,15 @@ submit_ready (ClrSched * s)
   }
 }
 
-/* Waits until `ev` has run, polling briefly before blocking. */
+/* Waits until `ev` has run: a batch of a stream or two polls briefly
+ * before blocking, for their latency; a larger one blocks at once, as the
+ * core a poll would take is what the other streams need. */
 static cl_int
-wait_event (cl_event ev)
+wait_event (cl_event ev, guint jobs)
 {
   cl_int status, st = CL_QUEUED;
-  gint64 deadline = g_get_monotonic_time () + CLR_SCHED_POLL_US;
+  gint64 deadline = g_get_monotonic_time () +
+      (jobs <= CLR_SCHED_POLL_JOBS ? CLR_SCHED_POLL_US : 0);
 
   do {
     status = clGetEventInfo (ev, CL_EVENT_COMMAND_EXECUTION_STATUS,
@@ -480,9 +491,11 @@ sched_free (ClrSched * s)
   guint i;
 
   clr_log (CLR_LOG_INFO, "scheduler of '%s' done: %" G_GUINT64_FORMAT
-      " jobs in %" G_GUINT64_FORMAT " batches, %" G_GUINT64_FORMAT
-      " launches", clr_device_get_name (s->dev), s->jobs, s->batches,
-      s->launches);
+      " jobs in %" G_GUINT64_FORMAT " batches (%.1f a batch, %.0f us from "
+      "taken to done), %" G_GUINT64_FORMAT " launches",
+      clr_device_get_name (s->dev), s->jobs, s->batches,
+      s->jobs / (double) MAX (s->batches, 1),
+      s->device_us / (double) MAX (s->batches, 1), s->launches);
   for (i = 0; i < s->max_running; i++)
     if (s->queues[i]) {
       clFinish (s->queues[i]);
@@ -510,7 +523,8 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->refcount = 1;
   s->dev = clr_device_ref (dev);
   s->staging = staging;
-  s->max_running = CLR_SCHED_RUNNING;
+  s->max_running = CLAMP (clr_knob_or (clr_tuning_get ()->sched_depth,
+          CLR_SCHED_RUNNING), 1, CLR_SCHED_RUNNING_MAX);
   g_mutex_init (&s->lock);
   g_mutex_init (&s->kern_lock);
   g_queue_init (&s->closed);
@@ -648,7 +662,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
   b->in_used += in;
   b->out_used += out;
   g_ptr_array_add (b->jobs, job);
-  b->writers++;
+  g_atomic_int_inc (&b->writers);
   g_atomic_int_inc (&b->readers);
   g_mutex_unlock (&s->lock);
   return TRUE;
@@ -660,10 +674,15 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
   ClrSchedBatch *b = job->batch;
   cl_int status;
 
-  g_mutex_lock (&s->lock);
-  b->writers--;
-  submit_ready (s);
-  g_mutex_unlock (&s->lock);
+  /* the last writer of a batch sees whether it can go; the others need
+   * not take the scheduler's lock (a batch only becomes ready when its
+   * last writer is done, or when the device frees a slot, whose waiter
+   * looks itself) */
+  if (g_atomic_int_dec_and_test (&b->writers)) {
+    g_mutex_lock (&s->lock);
+    submit_ready (s);
+    g_mutex_unlock (&s->lock);
+  }
   g_mutex_lock (&b->lock);
   /* states before SUBMITTING change under the scheduler's lock only, and
    * end in a signal under this one */
@@ -671,7 +690,7 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
     if (b->state == BATCH_RUNNING && !b->waited) {
       b->waited = TRUE;
       g_mutex_unlock (&b->lock);
-      status = wait_event (b->done);
+      status = wait_event (b->done, b->jobs->len);
       g_mutex_lock (&b->lock);
       b->status = status;
       b->state = BATCH_DONE;
@@ -679,6 +698,7 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
       g_mutex_unlock (&b->lock);
       g_mutex_lock (&s->lock);
       s->running--;
+      s->device_us += g_get_monotonic_time () - b->t_submit;
       submit_ready (s);
       g_mutex_unlock (&s->lock);
       g_mutex_lock (&b->lock);

@@ -80,6 +80,10 @@
  *                                            four-step ones where they
  *                                            apply, 0 VkFFT's (default:
  *                                            clr-conv-offline.c's choice)
+ * CLRESAMPLE_SCHED_DEPTH    tuning  1..16    batches of the resampler's
+ *                           bench            scheduler on the device at
+ *                                            once, each on its own queue
+ *                                            (clr-sched.c; default 2)
  * CLRESAMPLE_PROFILE        tuning  set      the convolution times its
  *                                            device commands (OpenCL event
  *                                            profiling) and prints what a
@@ -129,6 +133,7 @@ typedef struct {
   ClrKnob fft;
   ClrKnob fft_block;
   ClrKnob offline_fourstep;
+  ClrKnob sched_depth;
 } ClrTuning;
 
 /* The environment's settings, read on the first call; thread-safe. Tests
