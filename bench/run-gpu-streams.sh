@@ -4,7 +4,8 @@
 #   . .gpu-bundle/enter.sh build && bench/run-gpu-streams.sh [BASELINE_DIR]
 # bench/clr-streams-bench's table: N branches of 44.1 -> 48 kHz stereo F32
 # in 10 ms buffers (clresample q4 and q10 beside audioresample q10 and the
-# source alone), then clfirfilter 8192 taps beside audiofirfilter. With
+# source alone), then clfirfilter 8192 taps beside audiofirfilter; on a
+# machine of several GPUs, 256 and 512 streams on one card and spread. With
 # BASELINE_DIR (a folder holding another build's gst/libgstclresample.so)
 # the clresample rows run again with that plugin, in the same lease. The
 # raw output goes to $OUT/gpu-streams.txt (or ./bench-out).
@@ -17,6 +18,14 @@ secs=${STREAMS_SECONDS:-30}
   $b -s "$secs" -n 1,16,64,256,1024 \
     -w source,clresample-q4,clresample-q10,audioresample-q10
   $b -s 20 -n 1,16,64 -w clfirfilter-256,clfirfilter-1024,audiofirfilter
+  # several GPUs: every instance on the first card, then device=auto
+  # (the least used card: the streams spread over all of them)
+  if [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -gt 1 ]; then
+    for d in 0 auto; do
+      echo "== device=$d"
+      $b -s "$secs" -n 256,512 -w clresample-q10 -d "$d"
+    done
+  fi
   if [ -n "${1:-}" ]; then
     echo "== baseline plugin: $1"
     GST_PLUGIN_PATH_1_0=$(cd "$1" && pwd) GST_REGISTRY_1_0=/tmp/reg-base.bin \

@@ -104,6 +104,7 @@ struct _ClrSched {
   guint recent;                 /* the jobs of recent batches, at most */
   guint64 launches, jobs, batches;
   guint64 device_us;            /* batches' time from taken to done */
+  guint64 enqueue_us;           /* ... of which enqueuing them */
 
   GMutex kern_lock;
   GHashTable *kernels;          /* key -> ClrSchedKernel */
@@ -428,6 +429,7 @@ submit_ready (ClrSched * s)
     g_mutex_unlock (&s->lock);
     status = batch_enqueue (s, b, q, &launches);
     g_mutex_lock (&s->lock);
+    s->enqueue_us += g_get_monotonic_time () - b->t_submit;
     s->submitting = FALSE;
     s->launches += launches;
     if (status != CL_SUCCESS)
@@ -492,10 +494,11 @@ sched_free (ClrSched * s)
 
   clr_log (CLR_LOG_INFO, "scheduler of '%s' done: %" G_GUINT64_FORMAT
       " jobs in %" G_GUINT64_FORMAT " batches (%.1f a batch, %.0f us from "
-      "taken to done), %" G_GUINT64_FORMAT " launches",
-      clr_device_get_name (s->dev), s->jobs, s->batches,
+      "taken to done, %.0f of them enqueuing), %" G_GUINT64_FORMAT
+      " launches", clr_device_get_name (s->dev), s->jobs, s->batches,
       s->jobs / (double) MAX (s->batches, 1),
-      s->device_us / (double) MAX (s->batches, 1), s->launches);
+      s->device_us / (double) MAX (s->batches, 1),
+      s->enqueue_us / (double) MAX (s->batches, 1), s->launches);
   for (i = 0; i < s->max_running; i++)
     if (s->queues[i]) {
       clFinish (s->queues[i]);
