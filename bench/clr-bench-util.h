@@ -8,6 +8,17 @@
 #include <time.h>
 #include <glib.h>
 
+/* The process's CPU time in seconds, every thread's (the OpenCL runtime's
+ * too): steadier than wall time where other work shares the cores. */
+static inline double
+clr_bench_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static inline double
 now_s (void)
 {

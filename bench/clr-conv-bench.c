@@ -28,16 +28,6 @@
 #define EXCERPT 512
 #define REPEATS 3
 
-/* The process's CPU time in seconds, PoCL's threads included. */
-static double
-cpu_seconds (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Runs `frames` frames through c in calls of `call` frames; returns the
  * wall time in seconds and sets *cpu to the CPU time, or returns a negative
  * value after printing the error. */
@@ -51,7 +41,7 @@ static double
 run (ClrConv * c, size_t ss, void **in, void **out, size_t frames,
     size_t call, double *cpu)
 {
-  const double cpu0 = cpu_seconds ();
+  const double cpu0 = clr_bench_cpu_seconds ();
   const void *ip[CHANNELS_MAX];
   void *op[CLR_CONV_OUTPUTS_MAX];
   GError *err = NULL;
@@ -77,7 +67,7 @@ run (ClrConv * c, size_t ss, void **in, void **out, size_t frames,
       g_array_append_val (call_us, us);
     }
   }
-  *cpu = cpu_seconds () - cpu0;
+  *cpu = clr_bench_cpu_seconds () - cpu0;
   return (g_get_monotonic_time () - t0) / 1e6;
 }
 

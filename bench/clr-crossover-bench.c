@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 #include <gst/gst.h>
 #include "clr-bench-util.h"
 #include "clr-bench-gst.h"
@@ -67,16 +66,6 @@ typedef struct
   double x_real, median_us, p99_us, cpu_per_s, err_db;
   gchar *error;
 } Result;
-
-static double
-cpu_s (void)
-{
-  struct rusage ru;
-
-  getrusage (RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
 
 /* The run's input: noise, interleaved, as the format holds it */
 static double *
@@ -378,12 +367,12 @@ run_pipeline (const Options * o, const gchar * what, double **h, size_t len,
             pos, MIN (block, frames - pos)));
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   t0 = now_s ();
-  c0 = cpu_s ();
+  c0 = clr_bench_cpu_seconds ();
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
       GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   r->x_real = o->seconds / (now_s () - t0);
-  r->cpu_per_s = (cpu_s () - c0) / o->seconds;
+  r->cpu_per_s = (clr_bench_cpu_seconds () - c0) / o->seconds;
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     GError *err = NULL;
     gst_message_parse_error (msg, &err, NULL);

@@ -133,17 +133,6 @@ csv_value (Bench * b, const char *table, const char *row, const char *col,
     fprintf (b->csv, "%s,%s,%s,%.6g\n", table, row, col, v);
 }
 
-/* The process's CPU time, the OpenCL runtime's threads included: steadier
- * than wall time where other work shares the cores. */
-static double
-cpu_seconds (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static ClrEngine *
 new_engine (Bench * b, const Ratio * r, uint32_t taps, ClrFormat format,
     gboolean fft, double *setup_s, GError ** err)
@@ -211,7 +200,7 @@ one_run (Bench * b, const Ratio * r, uint32_t taps, gboolean fft,
   c->setup_ms = MIN (c->setup_ms, setup * 1e3);
   if (!push_calls (b, e, &pos, (c->latency + CALL - 1) / CALL + 2, &err))
     goto failed;
-  cpu0 = cpu_seconds ();
+  cpu0 = clr_bench_cpu_seconds ();
   t0 = now_s ();
   if (*calls) {
     if (!push_calls (b, e, &pos, *calls, &err))
@@ -227,7 +216,7 @@ one_run (Bench * b, const Ratio * r, uint32_t taps, gboolean fft,
   }
   wall = now_s () - t0;
   audio = (double) n * CALL / r->in_rate;
-  c->x_cpu = MAX (c->x_cpu, audio / (cpu_seconds () - cpu0));
+  c->x_cpu = MAX (c->x_cpu, audio / (clr_bench_cpu_seconds () - cpu0));
   clr_engine_free (e);
   return audio / wall;
 

@@ -29,7 +29,7 @@
  * all branches, p50, p99 and max in us (a buffer on its sink pad to the
  * next buffer leaving its src pad in that branch; each branch's first
  * block, which builds kernels, left out); and the process's CPU over the
- * streaming wall (getrusage user + system in the child, PLAYING to EOS,
+ * streaming wall (the process's CPU clock in the child, PLAYING to EOS,
  * every thread, the OpenCL runtime's included), in % of one core.
  * After the table, for each N, the ratios of total throughput
  * clresample-q4 / audioresample-q10, clresample-q10 / audioresample-q10
@@ -51,7 +51,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -121,16 +120,6 @@ find_workload (const gchar * name)
     if (g_str_equal (workloads[i].name, name))
       return &workloads[i];
   return NULL;
-}
-
-static double
-cpu_s (void)
-{
-  struct rusage ru;
-
-  getrusage (RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 +
-      ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
 /* A Blackman-windowed sinc lowpass at 20 kHz, unity gain: the cost does
@@ -301,7 +290,7 @@ run_one (const Options * o, const Workload * w, guint n)
   g_free (h);
 
   if (!error) {
-    cpu0 = cpu_s ();
+    cpu0 = clr_bench_cpu_seconds ();
     t_play = g_get_monotonic_time ();
     if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE)
@@ -312,7 +301,7 @@ run_one (const Options * o, const Workload * w, guint n)
         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     t_end = g_get_monotonic_time ();
     stream_wall = (t_end - t_play) * 1e-6;
-    cpu_pct = 100.0 * (cpu_s () - cpu0) / stream_wall;
+    cpu_pct = 100.0 * (clr_bench_cpu_seconds () - cpu0) / stream_wall;
     if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       GError *err = NULL;
 
