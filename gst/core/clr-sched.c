@@ -76,6 +76,7 @@ struct _ClrSchedBatch {
   gboolean overflowed;          /* closed for want of room: grow it */
   gboolean waited;              /* a job's thread waits on `done` */
   cl_event done;
+  cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
   cl_int status;
   gint64 t_submit;              /* when it was taken to the device */
   GCond cond;
@@ -105,6 +106,9 @@ struct _ClrSched {
   guint64 launches, jobs, batches;
   guint64 device_us;            /* batches' time from taken to done */
   guint64 enqueue_us;           /* ... of which enqueuing them */
+  gboolean profile;             /* CLRESAMPLE_PROFILE: the device's times */
+  guint64 queued_ns, busy_ns;   /* first command queued -> started, and
+                                 * started -> last one ended */
 
   GMutex kern_lock;
   GHashTable *kernels;          /* key -> ClrSchedKernel */
@@ -217,6 +221,8 @@ batch_free (ClrSched * s, ClrSchedBatch * b)
   staging_free (s, &b->out_host, &b->out_dev);
   if (b->done)
     clReleaseEvent (b->done);
+  if (b->first_cmd)
+    clReleaseEvent (b->first_cmd);
   g_ptr_array_free (b->jobs, TRUE);
   g_cond_clear (&b->cond);
   g_mutex_clear (&b->lock);
@@ -256,6 +262,9 @@ batch_recycle (ClrSched * s, ClrSchedBatch * b)
   if (b->done)
     clReleaseEvent (b->done);
   b->done = NULL;
+  if (b->first_cmd)
+    clReleaseEvent (b->first_cmd);
+  b->first_cmd = NULL;
   g_ptr_array_add (s->idle, b);
 }
 
@@ -334,7 +343,7 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
 {
   const gboolean svm = s->staging == CLR_STAGING_SVM;
   cl_ulong *table = (cl_ulong *) b->in_host;
-  cl_event last = NULL;
+  cl_event last = NULL, *first_ev = s->profile ? &b->first_cmd : NULL;
   cl_int status = CL_SUCCESS;
   guint i, first, n = b->jobs->len;
 
@@ -347,7 +356,8 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   if (!svm) {
     status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE, 0,
         (size_t) n * CLR_SCHED_ROW_WORDS * sizeof (cl_ulong), table, 0, NULL,
-        NULL);
+        first_ev);
+    first_ev = NULL;
     if (status == CL_SUCCESS && b->in_used > CLR_SCHED_TABLE_BYTES)
       status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE,
           CLR_SCHED_TABLE_BYTES, b->in_used - CLR_SCHED_TABLE_BYTES,
@@ -371,6 +381,11 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     last = NULL;
     status = launch_group (s, b, q, k, first, end - first, items, times,
         &last);
+    if (first_ev && last) {
+      clRetainEvent (last);
+      *first_ev = last;
+      first_ev = NULL;
+    }
     *launches += times;
     first = end;
   }
@@ -499,6 +514,12 @@ sched_free (ClrSched * s)
       s->jobs / (double) MAX (s->batches, 1),
       s->device_us / (double) MAX (s->batches, 1),
       s->enqueue_us / (double) MAX (s->batches, 1), s->launches);
+  if (s->profile)
+    clr_log (CLR_LOG_INFO, "scheduler of '%s': a batch's first command "
+        "waited %.0f us on the device, which then took %.0f us to its last "
+        "one's end", clr_device_get_name (s->dev),
+        s->queued_ns / 1e3 / MAX (s->batches, 1),
+        s->busy_ns / 1e3 / MAX (s->batches, 1));
   for (i = 0; i < s->max_running; i++)
     if (s->queues[i]) {
       clFinish (s->queues[i]);
@@ -526,6 +547,7 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->refcount = 1;
   s->dev = clr_device_ref (dev);
   s->staging = staging;
+  s->profile = clr_tuning_get ()->profile;
   s->max_running = CLAMP (clr_knob_or (clr_tuning_get ()->sched_depth,
           CLR_SCHED_RUNNING), 1, CLR_SCHED_RUNNING_MAX);
   g_mutex_init (&s->lock);
@@ -536,7 +558,8 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
       kernel_free);
   for (i = 0; i < s->max_running && status == CL_SUCCESS; i++)
     s->queues[i] = clCreateCommandQueue (clr_device_get_context (dev),
-        clr_device_get_id (dev), 0, &status);
+        clr_device_get_id (dev), s->profile ? CL_QUEUE_PROFILING_ENABLE : 0,
+        &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Creating the scheduler's queue");
     sched_free (s);
@@ -671,6 +694,24 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
   return TRUE;
 }
 
+/* CLRESAMPLE_PROFILE: how long the batch's first command waited on the
+ * device, and how long the device took from its start to the last one's
+ * end (the scheduler's log says it at the end); lock held. */
+static void
+profile_batch (ClrSched * s, ClrSchedBatch * b)
+{
+  cl_ulong queued = 0, start = 0, end = 0;
+
+  clGetEventProfilingInfo (b->first_cmd, CL_PROFILING_COMMAND_QUEUED,
+      sizeof (queued), &queued, NULL);
+  clGetEventProfilingInfo (b->first_cmd, CL_PROFILING_COMMAND_START,
+      sizeof (start), &start, NULL);
+  clGetEventProfilingInfo (b->done, CL_PROFILING_COMMAND_END, sizeof (end),
+      &end, NULL);
+  s->queued_ns += start > queued ? start - queued : 0;
+  s->busy_ns += end > start ? end - start : 0;
+}
+
 gboolean
 clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
 {
@@ -700,6 +741,8 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
       g_cond_broadcast (&b->cond);
       g_mutex_unlock (&b->lock);
       g_mutex_lock (&s->lock);
+      if (status == CL_SUCCESS && b->first_cmd)
+        profile_batch (s, b);
       s->running--;
       s->device_us += g_get_monotonic_time () - b->t_submit;
       submit_ready (s);

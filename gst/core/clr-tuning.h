@@ -84,7 +84,10 @@
  *                           bench            scheduler on the device at
  *                                            once, each on its own queue
  *                                            (clr-sched.c; default 2)
- * CLRESAMPLE_PROFILE        tuning  set      the convolution times its
+ * CLRESAMPLE_PROFILE        tuning  set      the resampler's scheduler logs
+ *                                            its batches' device times
+ *                                            when it goes; the convolution
+ *                                            times its
  *                                            device commands (OpenCL event
  *                                            profiling) and prints what a
  *                                            batch cost, stage by stage, to
