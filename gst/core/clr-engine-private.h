@@ -42,9 +42,15 @@ struct _ClrEngine {
                                  * the kernels of resample.cl */
 };
 
-/* n frames of ch interleaved samples of ss bytes into ch planes. */
-void clr_engine_deinterleave (char *const *planes, const void *src, size_t n,
-    size_t ch, size_t ss);
+/* The window takes n_in frames of input (of silence: in == NULL) and the
+ * plan's spare zeros after them. */
+gboolean clr_engine_append (ClrEngine * e, const void *const *in,
+    size_t n_in, GError ** error);
+/* One job of the device's scheduler: the window's first `frames` frames
+ * in, the next n_out output frames out (the kernel launched `launches`
+ * times: benchmarks). */
+gboolean clr_engine_run_job (ClrEngine * e, size_t frames, size_t n_out,
+    void *const *out, guint launches, GError ** error);
 
 /* The FFT path (clr-engine-fft.c): the engine's filter as I long FIRs
  * through the convolution engine, blocks of `block` frames, fed from

@@ -28,19 +28,6 @@
  * then starts as aligned as the batch's staging (clr-sched.c) */
 #define CLR_PLANE_ALIGN 32u
 
-size_t
-clr_format_size (ClrFormat format)
-{
-  switch (format) {
-    case CLR_FORMAT_S16:
-      return 2;
-    case CLR_FORMAT_F64:
-      return 8;
-    default:
-      return 4;
-  }
-}
-
 gboolean
 clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
 {
@@ -416,38 +403,10 @@ clr_engine_drain_frames (ClrEngine * e)
       e->out_total);
 }
 
-/* n frames of ch interleaved samples of ss bytes into ch planes. */
-void
-clr_engine_deinterleave (char *const *planes, const void *src, size_t n,
-    size_t ch, size_t ss)
-{
-  size_t c, i;
-
-  switch (ss) {
-    case 2:
-      for (i = 0; i < n; i++)
-        for (c = 0; c < ch; c++)
-          ((guint16 *) planes[c])[i] = ((const guint16 *) src)[i * ch + c];
-      break;
-    case 4:
-      for (i = 0; i < n; i++)
-        for (c = 0; c < ch; c++)
-          ((guint32 *) planes[c])[i] = ((const guint32 *) src)[i * ch + c];
-      break;
-    default:
-      for (i = 0; i < n; i++)
-        for (c = 0; c < ch; c++)
-          ((guint64 *) planes[c])[i] = ((const guint64 *) src)[i * ch + c];
-      break;
-  }
-}
-
-/* One job of the device's scheduler: the window's first `frames` frames
- * in, the next n_out output frames out (the kernel launched `launches`
- * times: benchmarks). */
-static gboolean
-run_job (ClrEngine * e, size_t frames, size_t n_out, void *const *out,
-    guint launches, GError ** error)
+/* See clr-engine-private.h. */
+gboolean
+clr_engine_run_job (ClrEngine * e, size_t frames, size_t n_out,
+    void *const *out, guint launches, GError ** error)
 {
   const int64_t half = e->filter.taps / 2;
   const size_t ch = e->cfg.channels, ss = e->ssize, ws = e->plan.wsize;
@@ -491,10 +450,8 @@ run_job (ClrEngine * e, size_t frames, size_t n_out, void *const *out,
   return ok;
 }
 
-/* The window takes n_in frames of input (of silence: in == NULL) and the
- * plan's spare zeros after them. */
-static gboolean
-window_append (ClrEngine * e, const void *const *in, size_t n_in,
+gboolean
+clr_engine_append (ClrEngine * e, const void *const *in, size_t n_in,
     GError ** error)
 {
   if (!clr_window_reserve (&e->win, e->win_len, e->win_len + n_in +
@@ -546,9 +503,9 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
       return FALSE;
     clr_window_write_zeros (&e->win, 0, keep);
   } else {
-    if (!window_append (e, in, n_in, error))
+    if (!clr_engine_append (e, in, n_in, error))
       return FALSE;
-    if (n_out > 0 && !run_job (e, e->win_len + n_in + e->plan.spare, n_out,
+    if (n_out > 0 && !clr_engine_run_job (e, e->win_len + n_in + e->plan.spare, n_out,
             out, 1, error))
       return FALSE;
     clr_window_advance (&e->win, skip);
@@ -602,52 +559,6 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
     in_frames -= len;
   } while (in_frames > 0);
   return TRUE;
-}
-
-/* The kernel's own time, without the transfers around it: a job that
- * launches it 1 + iterations times less one that launches it once. */
-gboolean
-clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
-    size_t in_frames, unsigned iterations, void *const *out,
-    size_t * out_frames, double *seconds_per_launch, GError ** error)
-{
-  size_t n_out, frames;
-  gint64 t0, t1, t2;
-  gboolean ok = FALSE;
-
-  *out_frames = 0;
-  if (e->fft) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
-        "The FFT path has no kernel of its own to time: bench the stream");
-    return FALSE;
-  }
-  clr_engine_reset (e);
-  n_out = clr_engine_out_frames (e, in_frames);
-  if (n_out == 0) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
-        "%" G_GSIZE_FORMAT " input frames complete no output", in_frames);
-    return FALSE;
-  }
-  if (!window_append (e, in, in_frames, error))
-    goto out;
-  frames = e->win_len + in_frames + e->plan.spare;
-  /* one warm-up job: first-use costs stay out of the figure */
-  if (!run_job (e, frames, n_out, out, 1, error))
-    goto out;
-  t0 = g_get_monotonic_time ();
-  if (!run_job (e, frames, n_out, out, 1 + MAX (iterations, 1), error))
-    goto out;
-  t1 = g_get_monotonic_time ();
-  if (!run_job (e, frames, n_out, out, 1, error))
-    goto out;
-  t2 = g_get_monotonic_time ();
-  *seconds_per_launch = MAX ((t1 - t0) - (t2 - t1), 1) / 1e6 /
-      MAX (iterations, 1);
-  *out_frames = n_out;
-  ok = TRUE;
-out:
-  clr_engine_reset (e);
-  return ok;
 }
 
 /* Copies the window through host memory: the two engines may live on

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include "clr-device.h"
 #include "clr-filter.h"
+#include "clr-format.h"
 #include "clr-rate.h"
 #include "clr-tuning.h"
 
@@ -25,15 +26,6 @@ G_BEGIN_DECLS
 #define CLR_RATE_MAX 16000000u
 /* A conversion may change the rate by at most this factor either way. */
 #define CLR_RATIO_MAX 1024u
-#define CLR_CHANNELS_MAX 1024u
-
-typedef enum {
-  CLR_FORMAT_F32,
-  CLR_FORMAT_F64,               /* needs cl_khr_fp64; runs double kernels */
-  CLR_FORMAT_S16,
-  CLR_FORMAT_S32,
-  CLR_FORMAT_S24_32,            /* 24-bit samples in the low bits of 32 */
-} ClrFormat;
 
 typedef struct {
   uint32_t in_rate;
@@ -48,9 +40,6 @@ typedef struct {
                                  * filter can continue seamlessly; 0 = only
                                  * what this filter needs */
 } ClrEngineConfig;
-
-/* Bytes per sample of a format. */
-size_t clr_format_size (ClrFormat format);
 
 typedef struct _ClrEngine ClrEngine;
 

@@ -1,6 +1,7 @@
 /* clresample: the last input frames of a stream. See clr-history.h. */
 #include <string.h>
-#include "clr-engine-private.h"
+#include "clr-device.h"
+#include "clr-format.h"
 #include "clr-history.h"
 
 void
@@ -133,7 +134,7 @@ clr_history_append (ClrHistory * h, const void *const *in, gboolean planar,
     for (c = 0; c < ch; c++)
       memcpy (to[c], in[c], n * ss);
   else
-    clr_engine_deinterleave (to, in[0], n, ch, ss);
+    clr_deinterleave (to, in[0], n, ch, ss);
   mirror (h, at, n);
   h->len += n;
 }

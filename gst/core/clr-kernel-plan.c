@@ -55,6 +55,7 @@
  */
 #include <string.h>
 #include "clr-conv.h"
+#include "clr-filter.h"
 #include "clr-kernel-plan.h"
 
 /* The FFT path (clr-engine-fft.c) from this many taps per phase on: up by

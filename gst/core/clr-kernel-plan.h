@@ -8,7 +8,8 @@
 #ifndef __CLR_KERNEL_PLAN_H__
 #define __CLR_KERNEL_PLAN_H__
 
-#include "clr-engine.h"
+#include <stdint.h>
+#include "clr-format.h"
 #include "clr-tuning.h"
 
 G_BEGIN_DECLS

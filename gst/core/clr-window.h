@@ -13,7 +13,7 @@
 #ifndef __CLR_WINDOW_H__
 #define __CLR_WINDOW_H__
 
-#include "clr-engine.h"
+#include "clr-format.h"
 
 G_BEGIN_DECLS
 
