@@ -51,6 +51,7 @@
 
 #include <string.h>
 #include "gstclresample.h"
+#include "gstclrpinnedallocator.h"
 #include "gstclrcommon.h"
 #include "core/clr-log.h"
 #include "core/clr-conv.h"
@@ -129,6 +130,8 @@ static void gst_cl_resample_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstFlowReturn gst_cl_resample_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
+static gboolean gst_cl_resample_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
 static GstFlowReturn gst_cl_resample_generate_output (GstBaseTransform *
     trans, GstBuffer ** outbuf);
 static GstFlowReturn gst_cl_resample_submit_input_buffer (GstBaseTransform *
@@ -208,6 +211,8 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_resample_transform);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cl_resample_submit_input_buffer);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_decide_allocation);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_cl_resample_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_resample_sink_event);
@@ -994,6 +999,34 @@ gst_cl_resample_generate_output (GstBaseTransform * trans,
 {
   return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
       trans, outbuf);
+}
+
+/* Output buffers in page-locked memory when the engine stages through it
+ * (GPUs): a large buffer's result then lands in them directly, not through
+ * the scheduler's staging (clr_engine_run_job ()). Downstream's own pool,
+ * if it offers one, wins. */
+static gboolean
+gst_cl_resample_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstClResample *self = GST_CL_RESAMPLE (trans);
+
+  if (self->engine && clr_engine_get_pinned (self->engine)
+      && gst_query_get_n_allocation_pools (query) == 0) {
+    GstAllocator *allocator = gst_clr_pinned_allocator_new (self->device);
+    GstAllocationParams params;
+
+    gst_allocation_params_init (&params);
+    if (gst_query_get_n_allocation_params (query) > 0) {
+      gst_query_parse_nth_allocation_param (query, 0, NULL, &params);
+      gst_query_set_nth_allocation_param (query, 0, allocator, &params);
+    } else {
+      gst_query_add_allocation_param (query, allocator, &params);
+    }
+    GST_DEBUG_OBJECT (self, "page-locked output buffers");
+    gst_object_unref (allocator);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->decide_allocation (trans,
+      query);
 }
 
 /* Input outside the segment is clipped away before it reaches the filter,

@@ -125,6 +125,7 @@ run_pipeline (const Feed * f, const float *in, size_t frames, int channels,
   GByteArray *bytes = g_byte_array_new ();
   GstSample *sample;
   GstFlowReturn ret;
+  GstBuffer *in_buf;
   size_t pos = 0, piece = 0;
 
   memset (r, 0, sizeof (*r));
@@ -150,8 +151,11 @@ run_pipeline (const Feed * f, const float *in, size_t frames, int channels,
       fail_unless (gst_element_send_event (src,
               gst_event_new_tag (gst_tag_list_new (GST_TAG_TITLE, "batch",
                       NULL))));
-    g_signal_emit_by_name (src, "push-buffer", make_piece (f, in, pos, len,
-            channels, (gssize) piece == f->gap_at), &ret);
+    in_buf = make_piece (f, in, pos, len, channels,
+        (gssize) piece == f->gap_at);
+    /* the signal takes a reference of its own */
+    g_signal_emit_by_name (src, "push-buffer", in_buf, &ret);
+    gst_buffer_unref (in_buf);
     fail_unless_equals_int (ret, GST_FLOW_OK);
     if (f->pace_us)
       g_usleep (f->pace_us);

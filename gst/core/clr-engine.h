@@ -59,6 +59,11 @@ const ClrFilter *clr_engine_get_filter (ClrEngine * e);
 const ClrRatio *clr_engine_get_ratio (ClrEngine * e);
 const ClrBankLayout *clr_engine_get_bank (ClrEngine * e);
 
+/* TRUE if the device takes its output through page-locked memory (GPUs):
+ * a large buffer's output then lands in clr_host_alloc () memory directly
+ * (clr-hostmem.h), with no copy from the scheduler's staging. */
+gboolean clr_engine_get_pinned (ClrEngine * e);
+
 /* Input frames of delay the filter adds: output frame m needs input up to
  * t(m) + K/2. */
 uint32_t clr_engine_get_latency (ClrEngine * e);

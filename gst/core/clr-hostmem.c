@@ -125,6 +125,23 @@ clr_host_free (void *ptr)
   g_list_free_full (drop, (GDestroyNotify) block_release);
 }
 
+gboolean
+clr_host_is_pinned (ClrDevice * dev, const void *ptr, size_t bytes)
+{
+  const char *p = ptr;
+  gboolean found = FALSE;
+  GList *l;
+
+  g_mutex_lock (&host_lock);
+  for (l = blocks; l && !found; l = l->next) {
+    ClrHostBlock *b = l->data;
+    found = b->in_use && b->dev == dev && p >= b->ptr
+        && p + bytes <= b->ptr + b->size;
+  }
+  g_mutex_unlock (&host_lock);
+  return found;
+}
+
 void
 clr_host_release_idle (void)
 {

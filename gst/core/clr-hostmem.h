@@ -20,6 +20,9 @@ G_BEGIN_DECLS
 void *clr_host_alloc (ClrDevice * dev, size_t bytes, GError ** error);
 void clr_host_free (void *ptr);
 
+/* TRUE if [ptr, ptr + bytes) lies within one block allocated for dev. */
+gboolean clr_host_is_pinned (ClrDevice * dev, const void *ptr, size_t bytes);
+
 /* Releases every free block (clr_device_clear_cache calls it). */
 void clr_host_release_idle (void);
 

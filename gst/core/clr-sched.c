@@ -390,11 +390,29 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     first = end;
   }
   if (status == CL_SUCCESS && !svm) {
+    gboolean direct = FALSE;
+
+    for (i = 0; i < n && !direct; i++)
+      direct = ((ClrSchedJob *) g_ptr_array_index (b->jobs, i))->direct
+          != NULL;
     if (last)
       clReleaseEvent (last);
     last = NULL;
-    status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, 0, b->out_used,
-        b->out_host, 0, NULL, &last);
+    /* one download, or (a job's own page-locked memory takes its output:
+     * large offline buffers, an element's output pool) one a job */
+    if (!direct)
+      status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, 0, b->out_used,
+          b->out_host, 0, NULL, &last);
+    for (i = 0; direct && i < n && status == CL_SUCCESS; i++) {
+      ClrSchedJob *job = g_ptr_array_index (b->jobs, i);
+      const size_t at = job->row[CLR_ROW_OUT] * job->out_sample;
+      if (last)
+        clReleaseEvent (last);
+      last = NULL;
+      status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, at,
+          job->out_bytes, job->direct ? job->direct : b->out_host + at, 0,
+          NULL, &last);
+    }
   }
   if (status == CL_SUCCESS)
     status = clFlush (q);
@@ -758,7 +776,8 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
     clr_set_cl_error (error, status, "Running the resampling kernel");
     return FALSE;
   }
-  job->out = b->out_host + job->row[CLR_ROW_OUT] * job->out_sample;
+  job->out = job->direct && s->staging != CLR_STAGING_SVM ? job->direct :
+      b->out_host + job->row[CLR_ROW_OUT] * job->out_sample;
   return TRUE;
 }
 

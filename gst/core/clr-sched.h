@@ -81,6 +81,9 @@ typedef struct {
   size_t items;                 /* work-items along the output frames */
   cl_ulong row[CLR_SCHED_ROW_WORDS];
   guint launches;               /* 0 or 1; more only for benchmarks */
+  void *direct;                 /* NULL, or page-locked memory of the
+                                 * caller's (clr-hostmem.h) that takes the
+                                 * output straight from the device */
   /* the scheduler's */
   char *win;                    /* after reserve: write the window here */
   const char *out;              /* after run: the output */
@@ -100,7 +103,7 @@ void clr_sched_kernel_unref (ClrSched * s, ClrSchedKernel * k);
 
 /* A job: clr_sched_reserve () gives it room (job->win); the caller writes
  * the window there and calls clr_sched_run (), which returns once the
- * output is at job->out; clr_sched_release () after reading it (also when
+ * output is at job->out (at job->direct if the caller gave that); clr_sched_release () after reading it (also when
  * run failed). Never blocks on other streams, only on the device. */
 gboolean clr_sched_reserve (ClrSched * s, ClrSchedJob * job,
     GError ** error);
