@@ -3,9 +3,11 @@
  * On a GPU the resampled audio comes back by DMA. Into ordinary memory the
  * driver copies it through a page-locked bounce buffer of its own (or the
  * engine through its staging buffer), one more pass over every output byte
- * than needed. Output buffers from this allocator are page-locked
+ * than needed. Large output buffers from this allocator are page-locked
  * themselves, so the transfer lands in them directly; their blocks are
- * recycled by clr-hostmem when downstream frees them.
+ * recycled by clr-hostmem when downstream frees them. Small ones (10 ms
+ * of audio, a server's many streams) are ordinary memory: their output
+ * shares a batch's one download (clr-sched.h).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "gstclrpinnedallocator.h"
+#include "core/clr-engine.h"
 #include "core/clr-hostmem.h"
 
 GST_DEBUG_CATEGORY_STATIC (clr_pinned_debug);
@@ -42,6 +45,12 @@ pinned_alloc (GstAllocator * allocator, gsize size,
   GstClrPinnedMemory *m;
   GError *err = NULL;
   guint8 *block;
+
+  /* a small buffer's output comes through the scheduler's staging anyway,
+   * and hundreds of streams' small page-locked blocks cost more to find
+   * and map than they save */
+  if (size < CLR_ENGINE_DIRECT_MIN_BYTES)
+    return gst_allocator_alloc (NULL, size, params);
 
   /* blocks are page-aligned mappings, which any alignment mask below a
    * page (all that audio asks for) satisfies */

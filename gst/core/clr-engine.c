@@ -28,12 +28,6 @@
 /* A job's window planes start this many frames apart at least: every plane
  * then starts as aligned as the batch's staging (clr-sched.c) */
 #define CLR_PLANE_ALIGN 32u
-/* A job's output at least this large goes straight into the caller's
- * memory when that is page-locked (the element's output buffers on GPUs):
- * one transfer of its own, against a copy from the staging that cost a
- * 1.5 MB buffer 75 us (H200, W2). Smaller ones share the batch's one
- * download, which is what lets many streams share a batch. */
-#define CLR_DIRECT_MIN_BYTES (256u * 1024u)
 
 gboolean
 clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
@@ -417,14 +411,15 @@ clr_engine_drain_frames (ClrEngine * e)
 }
 
 /* The caller's output as one block of page-locked memory, planes back to
- * back, if it is one and large enough (CLR_DIRECT_MIN_BYTES); else NULL. */
+ * back, if it is one and large enough (CLR_ENGINE_DIRECT_MIN_BYTES); else
+ * NULL. */
 static void *
 direct_output (ClrEngine * e, void *const *out, size_t n_out)
 {
   const size_t plane = n_out * e->ssize;
   size_t c;
 
-  if (!e->plan.pinned || plane * e->cfg.channels < CLR_DIRECT_MIN_BYTES)
+  if (!e->plan.pinned || plane * e->cfg.channels < CLR_ENGINE_DIRECT_MIN_BYTES)
     return NULL;
   for (c = 1; e->cfg.planar && c < e->cfg.channels; c++)
     if ((char *) out[c] != (char *) out[0] + c * plane)

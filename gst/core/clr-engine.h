@@ -59,9 +59,16 @@ const ClrFilter *clr_engine_get_filter (ClrEngine * e);
 const ClrRatio *clr_engine_get_ratio (ClrEngine * e);
 const ClrBankLayout *clr_engine_get_bank (ClrEngine * e);
 
-/* TRUE if the device takes its output through page-locked memory (GPUs):
- * a large buffer's output then lands in clr_host_alloc () memory directly
- * (clr-hostmem.h), with no copy from the scheduler's staging. */
+/* A call's output at least this large goes straight into the caller's
+ * memory when that is page-locked (clr_host_alloc (), clr-hostmem.h): one
+ * transfer of its own, against a copy from the scheduler's staging that
+ * cost a 1.5 MB buffer 75 us (H200, W2). Smaller ones share their batch's
+ * one download, which is what lets many streams share a batch. */
+#define CLR_ENGINE_DIRECT_MIN_BYTES (256u * 1024u)
+
+/* TRUE if the device takes its output through page-locked memory (GPUs),
+ * so that outputs past CLR_ENGINE_DIRECT_MIN_BYTES may land in such
+ * memory directly. */
 gboolean clr_engine_get_pinned (ClrEngine * e);
 
 /* Input frames of delay the filter adds: output frame m needs input up to
