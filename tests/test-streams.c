@@ -104,9 +104,8 @@ gate_arrive (Gate * g)
 static void
 gate_pass (Gate * g)
 {
+  gate_arrive (g);
   g_mutex_lock (&g->lock);
-  g->count++;
-  g_cond_broadcast (&g->cond);
   while (!g->open)
     g_cond_wait (&g->cond, &g->lock);
   g_mutex_unlock (&g->lock);

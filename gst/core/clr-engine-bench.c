@@ -10,7 +10,7 @@ clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
     size_t in_frames, unsigned iterations, void *const *out,
     size_t * out_frames, double *seconds_per_launch, GError ** error)
 {
-  size_t n_out, frames;
+  size_t n_out;
   gint64 t0, t1, t2;
   gboolean ok = FALSE;
 
@@ -29,15 +29,15 @@ clr_engine_bench_kernel (ClrEngine * e, const void *const *in,
   }
   if (!clr_engine_append (e, in, in_frames, error))
     goto out;
-  frames = e->win_len + in_frames + e->plan.spare;
   /* one warm-up job: first-use costs stay out of the figure */
-  if (!clr_engine_run_job (e, frames, n_out, out, 1, error))
+  if (!clr_engine_run_job (e, in_frames, n_out, out, 1, error))
     goto out;
   t0 = g_get_monotonic_time ();
-  if (!clr_engine_run_job (e, frames, n_out, out, 1 + MAX (iterations, 1), error))
+  if (!clr_engine_run_job (e, in_frames, n_out, out,
+          1 + MAX (iterations, 1), error))
     goto out;
   t1 = g_get_monotonic_time ();
-  if (!clr_engine_run_job (e, frames, n_out, out, 1, error))
+  if (!clr_engine_run_job (e, in_frames, n_out, out, 1, error))
     goto out;
   t2 = g_get_monotonic_time ();
   *seconds_per_launch = MAX ((t1 - t0) - (t2 - t1), 1) / 1e6 /

@@ -46,10 +46,10 @@ struct _ClrEngine {
  * plan's spare zeros after them. */
 gboolean clr_engine_append (ClrEngine * e, const void *const *in,
     size_t n_in, GError ** error);
-/* One job of the device's scheduler: the window's first `frames` frames
- * in, the next n_out output frames out (the kernel launched `launches`
- * times: benchmarks). */
-gboolean clr_engine_run_job (ClrEngine * e, size_t frames, size_t n_out,
+/* One job of the device's scheduler, after clr_engine_append () of n_in
+ * frames: the window in, the next n_out output frames out (the kernel
+ * launched `launches` times: benchmarks). */
+gboolean clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
     void *const *out, guint launches, GError ** error);
 
 /* The FFT path (clr-engine-fft.c): the engine's filter as I long FIRs

@@ -419,7 +419,8 @@ direct_output (ClrEngine * e, void *const *out, size_t n_out)
   const size_t plane = n_out * e->ssize;
   size_t c;
 
-  if (!e->plan.pinned || plane * e->cfg.channels < CLR_ENGINE_DIRECT_MIN_BYTES)
+  if (!e->plan.pinned
+      || plane * e->cfg.channels < CLR_ENGINE_DIRECT_MIN_BYTES)
     return NULL;
   for (c = 1; e->cfg.planar && c < e->cfg.channels; c++)
     if ((char *) out[c] != (char *) out[0] + c * plane)
@@ -430,9 +431,11 @@ direct_output (ClrEngine * e, void *const *out, size_t n_out)
 
 /* See clr-engine-private.h. */
 gboolean
-clr_engine_run_job (ClrEngine * e, size_t frames, size_t n_out,
+clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
     void *const *out, guint launches, GError ** error)
 {
+  /* the history, the input appended, and the zeros after it */
+  const size_t frames = e->win_len + n_in + e->plan.spare;
   const int64_t half = e->filter.taps / 2;
   const size_t ch = e->cfg.channels, ss = e->ssize, ws = e->plan.wsize;
   const size_t pitch = (frames + CLR_PLANE_ALIGN - 1) / CLR_PLANE_ALIGN *
@@ -531,8 +534,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
   } else {
     if (!clr_engine_append (e, in, n_in, error))
       return FALSE;
-    if (n_out > 0 && !clr_engine_run_job (e, e->win_len + n_in + e->plan.spare, n_out,
-            out, 1, error))
+    if (n_out > 0 && !clr_engine_run_job (e, n_in, n_out, out, 1, error))
       return FALSE;
     clr_window_advance (&e->win, skip);
   }

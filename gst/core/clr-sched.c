@@ -119,6 +119,8 @@ static GList *registry;         /* of ClrSched* */
 
 /* ---- Staging memory ---------------------------------------------------- */
 
+static void staging_free (ClrSched * s, char **p, cl_mem * dev_mem);
+
 static char *
 staging_alloc (ClrSched * s, size_t bytes, cl_mem * dev_mem,
     cl_mem_flags flags, GError ** error)
@@ -150,12 +152,8 @@ staging_alloc (ClrSched * s, size_t bytes, cl_mem * dev_mem,
       NULL, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Allocating the batch's device buffer");
-    if (s->staging == CLR_STAGING_PINNED)
-      clr_host_free (p);
-    else
-      g_free (p);
     *dev_mem = NULL;
-    return NULL;
+    staging_free (s, &p, dev_mem);
   }
   return p;
 }
@@ -214,15 +212,24 @@ batch_new (void)
   return b;
 }
 
+/* The events of its last run go. */
+static void
+batch_release_events (ClrSchedBatch * b)
+{
+  if (b->done)
+    clReleaseEvent (b->done);
+  b->done = NULL;
+  if (b->first_cmd)
+    clReleaseEvent (b->first_cmd);
+  b->first_cmd = NULL;
+}
+
 static void
 batch_free (ClrSched * s, ClrSchedBatch * b)
 {
   staging_free (s, &b->in_host, &b->in_dev);
   staging_free (s, &b->out_host, &b->out_dev);
-  if (b->done)
-    clReleaseEvent (b->done);
-  if (b->first_cmd)
-    clReleaseEvent (b->first_cmd);
+  batch_release_events (b);
   g_ptr_array_free (b->jobs, TRUE);
   g_cond_clear (&b->cond);
   g_mutex_clear (&b->lock);
@@ -259,12 +266,7 @@ batch_recycle (ClrSched * s, ClrSchedBatch * b)
   b->state = BATCH_OPEN;
   b->waited = FALSE;
   b->status = CL_SUCCESS;
-  if (b->done)
-    clReleaseEvent (b->done);
-  b->done = NULL;
-  if (b->first_cmd)
-    clReleaseEvent (b->first_cmd);
-  b->first_cmd = NULL;
+  batch_release_events (b);
   g_ptr_array_add (s->idle, b);
 }
 
