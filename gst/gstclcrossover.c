@@ -77,9 +77,9 @@ enum
   PROP_DEVICE_NAME,
 };
 
-#define CLR_XO_FORMATS "format = (string) { " GST_AUDIO_NE (F32) ", " \
-  GST_AUDIO_NE (F64) ", " GST_AUDIO_NE (S16) ", " GST_AUDIO_NE (S32) ", " \
-  GST_AUDIO_NE (S24_32) " }, rate = (int) [ 1, MAX ], " \
+/* every format audioresample takes: the edges convert (gstclredge.h) */
+#define CLR_XO_FORMATS "format = (string) " GST_CLR_EDGE_FORMATS ", " \
+  "rate = (int) [ 1, MAX ], " \
   "layout = (string) { interleaved, non-interleaved }"
 #define CLR_XO_SINK_CAPS "audio/x-raw, " CLR_XO_FORMATS \
   ", channels = (int) [ 1, 256 ]"
@@ -481,7 +481,9 @@ static ClrConv *
 gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
     gsize * n_taps, guint * serial, GError ** err)
 {
-  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->stream.in_info);
+  /* the format the host conversion carries the stream in (gstclredge.h) */
+  const GstAudioFormat fmt =
+      gst_clr_edge_work_format (GST_AUDIO_INFO_FORMAT (&self->stream.in_info));
   const gint rate = GST_AUDIO_INFO_RATE (&self->stream.in_info);
   ClrXoSpec spec = { rate };
   ClrConvConfig cfg = { 0 };

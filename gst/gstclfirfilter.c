@@ -78,10 +78,10 @@ enum
   PROP_DEVICE_NAME,
 };
 
+/* every format audioresample takes: the edges convert (gstclredge.h) */
 #define CLR_FIR_CAPS \
-  "audio/x-raw, format = (string) { " GST_AUDIO_NE (F32) ", " \
-  GST_AUDIO_NE (F64) ", " GST_AUDIO_NE (S16) ", " GST_AUDIO_NE (S32) ", " \
-  GST_AUDIO_NE (S24_32) " }, rate = (int) [ 1, MAX ], " \
+  "audio/x-raw, format = (string) " GST_CLR_EDGE_FORMATS ", " \
+  "rate = (int) [ 1, MAX ], " \
   "channels = (int) [ 1, 256 ], " \
   "layout = (string) { interleaved, non-interleaved }"
 

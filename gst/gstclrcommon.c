@@ -10,6 +10,7 @@
 #endif
 
 #include "gstclrcommon.h"
+#include "gstclredge.h"
 
 ClrDevice *
 gst_clr_acquire_device (GstElement * element, const gchar * spec)
@@ -92,17 +93,19 @@ gst_clr_caps_for_device (GstCaps * caps, ClrDevice * dev)
 {
   GstCaps *allowed, *res;
   GValue formats = G_VALUE_INIT, v = G_VALUE_INIT;
-  static const GstAudioFormat keep[] = { GST_AUDIO_FORMAT_F32,
-    GST_AUDIO_FORMAT_S16, GST_AUDIO_FORMAT_S32, GST_AUDIO_FORMAT_S24_32
-  };
-  guint i;
+  const GstAudioFormat *all;
+  guint i, n;
 
   if (!dev || clr_device_has_fp64 (dev))
     return caps;
   g_value_init (&formats, GST_TYPE_LIST);
   g_value_init (&v, G_TYPE_STRING);
-  for (i = 0; i < G_N_ELEMENTS (keep); i++) {
-    g_value_set_static_string (&v, gst_audio_format_to_string (keep[i]));
+  /* every format but those the engines carry as F64 (F64LE, F64BE) */
+  all = gst_audio_formats_raw (&n);
+  for (i = 0; i < n; i++) {
+    if (gst_clr_edge_work_format (all[i]) == GST_AUDIO_FORMAT_F64)
+      continue;
+    g_value_set_static_string (&v, gst_audio_format_to_string (all[i]));
     gst_value_list_append_value (&formats, &v);
   }
   g_value_unset (&v);

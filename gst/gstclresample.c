@@ -90,11 +90,9 @@ enum
 
 #define DEFAULT_DEVICE GST_CLR_DEFAULT_DEVICE
 
-#define CLR_FORMATS "{ " GST_AUDIO_NE (F32) ", " GST_AUDIO_NE (F64) ", " \
-  GST_AUDIO_NE (S16) ", " GST_AUDIO_NE (S32) ", " GST_AUDIO_NE (S24_32) " }"
-
+/* every format audioresample takes: the edges convert (gstclredge.h) */
 #define CLR_CAPS \
-  "audio/x-raw, format = (string) " CLR_FORMATS ", " \
+  "audio/x-raw, format = (string) " GST_CLR_EDGE_FORMATS ", " \
   "rate = (int) [ 1, 16000000 ], channels = (int) [ 1, 1024 ], " \
   "layout = (string) { interleaved, non-interleaved }"
 
@@ -238,6 +236,8 @@ gst_cl_resample_finalize (GObject * object)
   g_free (self->device_spec);
   g_free (self->device_spec_in_use);
   gst_clr_input_batch_free (&self->held);
+  gst_clr_edge_clear (&self->in_edge);
+  gst_clr_edge_clear (&self->out_edge);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -313,6 +313,7 @@ gst_cl_resample_start (GstBaseTransform * trans)
   self->t0 = GST_CLOCK_TIME_NONE;
   self->started = FALSE;
   self->need_discont = TRUE;
+  self->pending_flow = GST_FLOW_OK;
   return TRUE;
 }
 
@@ -327,6 +328,8 @@ gst_cl_resample_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->device_spec_in_use, g_free);
   gst_audio_info_init (&self->in_info);
   gst_audio_info_init (&self->out_info);
+  gst_clr_edge_clear (&self->in_edge);
+  gst_clr_edge_clear (&self->out_edge);
   return TRUE;
 }
 
@@ -461,6 +464,21 @@ gst_cl_resample_hold_this (GstClResample * self, gsize frames)
       gst_cl_resample_hold_target (self);
 }
 
+/* A push of the element's own (held input, a drain) that failed: the next
+ * transform () returns it upstream, so that FLUSHING, NOT_LINKED or an
+ * error is not lost where the caller (an event, a property change) has no
+ * flow to return. */
+static GstFlowReturn
+gst_cl_resample_note_flow (GstClResample * self, GstFlowReturn ret)
+{
+  if (ret != GST_FLOW_OK && self->pending_flow == GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "push of held or drained output: %s",
+        gst_flow_get_name (ret));
+    self->pending_flow = ret;
+  }
+  return ret;
+}
+
 /* Converts the held batch, if any, and pushes its output. */
 static GstFlowReturn
 gst_cl_resample_flush_held (GstClResample * self)
@@ -481,13 +499,18 @@ gst_cl_resample_flush_held (GstClResample * self)
   n = clr_engine_out_frames (self->engine, self->held.frames);
   first = clr_engine_get_out_total (self->engine);
   buf = gst_cl_resample_alloc_output (self, n);
-  if (n > 0)
-    gst_audio_buffer_map (&abuf, &self->out_info, buf, GST_MAP_WRITE);
+  if (n > 0 && !gst_clr_edge_map (&self->out_edge, &abuf, buf,
+          GST_MAP_WRITE)) {
+    gst_buffer_unref (buf);
+    gst_clr_input_batch_clear (&self->held);
+    return gst_cl_resample_note_flow (self,
+        gst_clr_map_failed (GST_ELEMENT (self)));
+  }
   gst_clr_input_batch_planes (&self->held, in);
   ok = clr_engine_process (self->engine, (const void *const *) in,
       self->held.frames, n > 0 ? abuf.planes : no_planes, &got, &err);
   if (n > 0)
-    gst_audio_buffer_unmap (&abuf);
+    gst_clr_edge_unmap (&self->out_edge, &abuf);
   gst_clr_input_batch_clear (&self->held);
   if (!ok)
     goto failed;
@@ -499,7 +522,8 @@ gst_cl_resample_flush_held (GstClResample * self)
   gst_cl_resample_stamp (self, buf, first, n);
   GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " frames from held input at %"
       GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
-  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+  return gst_cl_resample_note_flow (self,
+      gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf));
 
 failed:
   gst_buffer_unref (buf);
@@ -507,7 +531,7 @@ failed:
       ("OpenCL resampling failed on '%s'", clr_device_get_name (self->device)),
       ("%s", err->message));
   g_error_free (err);
-  return GST_FLOW_ERROR;
+  return gst_cl_resample_note_flow (self, GST_FLOW_ERROR);
 }
 
 /* Pushes the filter tail of the current run and resets for a new one. */
@@ -538,9 +562,14 @@ gst_cl_resample_drain (GstClResample * self)
   }
   first = clr_engine_get_out_total (self->engine);
   buf = gst_cl_resample_alloc_output (self, n);
-  gst_audio_buffer_map (&abuf, &self->out_info, buf, GST_MAP_WRITE);
+  if (!gst_clr_edge_map (&self->out_edge, &abuf, buf, GST_MAP_WRITE)) {
+    gst_buffer_unref (buf);
+    gst_cl_resample_reset_stream (self);
+    return gst_cl_resample_note_flow (self,
+        gst_clr_map_failed (GST_ELEMENT (self)));
+  }
   ok = clr_engine_drain (self->engine, abuf.planes, &got, &err);
-  gst_audio_buffer_unmap (&abuf);
+  gst_clr_edge_unmap (&self->out_edge, &abuf);
   if (!ok)
     goto failed;
   g_assert (got == n);
@@ -548,7 +577,8 @@ gst_cl_resample_drain (GstClResample * self)
   GST_LOG_OBJECT (self, "draining %" G_GSIZE_FORMAT " frames at %"
       GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
   gst_cl_resample_reset_stream (self);
-  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+  return gst_cl_resample_note_flow (self,
+      gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf));
 
 failed:
   gst_buffer_unref (buf);
@@ -557,7 +587,7 @@ failed:
       ("%s", err->message));
   g_error_free (err);
   gst_cl_resample_reset_stream (self);
-  return GST_FLOW_ERROR;
+  return gst_cl_resample_note_flow (self, GST_FLOW_ERROR);
 }
 
 static gboolean
@@ -570,7 +600,7 @@ config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
   cfg->out_rate = GST_AUDIO_INFO_RATE (out);
   cfg->channels = GST_AUDIO_INFO_CHANNELS (in);
   cfg->planar = GST_AUDIO_INFO_LAYOUT (in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  switch (GST_AUDIO_INFO_FORMAT (in)) {
+  switch (gst_clr_edge_work_format (GST_AUDIO_INFO_FORMAT (in))) {
     case GST_AUDIO_FORMAT_F32:
       cfg->format = CLR_FORMAT_F32;
       break;
@@ -594,7 +624,8 @@ config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
    * new filter continues without a gap in its input: on the host, a copy of
    * the input (clr-history.h), at most CLR_HISTORY_MAX_BYTES of it */
   cfg->history = MIN (CLR_TAPS_MAX + CLR_CONV_BLOCK_MAX,
-      CLR_HISTORY_MAX_BYTES / GST_AUDIO_INFO_BPF (in));
+      CLR_HISTORY_MAX_BYTES / (clr_format_size (cfg->format) *
+          cfg->channels));
   return TRUE;
 }
 
@@ -668,9 +699,12 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   self->in_info = in;
   self->out_info = out;
+  gst_clr_edge_set (&self->in_edge, &in);
+  gst_clr_edge_set (&self->out_edge, &out);
+  /* held input is kept as the engine takes it */
   gst_clr_input_batch_configure (&self->held,
       GST_AUDIO_INFO_LAYOUT (&in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED,
-      GST_AUDIO_INFO_CHANNELS (&in), GST_AUDIO_INFO_WIDTH (&in) / 8);
+      GST_AUDIO_INFO_CHANNELS (&in), clr_format_size (cfg.format));
 
   if (!resampling) {
     GST_INFO_OBJECT (self, "equal rates (%u Hz): passthrough", cfg.in_rate);
@@ -913,6 +947,12 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (G_UNLIKELY (!self->engine))
     goto not_negotiated;
+  if (G_UNLIKELY (self->pending_flow != GST_FLOW_OK)) {
+    GstFlowReturn ret = self->pending_flow;
+
+    self->pending_flow = GST_FLOW_OK;
+    return ret;
+  }
 
   if (!self->started) {
     GstClockTime pts = GST_BUFFER_PTS (inbuf);
@@ -923,13 +963,14 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     self->started = TRUE;
   }
 
-  if (!gst_audio_buffer_map (&in_ab, &self->in_info, inbuf, GST_MAP_READ))
+  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
+  if (!gst_clr_edge_map (&self->in_edge, &in_ab, inbuf, GST_MAP_READ))
     goto map_failed;
   in_frames = in_ab.n_samples;
   in_planes = in_ab.planes;
   if (gst_cl_resample_hold_this (self, in_frames)) {
     gst_clr_input_batch_append (&self->held, in_ab.planes, in_frames);
-    gst_audio_buffer_unmap (&in_ab);
+    gst_clr_edge_unmap (&self->in_edge, &in_ab);
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   }
   if (self->held.frames > 0) {
@@ -943,21 +984,21 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * out_bpf))
     goto too_small;
   gst_clr_resize_output (outbuf, &self->out_info, expected);
-  if (expected > 0 && !gst_audio_buffer_map (&out_ab, &self->out_info,
-          outbuf, GST_MAP_WRITE)) {
-    gst_audio_buffer_unmap (&in_ab);
+  if (expected > 0 && !gst_clr_edge_map (&self->out_edge, &out_ab, outbuf,
+          GST_MAP_WRITE)) {
+    gst_clr_edge_unmap (&self->in_edge, &in_ab);
+    gst_clr_input_batch_clear (&self->held);
     goto map_failed;
   }
 
-  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
   silent_out = gap && clr_engine_is_silent (self->engine);
   first = clr_engine_get_out_total (self->engine);
   ok = clr_engine_process (self->engine, gap ? NULL :
       (const void *const *) in_planes, in_frames,
       expected > 0 ? out_ab.planes : no_planes, &out_frames, &err);
   if (expected > 0)
-    gst_audio_buffer_unmap (&out_ab);
-  gst_audio_buffer_unmap (&in_ab);
+    gst_clr_edge_unmap (&self->out_edge, &out_ab);
+  gst_clr_edge_unmap (&self->in_edge, &in_ab);
   gst_clr_input_batch_clear (&self->held);
   if (!ok)
     goto failed;
@@ -977,7 +1018,7 @@ not_negotiated:
 map_failed:
   return gst_clr_map_failed (GST_ELEMENT (self));
 too_small:
-  gst_audio_buffer_unmap (&in_ab);
+  gst_clr_edge_unmap (&self->in_edge, &in_ab);
   gst_clr_input_batch_clear (&self->held);
   GST_ELEMENT_ERROR (self, CORE, FAILED, (NULL),
       ("output buffer of %" G_GSIZE_FORMAT " bytes, need %" G_GSIZE_FORMAT,
@@ -1057,6 +1098,7 @@ gst_cl_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_FLUSH_STOP:
       gst_cl_resample_reset_stream (self);
+      self->pending_flow = GST_FLOW_OK;
       break;
     case GST_EVENT_SEGMENT:{
       const GstSegment *segment;

@@ -7,6 +7,7 @@
 #include <gst/audio/audio.h>
 #include "core/clr-engine.h"
 #include "gstclrinputbatch.h"
+#include "gstclredge.h"
 
 G_BEGIN_DECLS
 
@@ -34,10 +35,14 @@ struct _GstClResample
   ClrEngine *engine;
   GstAudioInfo in_info;
   GstAudioInfo out_info;
+  /* the negotiated formats to and from the engine's (gstclredge.h) */
+  GstClrEdge in_edge, out_edge;
   GstClockTime t0;              /* time of input frame 0 of this run */
   guint64 out_offset0;          /* sample offset of output frame 0 */
   gboolean started;             /* t0 is set: a buffer arrived since reset */
   gboolean need_discont;
+  /* a failed push of held or drained output, for transform () to return */
+  GstFlowReturn pending_flow;
 
   /* small buffers held back while the stream runs far ahead of real time,
    * to be converted in one launch (gstclrinputbatch.h) */

@@ -24,6 +24,7 @@
 ClrConvFormat
 gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt)
 {
+  fmt = gst_clr_edge_work_format (fmt);
   return fmt == GST_AUDIO_FORMAT_F64 || (fmt == GST_AUDIO_FORMAT_S32
       && clr_device_has_fp64 (dev)) ? CLR_CONV_F64 : CLR_CONV_F32;
 }
@@ -137,7 +138,7 @@ static void
 convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
     gsize n, guint8 * base, gsize pitch, gsize step)
 {
-  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->in_info);
+  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&ab->info);
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->in_info);
   gsize i, stride;
 
@@ -185,7 +186,7 @@ static void
 convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
     const guint8 * base, gsize pitch, gsize step, gsize from, gsize n)
 {
-  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->out_info);
+  GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&ab->info);
   guint c, ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
   gsize i, stride;
 
@@ -296,6 +297,8 @@ gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps)
       sizeof (double) : sizeof (float));
 
   gst_clr_fir_stream_clear (s);
+  gst_clr_edge_set (&s->in_edge, &s->in_info);
+  gst_clr_edge_set (&s->out_edge, &s->out_info);
   s->ssize = s->cfmt == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
   s->conv = conv;
   s->n_taps = n_taps;
@@ -316,6 +319,8 @@ gst_clr_fir_stream_clear (GstClrFirStream * s)
   g_clear_pointer (&s->old_mix, clr_xo_mix_free);
   clr_history_clear (&s->mix_x);
   g_clear_pointer (&s->work_mix, g_free);
+  gst_clr_edge_clear (&s->in_edge);
+  gst_clr_edge_clear (&s->out_edge);
 }
 
 /* The mix's input: silence before the run */
@@ -448,7 +453,7 @@ step_mix (StepIO * io, const void *base, size_t pitch, size_t step,
     size_t n, size_t drop)
 {
   GstClrFirStream *s = io->s;
-  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&s->out_info);
+  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&io->out->info);
   const guint ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
   const gboolean direct = n > drop && is_float_as_engine (s, fmt);
   void *planes[CLR_CONV_OUTPUTS_MAX];
@@ -588,9 +593,9 @@ feed (GstClrFirStream * s, const GstAudioBuffer * in, gsize n,
   if (!in && !s->old_conv && s->silent_run >= (guint64) s->block +
       s->n_taps - 1) {
     for (c = 0; emit > 0 && c < (guint) GST_AUDIO_BUFFER_N_PLANES (out); c++)
-      memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&s->out_info)
+      memset (out->planes[c], 0, emit * (GST_AUDIO_INFO_LAYOUT (&out->info)
               == GST_AUDIO_LAYOUT_INTERLEAVED ? GST_AUDIO_INFO_BPF
-              (&s->out_info) : GST_AUDIO_INFO_WIDTH (&s->out_info) / 8));
+              (&out->info) : GST_AUDIO_INFO_WIDTH (&out->info) / 8));
     if (s->mix && !mix_x_push (s, NULL, 0, 1, n, err))
       return FALSE;
     s->in_total += n;
@@ -676,10 +681,13 @@ gst_clr_fir_stream_drain (GstBaseTransform * trans, GstClrFirStream * s,
   if (!s->conv || !s->started || n == 0)
     return GST_FLOW_OK;
   buf = gst_clr_alloc_output (trans, &s->out_info, n);
-  gst_audio_buffer_map (&abuf, &s->out_info, buf, GST_MAP_WRITE);
+  if (!gst_clr_edge_map (&s->out_edge, &abuf, buf, GST_MAP_WRITE)) {
+    gst_buffer_unref (buf);
+    return gst_clr_map_failed (GST_ELEMENT (trans));
+  }
   /* D more frames of silence complete the last D output frames */
   ok = feed (s, NULL, s->delay, &abuf, &silent, &err);
-  gst_audio_buffer_unmap (&abuf);
+  gst_clr_edge_unmap (&s->out_edge, &abuf);
   if (!ok) {
     gst_buffer_unref (buf);
     post_failed (trans, s, err);
@@ -737,21 +745,21 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
         GST_AUDIO_INFO_RATE (&s->in_info), GST_SECOND) : 0;
     s->started = TRUE;
   }
-  if (!gst_audio_buffer_map (&in_ab, &s->in_info, inbuf, GST_MAP_READ))
+  if (!gst_clr_edge_map (&s->in_edge, &in_ab, inbuf, GST_MAP_READ))
     return gst_clr_map_failed (element);
   frames = in_ab.n_samples;
   expected = gst_clr_fir_stream_emitted_for (s, frames);
   if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * bpf)) {
-    gst_audio_buffer_unmap (&in_ab);
+    gst_clr_edge_unmap (&s->in_edge, &in_ab);
     GST_ELEMENT_ERROR (element, CORE, FAILED, (NULL),
         ("output buffer of %" G_GSIZE_FORMAT " bytes, need %" G_GSIZE_FORMAT,
             gst_buffer_get_size (outbuf), expected * bpf));
     return GST_FLOW_ERROR;
   }
   gst_clr_resize_output (outbuf, &s->out_info, expected);
-  if (expected > 0 && !gst_audio_buffer_map (&out_ab, &s->out_info, outbuf,
+  if (expected > 0 && !gst_clr_edge_map (&s->out_edge, &out_ab, outbuf,
           GST_MAP_WRITE)) {
-    gst_audio_buffer_unmap (&in_ab);
+    gst_clr_edge_unmap (&s->in_edge, &in_ab);
     return gst_clr_map_failed (element);
   }
   gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
@@ -759,8 +767,8 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
   ok = feed (s, gap ? NULL : &in_ab, frames, expected > 0 ? &out_ab : NULL,
       &silent, &err);
   if (expected > 0)
-    gst_audio_buffer_unmap (&out_ab);
-  gst_audio_buffer_unmap (&in_ab);
+    gst_clr_edge_unmap (&s->out_edge, &out_ab);
+  gst_clr_edge_unmap (&s->in_edge, &in_ab);
   if (!ok) {
     post_failed (trans, s, err);
     return GST_FLOW_ERROR;

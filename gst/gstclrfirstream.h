@@ -13,6 +13,7 @@
 #include <gst/audio/audio.h>
 #include "core/clr-conv.h"
 #include "core/clr-crossover-mix.h"
+#include "gstclredge.h"
 
 G_BEGIN_DECLS
 
@@ -27,6 +28,10 @@ typedef struct
   GstAudioInfo in_info, out_info;       /* out: in's channels x outputs */
   ClrConvFormat cfmt;
   guint block;                  /* B */
+
+  /* the negotiated formats to and from the host conversion's own: S16,
+   * S24_32, S32, F32 or F64 (gstclredge.h); set up by setup () */
+  GstClrEdge in_edge, out_edge;
 
   /* the stream */
   gsize ssize;                  /* bytes an engine sample */
@@ -54,9 +59,9 @@ typedef struct
   guint8 *work_mix;
 } GstClrFirStream;
 
-/* The engine's sample format for a stream format: F64 runs in double, S32
- * too where the device has doubles (32-bit samples keep 8 bits more than
- * float holds); F32, S16 and S24_32 in float, which holds them exactly. */
+/* The engine's sample format for a stream format: F64 runs in double, 32-bit
+ * integers too where the device has doubles (they keep 8 bits more than
+ * float holds); the rest in float, which holds them exactly. */
 ClrConvFormat gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt);
 
 /* B for a filter: block_size, or with 0 the power of two at least as long
