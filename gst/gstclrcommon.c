@@ -156,9 +156,11 @@ gst_clr_stamp (GstBuffer * buf, GstClockTime t0, guint64 offset0, gint rate,
     guint64 first, guint64 n, gboolean * need_discont)
 {
   if (GST_CLOCK_TIME_IS_VALID (t0)) {
-    GstClockTime a = t0 + gst_util_uint64_scale_int (first, GST_SECOND, rate);
-    GstClockTime b = t0 + gst_util_uint64_scale_int (first + n, GST_SECOND,
+    /* rounded to the nearest nanosecond, as GST_FRAMES_TO_CLOCK_TIME */
+    GstClockTime a = t0 + gst_util_uint64_scale_int_round (first, GST_SECOND,
         rate);
+    GstClockTime b = t0 + gst_util_uint64_scale_int_round (first + n,
+        GST_SECOND, rate);
     GST_BUFFER_PTS (buf) = a;
     GST_BUFFER_DURATION (buf) = b - a;
     GST_BUFFER_OFFSET (buf) = offset0 + first;

@@ -55,8 +55,10 @@ gst_clr_edge_set (GstClrEdge * edge, const GstAudioInfo * info)
   gst_clr_edge_clear (edge);
   edge->info = *info;
   edge->identity = wf == GST_AUDIO_INFO_FORMAT (info);
+  /* positions only exist for up to 64 channels */
   gst_audio_info_set_format (&edge->work, wf, GST_AUDIO_INFO_RATE (info),
-      GST_AUDIO_INFO_CHANNELS (info), info->position);
+      GST_AUDIO_INFO_CHANNELS (info), GST_AUDIO_INFO_CHANNELS (info) > 64 ?
+      NULL : info->position);
   edge->work.layout = info->layout;
   edge->work.flags = info->flags;
   if (!edge->identity) {

@@ -225,6 +225,7 @@ gst_cl_resample_init (GstClResample * self)
   self->taps = 0;
   self->device_spec = g_strdup (DEFAULT_DEVICE);
   self->t0 = GST_CLOCK_TIME_NONE;
+  self->join_frame = G_MAXUINT64;
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
 
@@ -427,6 +428,7 @@ gst_cl_resample_reset_stream (GstClResample * self)
   gst_clr_input_batch_clear (&self->held);
   self->arrivals = 0;
   self->may_hold = FALSE;
+  self->join_frame = G_MAXUINT64;
 }
 
 static void
@@ -435,6 +437,17 @@ gst_cl_resample_stamp (GstClResample * self, GstBuffer * buf, guint64 first,
 {
   gst_clr_stamp (buf, self->t0, self->out_offset0,
       GST_AUDIO_INFO_RATE (&self->out_info), first, n, &self->need_discont);
+  if (G_UNLIKELY (first == self->join_frame)
+      && GST_BUFFER_PTS_IS_VALID (buf)) {
+    GstClockTime end = GST_BUFFER_PTS (buf) + GST_BUFFER_DURATION (buf);
+
+    /* the sub-period step of a rate switch goes into this buffer's
+     * duration: no hole between the two rates' buffers */
+    GST_BUFFER_PTS (buf) = self->join_time;
+    GST_BUFFER_DURATION (buf) = end - self->join_time;
+  }
+  if (first + n > self->join_frame)
+    self->join_frame = G_MAXUINT64;
 }
 
 static GstBuffer *
@@ -534,6 +547,51 @@ failed:
   return gst_cl_resample_note_flow (self, GST_FLOW_ERROR);
 }
 
+/* A GAP after audio: its first `frames` frames of silence through the
+ * filter, whose output is the filter's tail (real samples), pushed as a
+ * buffer of its own; the rest of the GAP then comes out as a GAP buffer.
+ * As audioresample splits it. */
+static GstFlowReturn
+gst_cl_resample_push_tail (GstClResample * self, gsize frames)
+{
+  GError *err = NULL;
+  GstBuffer *buf;
+  GstAudioBuffer abuf;
+  void *no_planes[CLR_CHANNELS_MAX] = { NULL };
+  guint64 first = clr_engine_get_out_total (self->engine);
+  size_t n = clr_engine_out_frames (self->engine, frames), got = 0;
+  gboolean ok;
+
+  buf = gst_cl_resample_alloc_output (self, n);
+  if (n > 0 && !gst_clr_edge_map (&self->out_edge, &abuf, buf,
+          GST_MAP_WRITE)) {
+    gst_buffer_unref (buf);
+    return gst_clr_map_failed (GST_ELEMENT (self));
+  }
+  ok = clr_engine_process (self->engine, NULL, frames, n > 0 ? abuf.planes :
+      no_planes, &got, &err);
+  if (n > 0)
+    gst_clr_edge_unmap (&self->out_edge, &abuf);
+  if (!ok) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("OpenCL resampling failed on '%s'",
+            clr_device_get_name (self->device)), ("%s", err->message));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
+  g_assert (got == n);
+  if (n == 0) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
+  }
+  gst_cl_resample_stamp (self, buf, first, n);
+  GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " frames of the filter's tail "
+      "into a GAP at %" GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS
+          (buf)));
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+}
+
 /* Pushes the filter tail of the current run and resets for a new one. */
 static GstFlowReturn
 gst_cl_resample_drain (GstClResample * self)
@@ -544,7 +602,7 @@ gst_cl_resample_drain (GstClResample * self)
   GstAudioBuffer abuf;
   guint64 first;
   size_t n, got = 0;
-  gboolean ok;
+  gboolean ok, silent;
   GstFlowReturn ret;
 
   if (!self->engine || !self->started)
@@ -568,12 +626,16 @@ gst_cl_resample_drain (GstClResample * self)
     return gst_cl_resample_note_flow (self,
         gst_clr_map_failed (GST_ELEMENT (self)));
   }
+  /* a stream that ended in silence drains silence: a GAP */
+  silent = clr_engine_is_silent (self->engine);
   ok = clr_engine_drain (self->engine, abuf.planes, &got, &err);
   gst_clr_edge_unmap (&self->out_edge, &abuf);
   if (!ok)
     goto failed;
   g_assert (got == n);
   gst_cl_resample_stamp (self, buf, first, n);
+  if (silent)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
   GST_LOG_OBJECT (self, "draining %" G_GSIZE_FORMAT " frames at %"
       GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
   gst_cl_resample_reset_stream (self);
@@ -669,6 +731,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   ClrEngine *old = NULL;
   GError *err = NULL;
   gboolean resampling;
+  gint old_rate = 0;
 
   if (!gst_audio_info_from_caps (&in, incaps)
       || !gst_audio_info_from_caps (&out, outcaps))
@@ -689,6 +752,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
      * came at the old rate. */
     gst_cl_resample_flush_held (self);
     old = self->engine;
+    old_rate = GST_AUDIO_INFO_RATE (&self->out_info);
     self->engine = NULL;
   } else {
     /* A new input: the old run's tail belongs to the old caps and goes out
@@ -714,6 +778,13 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gst_base_transform_set_passthrough (trans, FALSE);
   self->engine = gst_cl_resample_build_engine (self, self->device, old, &err);
   if (old) {
+    /* where the old rate's last buffer ended (as it was stamped) */
+    if (self->engine) {
+      self->join_frame = clr_engine_get_out_total (self->engine);
+      self->join_time = self->t0 +
+          gst_util_uint64_scale_int_round (clr_engine_get_out_total (old),
+          GST_SECOND, old_rate);
+    }
     clr_engine_free (old);
     if (GST_CLOCK_TIME_IS_VALID (self->t0))
       self->out_offset0 = gst_util_uint64_scale_int_round (self->t0,
@@ -972,6 +1043,20 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_clr_input_batch_append (&self->held, in_ab.planes, in_frames);
     gst_clr_edge_unmap (&self->in_edge, &in_ab);
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  if (gap && !clr_engine_is_silent (self->engine)) {
+    guint64 need = clr_engine_silence_needed (self->engine);
+
+    /* the tail as audio, the rest of the GAP as GAP */
+    if (need > 0 && need < in_frames) {
+      GstFlowReturn ret = gst_cl_resample_push_tail (self, need);
+
+      if (ret != GST_FLOW_OK) {
+        gst_clr_edge_unmap (&self->in_edge, &in_ab);
+        return ret;
+      }
+      in_frames -= need;
+    }
   }
   if (self->held.frames > 0) {
     /* this buffer completes the batch: all of it in one launch */

@@ -43,6 +43,12 @@ struct _GstClResample
   gboolean need_discont;
   /* a failed push of held or drained output, for transform () to return */
   GstFlowReturn pending_flow;
+  /* After an output-rate switch the new filter's first frame, join_frame,
+   * lies up to one new period after where the old output ended, at
+   * join_time: that buffer starts there instead, so the timestamps run on
+   * without a hole. G_MAXUINT64: no switch pending. */
+  guint64 join_frame;
+  GstClockTime join_time;
 
   /* small buffers held back while the stream runs far ahead of real time,
    * to be converted in one launch (gstclrinputbatch.h) */

@@ -723,6 +723,40 @@ gst_clr_fir_stream_transform_size (GstClrFirStream * s,
   return TRUE;
 }
 
+/* A GAP after audio: its first `frames` frames of silence through the
+ * filter, whose output is the filter's tail (real samples), pushed as a
+ * buffer of its own, so that the rest of the GAP comes out as a GAP
+ * buffer. */
+static GstFlowReturn
+push_tail (GstBaseTransform * trans, GstClrFirStream * s, gsize frames)
+{
+  GError *err = NULL;
+  GstBuffer *buf;
+  GstAudioBuffer abuf;
+  guint64 first = s->out_total, n = gst_clr_fir_stream_emitted_for (s,
+      frames);
+  gboolean silent, ok;
+
+  buf = n > 0 ? gst_clr_alloc_output (trans, &s->out_info, n) : NULL;
+  if (buf && !gst_clr_edge_map (&s->out_edge, &abuf, buf, GST_MAP_WRITE)) {
+    gst_buffer_unref (buf);
+    return gst_clr_map_failed (GST_ELEMENT (trans));
+  }
+  ok = feed (s, NULL, frames, buf ? &abuf : NULL, &silent, &err);
+  if (buf)
+    gst_clr_edge_unmap (&s->out_edge, &abuf);
+  if (!ok) {
+    gst_clear_buffer (&buf);
+    post_failed (trans, s, err);
+    return GST_FLOW_ERROR;
+  }
+  if (!buf)
+    return GST_FLOW_OK;
+  gst_clr_stamp (buf, s->t0, s->offset0, GST_AUDIO_INFO_RATE (&s->in_info),
+      first, n, &s->need_discont);
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+}
+
 GstFlowReturn
 gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
     GstBuffer * inbuf, GstBuffer * outbuf)
@@ -748,6 +782,23 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
   if (!gst_clr_edge_map (&s->in_edge, &in_ab, inbuf, GST_MAP_READ))
     return gst_clr_map_failed (element);
   frames = in_ab.n_samples;
+  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
+  if (gap && !s->old_conv && s->silent_run < (guint64) s->block +
+      s->n_taps - 1) {
+    /* silence from B + taps - 1 frames on (feed ()): the tail before it
+     * as audio, the rest of the GAP as GAP */
+    guint64 need = s->block + s->n_taps - 1 - s->silent_run;
+
+    if (need < frames) {
+      GstFlowReturn ret = push_tail (trans, s, need);
+
+      if (ret != GST_FLOW_OK) {
+        gst_clr_edge_unmap (&s->in_edge, &in_ab);
+        return ret;
+      }
+      frames -= need;
+    }
+  }
   expected = gst_clr_fir_stream_emitted_for (s, frames);
   if (G_UNLIKELY (gst_buffer_get_size (outbuf) < expected * bpf)) {
     gst_clr_edge_unmap (&s->in_edge, &in_ab);
@@ -762,7 +813,6 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
     gst_clr_edge_unmap (&s->in_edge, &in_ab);
     return gst_clr_map_failed (element);
   }
-  gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
   first = s->out_total;
   ok = feed (s, gap ? NULL : &in_ab, frames, expected > 0 ? &out_ab : NULL,
       &silent, &err);

@@ -263,7 +263,7 @@ check_stamps (const Out * o, GstClockTime start)
       frames = GST_BUFFER_OFFSET_END (b) - GST_BUFFER_OFFSET (b);
     }
     fail_unless_equals_uint64 (GST_BUFFER_PTS (b), start +
-        gst_util_uint64_scale_int (pos, GST_SECOND, RATE));
+        gst_util_uint64_scale_int_round (pos, GST_SECOND, RATE));
     fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), pos +
         gst_util_uint64_scale_int_round (start, RATE, GST_SECOND));
     fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,

@@ -221,9 +221,9 @@ check_timestamps (Collected * c)
 
     fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), offset);
     fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
-        gst_util_uint64_scale_int (offset, GST_SECOND, OUT_RATE));
+        gst_util_uint64_scale_int_round (offset, GST_SECOND, OUT_RATE));
     fail_unless_equals_clocktime (GST_BUFFER_PTS (b) + GST_BUFFER_DURATION (b),
-        gst_util_uint64_scale_int (offset + n, GST_SECOND, OUT_RATE));
+        gst_util_uint64_scale_int_round (offset + n, GST_SECOND, OUT_RATE));
     /* one run: only the first buffer starts one */
     fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
             GST_BUFFER_FLAG_DISCONT), i == 0);

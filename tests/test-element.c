@@ -169,9 +169,9 @@ check_timestamps_launch (const char *launch, int in_rate, int out_rate,
   for (i = 0; i < c.buffers->len; i++) {
     GstBuffer *b = g_ptr_array_index (c.buffers, i);
     guint64 n = gst_buffer_get_size (b) / sizeof (float);
-    GstClockTime pts = start + gst_util_uint64_scale_int (total, GST_SECOND,
+    GstClockTime pts = start + gst_util_uint64_scale_int_round (total, GST_SECOND,
         out_rate);
-    GstClockTime end = start + gst_util_uint64_scale_int (total + n,
+    GstClockTime end = start + gst_util_uint64_scale_int_round (total + n,
         GST_SECOND, out_rate);
 
     fail_unless_equals_clocktime (GST_BUFFER_PTS (b), pts);
@@ -329,7 +329,7 @@ GST_START_TEST (test_jitter_absorbed)
   for (i = 0; i < c.buffers->len; i++) {
     GstBuffer *b = g_ptr_array_index (c.buffers, i);
     fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
-        gst_util_uint64_scale_int (total, GST_SECOND, 44100));
+        gst_util_uint64_scale_int_round (total, GST_SECOND, 44100));
     fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
             GST_BUFFER_FLAG_DISCONT), i == 0);
     total += gst_buffer_get_size (b) / sizeof (float);
@@ -423,7 +423,7 @@ GST_START_TEST (test_gap)
     guint n = gst_buffer_get_size (b) / sizeof (float), k;
 
     fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
-        gst_util_uint64_scale_int (total, GST_SECOND, 44100));
+        gst_util_uint64_scale_int_round (total, GST_SECOND, 44100));
     if (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_GAP)) {
       for (k = 0; k < n; k++)
         fail_unless_equals_float (c.data[total + k], 0.0f);

@@ -201,7 +201,7 @@ GST_START_TEST (test_quality_change)
   fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
           GST_BUFFER_FLAG_DISCONT));
   fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
-          (after.buffers, 0)), gst_util_uint64_scale_int (before.frames,
+          (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
           GST_SECOND, 48000));
   /* the latency follows the filter */
   {
@@ -265,7 +265,7 @@ check_taps_change (guint from, guint to)
   fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
           GST_BUFFER_FLAG_DISCONT));
   fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
-          (after.buffers, 0)), gst_util_uint64_scale_int (before.frames,
+          (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
           GST_SECOND, 176400));
   clr_collected_free (&before);
   clr_collected_free (&after);
@@ -357,7 +357,7 @@ GST_START_TEST (test_long_gap)
     fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
     while ((b = gst_harness_try_pull (h))) {
       fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
-          gst_util_uint64_scale_int (total, GST_SECOND, 44100));
+          gst_util_uint64_scale_int_round (total, GST_SECOND, 44100));
       gaps += GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_GAP);
       total += gst_buffer_get_size (b) / sizeof (float);
       gst_buffer_unref (b);
@@ -368,7 +368,7 @@ GST_START_TEST (test_long_gap)
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   while ((b = gst_harness_try_pull (h))) {
     fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
-        gst_util_uint64_scale_int (total, GST_SECOND, 44100));
+        gst_util_uint64_scale_int_round (total, GST_SECOND, 44100));
     total += gst_buffer_get_size (b) / sizeof (float);
     gst_buffer_unref (b);
   }

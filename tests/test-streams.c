@@ -407,10 +407,10 @@ check_output (const Stream * s)
     fail_unless (b->frames > 0);
     fail_unless_equals_uint64 (b->offset, total);
     fail_unless_equals_uint64 (b->offset_end, total + b->frames);
-    fail_unless_equals_clocktime (b->pts, gst_util_uint64_scale_int (total,
+    fail_unless_equals_clocktime (b->pts, gst_util_uint64_scale_int_round (total,
             GST_SECOND, cfg->out_rate));
     fail_unless_equals_clocktime (b->pts + b->duration,
-        gst_util_uint64_scale_int (total + b->frames, GST_SECOND,
+        gst_util_uint64_scale_int_round (total + b->frames, GST_SECOND,
             cfg->out_rate));
     fail_unless_equals_int (b->discont, i == 0);
     fail_if (b->gap);
@@ -815,7 +815,7 @@ count_output (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   GstMapInfo map;
 
   run->stamps_ok &= GST_BUFFER_OFFSET (buf) == run->frames &&
-      GST_BUFFER_PTS (buf) == gst_util_uint64_scale_int (run->frames,
+      GST_BUFFER_PTS (buf) == gst_util_uint64_scale_int_round (run->frames,
       GST_SECOND, run->cfg->out_rate);
   gst_buffer_map (buf, &map, GST_MAP_READ);
   g_checksum_update (run->sum, map.data, map.size);

@@ -168,6 +168,13 @@ clr_fft_zero_run (ClrEngine * e)
   return e->fft->zero_run;
 }
 
+uint64_t
+clr_fft_silence_needed (ClrEngine * e)
+{
+  return e->fft->zero_run < e->fft->flushed ?
+      e->fft->flushed - e->fft->zero_run : 0;
+}
+
 gboolean
 clr_fft_is_silent (ClrEngine * e)
 {

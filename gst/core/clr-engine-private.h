@@ -61,6 +61,7 @@ void clr_fft_free (ClrEngine * e);
 uint32_t clr_fft_lag (ClrEngine * e);
 void clr_fft_reset (ClrEngine * e);
 gboolean clr_fft_is_silent (ClrEngine * e);
+uint64_t clr_fft_silence_needed (ClrEngine * e);
 /* Trailing frames of silence in the input. */
 uint64_t clr_fft_zero_run (ClrEngine * e);
 gboolean clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,

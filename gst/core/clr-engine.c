@@ -368,6 +368,20 @@ clr_engine_is_silent (ClrEngine * e)
   return e->silent_tail >= e->win_len;
 }
 
+uint64_t
+clr_engine_silence_needed (ClrEngine * e)
+{
+  /* a push keeps at most K - 1 + back frames (the next output's support
+   * and `back`): that many trailing zeros make the window silent */
+  const uint64_t reach = e->filter.taps / 2 * 2 - 1 + e->plan.back;
+
+  if (clr_engine_is_silent (e))
+    return 0;
+  if (e->fft)
+    return clr_fft_silence_needed (e);
+  return reach > e->silent_tail ? reach - e->silent_tail : 0;
+}
+
 void
 clr_engine_reset (ClrEngine * e)
 {

@@ -99,6 +99,11 @@ gboolean clr_engine_drain (ClrEngine * e, void *const *out,
  * gives silent output and costs no device work. */
 gboolean clr_engine_is_silent (ClrEngine * e);
 
+/* Input frames of silence after which clr_engine_is_silent () holds: the
+ * filter's reach (0: it holds now). The output of that much silence is
+ * the filter's tail, real samples; what comes after it is silence. */
+uint64_t clr_engine_silence_needed (ClrEngine * e);
+
 /* Makes `e`, fresh from clr_engine_new(), continue the stream `old` was
  * processing, as if it had processed it from the start: same input position
  * and history, its first output frame the first one at or after the time of

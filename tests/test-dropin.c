@@ -1,0 +1,448 @@
+/* clresample tests: the stream semantics a drop-in for audioresample and
+ * audiofirfilter owes (issue 26): timestamps as GStreamer computes them
+ * (rounded, contiguous across output-rate switches, ending where the input
+ * ends) and GAP buffers after audio split into the filter's tail and GAP.
+ */
+#include <math.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/audio/audio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+typedef struct
+{
+  GArray *data;                 /* every sample, interleaved */
+  GPtrArray *buffers;
+} Got;
+
+static gchar *
+caps_str (const char *format, int rate, int ch)
+{
+  return g_strdup_printf ("audio/x-raw,format=%s,layout=interleaved,"
+      "rate=%d,channels=%d,channel-mask=(bitmask)0", format, rate, ch);
+}
+
+/* frames [at, at + n) of a 440 Hz tone at `rate` (NULL data: a GAP
+ * buffer of zeros), F32 mono, stamped from the frame count */
+static GstBuffer *
+tone_buffer (guint64 at, gsize n, int rate, gboolean gap)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * sizeof (float), NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < n; i++)
+    ((float *) map.data)[i] = gap ? 0.0f :
+        (float) (0.5 * sin (2 * G_PI * 440.0 * (at + i) / rate));
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int_round (at, GST_SECOND,
+      rate);
+  GST_BUFFER_DURATION (buf) = gst_util_uint64_scale_int_round (at + n,
+      GST_SECOND, rate) - GST_BUFFER_PTS (buf);
+  GST_BUFFER_OFFSET (buf) = at;
+  GST_BUFFER_OFFSET_END (buf) = at + n;
+  if (gap)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
+  return buf;
+}
+
+static void
+got_init (Got * g)
+{
+  g->data = g_array_new (FALSE, FALSE, sizeof (float));
+  g->buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+}
+
+static void
+got_clear (Got * g)
+{
+  g_array_unref (g->data);
+  g_ptr_array_unref (g->buffers);
+}
+
+static void
+pull_all (GstHarness * h, Got * g)
+{
+  GstBuffer *b;
+
+  while ((b = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    g_array_append_vals (g->data, map.data, map.size / sizeof (float));
+    gst_buffer_unmap (b, &map);
+    g_ptr_array_add (g->buffers, b);
+  }
+}
+
+/* Every buffer starts where the one before ended; returns the last end. */
+static GstClockTime
+check_contiguous (const Got * g)
+{
+  GstClockTime end = GST_CLOCK_TIME_NONE;
+  guint i;
+
+  for (i = 0; i < g->buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (g->buffers, i);
+
+    fail_unless (GST_BUFFER_PTS_IS_VALID (b));
+    if (GST_CLOCK_TIME_IS_VALID (end))
+      fail_unless_equals_clocktime (GST_BUFFER_PTS (b), end);
+    end = GST_BUFFER_PTS (b) + GST_BUFFER_DURATION (b);
+  }
+  return end;
+}
+
+static void
+switch_output_rate (GstHarness * h, int rate)
+{
+  gchar *caps = caps_str ("F32LE", rate, 1);
+
+  gst_harness_set_sink_caps_str (h, caps);
+  g_free (caps);
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_reconfigure ()));
+}
+
+/* Input at 48 kHz; downstream takes 48, then 40, then 50 kHz, a second
+ * each: every buffer starts where the one before ended (the new filter's
+ * first frame is up to a period after the old output's end) and the
+ * stream ends at exactly 3 s. */
+GST_START_TEST (test_rate_switch_contiguous)
+{
+  static const int rates[] = { 48000, 40000, 50000 };
+  GstHarness *h = gst_harness_new ("clresample");
+  gchar *caps = caps_str ("F32LE", 48000, 1);
+  Got g;
+  guint64 at = 0;
+  guint r, k;
+
+  got_init (&g);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  for (r = 0; r < G_N_ELEMENTS (rates); r++) {
+    switch_output_rate (h, rates[r]);
+    for (k = 0; k < 100; k++, at += 480)
+      fail_unless_equals_int (gst_harness_push (h, tone_buffer (at, 480,
+                  48000, FALSE)), GST_FLOW_OK);
+    pull_all (h, &g);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, &g);
+  fail_unless_equals_clocktime (check_contiguous (&g), 3 * GST_SECOND);
+  got_clear (&g);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Many switches up and down in a row, all while resampling: contiguous,
+ * and the end exactly where the input ends. */
+GST_START_TEST (test_rate_switch_many)
+{
+  static const int rates[] = { 48000, 32000, 96000, 22050, 88200, 8000,
+    48000
+  };
+  GstHarness *h = gst_harness_new ("clresample");
+  gchar *caps = caps_str ("F32LE", 44100, 1);
+  Got g;
+  guint64 at = 0;
+  guint r, k;
+
+  got_init (&g);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  for (r = 0; r < G_N_ELEMENTS (rates); r++) {
+    switch_output_rate (h, rates[r]);
+    /* 0.5 s in buffers of 1103 or 1102 frames (not a divisor) */
+    for (k = 0; k < 20; k++) {
+      gsize n = k % 2 ? 1102 : 1103;
+
+      fail_unless_equals_int (gst_harness_push (h, tone_buffer (at, n,
+                  44100, FALSE)), GST_FLOW_OK);
+      at += n;
+    }
+    pull_all (h, &g);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, &g);
+  fail_unless_equals_int (at, 7 * 22050);
+  fail_unless_equals_clocktime (check_contiguous (&g), 3500 * GST_MSECOND);
+  got_clear (&g);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* An F64 16384 -> 4096 Hz stream of 4000-frame buffers: every timestamp is
+ * the rounded one, GST_FRAMES_TO_CLOCK_TIME (gst_util_uint64_scale_round),
+ * not the truncated one (1 ns below it in places). */
+GST_START_TEST (test_stamps_rounded)
+{
+  GstHarness *h = gst_harness_new ("clresample");
+  guint64 total = 0, at;
+  guint i, rounded_up = 0;
+  GstBuffer *b;
+
+  gst_harness_set_src_caps_str (h, "audio/x-raw,format=F64LE,layout="
+      "interleaved,rate=16384,channels=1");
+  gst_harness_set_sink_caps_str (h, "audio/x-raw,format=F64LE,layout="
+      "interleaved,rate=4096,channels=1");
+  for (at = 0; at < 40 * 4000; at += 4000) {
+    b = gst_buffer_new_allocate (NULL, 4000 * sizeof (double), NULL);
+    gst_buffer_memset (b, 0, 0, 4000 * sizeof (double));
+    GST_BUFFER_PTS (b) = gst_util_uint64_scale_int_round (at, GST_SECOND,
+        16384);
+    GST_BUFFER_DURATION (b) = gst_util_uint64_scale_int_round (at + 4000,
+        GST_SECOND, 16384) - GST_BUFFER_PTS (b);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; (b = gst_harness_try_pull (h)); i++) {
+    guint64 n = gst_buffer_get_size (b) / sizeof (double);
+
+    fail_unless_equals_clocktime (GST_BUFFER_PTS (b),
+        GST_FRAMES_TO_CLOCK_TIME (total, 4096));
+    fail_unless_equals_clocktime (GST_BUFFER_PTS (b) + GST_BUFFER_DURATION
+        (b), GST_FRAMES_TO_CLOCK_TIME (total + n, 4096));
+    rounded_up += GST_FRAMES_TO_CLOCK_TIME (total, 4096) !=
+        gst_util_uint64_scale_int (total, GST_SECOND, 4096);
+    total += n;
+    gst_buffer_unref (b);
+  }
+  fail_unless_equals_uint64 (total, 40 * 1000);
+  /* the case the test is about came up */
+  fail_unless (rounded_up > 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---- GAP ---------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *element;          /* NULL: clfirfilter with a kernel */
+  int in_rate, out_rate;
+} GapCase;
+
+static const GapCase gap_cases[] = {
+  {"clresample", 8000, 16000},
+  {"clresample quality=10", 44100, 48000},
+  {NULL, 48000, 48000},
+  {"clcrossover frequencies=1000 taps=1023", 48000, 48000},
+};
+
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+static GstHarness *
+gap_harness (const GapCase * c, int *out_ch)
+{
+  GstHarness *h;
+  gchar *caps;
+
+  if (c->element) {
+    h = gst_harness_new_parse (c->element);
+  } else {
+    GstElement *e = gst_element_factory_make ("clfirfilter", NULL);
+    GValueArray *va = g_value_array_new (63);
+    GValue v = G_VALUE_INIT;
+    int k;
+
+    g_value_init (&v, G_TYPE_DOUBLE);
+    for (k = 0; k < 63; k++) {
+      g_value_set_double (&v, k == 31 ? 0.5 : 0.5 / (63 * (1 + abs (k -
+                      31))));
+      g_value_array_append (va, &v);
+    }
+    g_value_unset (&v);
+    g_object_set (e, "kernel", va, "block-size", 256, NULL);
+    g_value_array_free (va);
+    h = gst_harness_new_with_element (e, "sink", "src");
+    gst_object_unref (e);
+  }
+  *out_ch = c->element && g_str_has_prefix (c->element, "clcrossover") ? 2 :
+      1;
+  caps = caps_str ("F32LE", c->in_rate, 1);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  caps = caps_str ("F32LE", c->out_rate, *out_ch);
+  gst_harness_set_sink_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}
+
+G_GNUC_END_IGNORE_DEPRECATIONS;
+
+/* `pattern`: per piece of input, 'a' audio or 'g' GAP, each `piece`
+ * frames; with `real_zeros` the GAPs come as zeros not flagged GAP */
+static void
+run_gap (const GapCase * c, const char *pattern, gsize piece,
+    gboolean real_zeros, Got * g, int *out_ch)
+{
+  GstHarness *h = gap_harness (c, out_ch);
+  guint64 at = 0;
+  const char *p;
+
+  got_init (g);
+  for (p = pattern; *p; p++, at += piece) {
+    GstBuffer *b = tone_buffer (at, piece, c->in_rate, *p == 'g');
+
+    if (real_zeros)
+      GST_BUFFER_FLAG_UNSET (b, GST_BUFFER_FLAG_GAP);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, g);
+  gst_harness_teardown (h);
+  /* totals exact: ceil (N out / in) frames of every output channel */
+  fail_unless_equals_int (g->data->len, *out_ch *
+      gst_util_uint64_scale_int_ceil (at, c->out_rate, c->in_rate));
+}
+
+/* frames of GAP-flagged output, after checking they hold zeros */
+static guint64
+gap_frames (const Got * g, int ch, guint64 * last_audio_end)
+{
+  guint64 pos = 0, gaps = 0, i;
+  guint b;
+
+  *last_audio_end = 0;
+  for (b = 0; b < g->buffers->len; b++) {
+    GstBuffer *buf = g_ptr_array_index (g->buffers, b);
+    guint64 n = gst_buffer_get_size (buf) / sizeof (float) / ch;
+
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)) {
+      for (i = pos * ch; i < (pos + n) * ch; i++)
+        fail_unless (g_array_index (g->data, float, i) == 0.0f);
+      gaps += n;
+    } else {
+      *last_audio_end = pos + n;
+    }
+    pos += n;
+  }
+  return gaps;
+}
+
+/* The same samples as the stream with real zeros instead of GAPs: bit
+ * for bit from clresample, whose kernels give exact zeros for zeros. The
+ * FFT convolution's output carries its rounding (up to ~1e-6 of the RMS
+ * with clcrossover's float transforms, docs/crossover.md), which differs
+ * where a GAP skipped the transforms and restarted them at the audio. */
+static void
+check_same_samples (const GapCase * c, const Got * a, const Got * b)
+{
+  const double tol = c->element && g_str_has_prefix (c->element,
+      "clresample") ? 0.0 : 1e-6;
+  guint i;
+
+  fail_unless_equals_int (a->data->len, b->data->len);
+  for (i = 0; i < a->data->len; i++)
+    fail_unless (fabs (g_array_index (a->data, float, i) -
+            g_array_index (b->data, float, i)) <= tol,
+        "sample %u: %g against %g", i, g_array_index (a->data, float, i),
+        g_array_index (b->data, float, i));
+}
+
+/* 80 ms of audio, then a 140 ms GAP in one buffer (issue 26's case at
+ * 8 -> 16 kHz: it came out as one non-GAP buffer): the output carries the
+ * filter's tail as audio and everything past it as GAP; the samples are
+ * those of real zeros, the totals exact. Then audio again. */
+GST_START_TEST (test_gap_after_audio)
+{
+  const GapCase *c = &gap_cases[__i__];
+  const gsize piece = c->in_rate / 50 * 2;      /* 40 ms */
+  /* 80 ms audio, 160 ms GAP in one buffer, 80 ms audio */
+  Got g, zeros;
+  int ch;
+  guint64 gaps, audio_end, total, gap_out;
+  GstHarness *h;
+  GstBuffer *b;
+  guint64 at = 0;
+  int k;
+
+  /* in pieces of 40 ms, the GAP as one buffer of 160 ms */
+  got_init (&g);
+  h = gap_harness (c, &ch);
+  for (k = 0; k < 2; k++, at += piece)
+    fail_unless_equals_int (gst_harness_push (h, tone_buffer (at, piece,
+                c->in_rate, FALSE)), GST_FLOW_OK);
+  b = tone_buffer (at, 4 * piece, c->in_rate, TRUE);
+  at += 4 * piece;
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  pull_all (h, &g);
+  total = g.data->len / ch;
+  gaps = gap_frames (&g, ch, &audio_end);
+  /* up to here: the GAP's output is the tail (audio), then GAP to the end
+   * of what came out */
+  gap_out = gst_util_uint64_scale_int (4 * piece, c->out_rate, c->in_rate);
+  fail_unless (gaps > 0, "%s: no GAP buffer after audio",
+      c->element ? c->element : "clfirfilter");
+  fail_unless_equals_uint64 (audio_end + gaps, total);
+  /* the tail is the filter's reach, far shorter than the GAP */
+  fail_unless (gaps > gap_out / 2, "%s: %" G_GUINT64_FORMAT " GAP frames "
+      "of %" G_GUINT64_FORMAT, c->element ? c->element : "clfirfilter", gaps,
+      gap_out);
+  for (k = 0; k < 2; k++, at += piece)
+    fail_unless_equals_int (gst_harness_push (h, tone_buffer (at, piece,
+                c->in_rate, FALSE)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, &g);
+  gst_harness_teardown (h);
+  check_contiguous (&g);
+
+  run_gap (c, "aaggggaa", piece, TRUE, &zeros, &ch);
+  check_same_samples (c, &g, &zeros);
+  got_clear (&g);
+  got_clear (&zeros);
+}
+
+GST_END_TEST;
+
+/* GAP before audio, and a stream of GAP only: GAP out (zeros), the audio
+ * after it as with real zeros, totals exact. */
+GST_START_TEST (test_gap_before_and_only)
+{
+  const GapCase *c = &gap_cases[__i__];
+  const gsize piece = c->in_rate / 50 * 2;
+  Got g, zeros;
+  int ch;
+  guint64 audio_end;
+
+  run_gap (c, "ggggg", piece, FALSE, &g, &ch);
+  fail_unless_equals_uint64 (gap_frames (&g, ch, &audio_end),
+      g.data->len / ch);
+  check_contiguous (&g);
+  got_clear (&g);
+
+  run_gap (c, "gggaaag", piece, FALSE, &g, &ch);
+  run_gap (c, "gggaaag", piece, TRUE, &zeros, &ch);
+  check_same_samples (c, &g, &zeros);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (g.buffers, 0),
+          GST_BUFFER_FLAG_GAP));
+  check_contiguous (&g);
+  got_clear (&g);
+  got_clear (&zeros);
+}
+
+GST_END_TEST;
+
+static Suite *
+dropin_suite (void)
+{
+  Suite *s = suite_create ("dropin");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_rate_switch_contiguous);
+  tcase_add_test (tc, test_rate_switch_many);
+  tcase_add_test (tc, test_stamps_rounded);
+  tcase_add_loop_test (tc, test_gap_after_audio, 0, G_N_ELEMENTS (gap_cases));
+  tcase_add_loop_test (tc, test_gap_before_and_only, 0,
+      G_N_ELEMENTS (gap_cases));
+  return s;
+}
+
+GST_CHECK_MAIN (dropin);
