@@ -297,6 +297,7 @@ gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps)
       sizeof (double) : sizeof (float));
 
   gst_clr_fir_stream_clear (s);
+  s->pending_flow = GST_FLOW_OK;
   gst_clr_edge_set (&s->in_edge, &s->in_info);
   gst_clr_edge_set (&s->out_edge, &s->out_info);
   s->ssize = s->cfmt == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
@@ -770,6 +771,12 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
 
   if (G_UNLIKELY (!s->conv))
     return gst_clr_not_negotiated (element);
+  if (G_UNLIKELY (s->pending_flow != GST_FLOW_OK)) {
+    GstFlowReturn ret = s->pending_flow;
+
+    s->pending_flow = GST_FLOW_OK;
+    return ret;
+  }
   if (!s->started) {
     GstClockTime pts = GST_BUFFER_PTS (inbuf);
 
@@ -847,6 +854,11 @@ gst_clr_fir_stream_drain_push (GstBaseTransform * trans, GstClrFirStream * s,
   reset (trans);
   if (buf)
     ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+  if (ret != GST_FLOW_OK && s->pending_flow == GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (trans, "push of drained output: %s",
+        gst_flow_get_name (ret));
+    s->pending_flow = ret;
+  }
   return ret;
 }
 
@@ -862,6 +874,7 @@ gst_clr_fir_stream_sink_event (GstBaseTransformClass * parent,
       break;
     case GST_EVENT_FLUSH_STOP:
       reset (trans);
+      s->pending_flow = GST_FLOW_OK;
       break;
     default:
       break;

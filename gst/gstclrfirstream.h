@@ -44,6 +44,9 @@ typedef struct
   guint64 offset0;              /* sample offset of output frame 0 */
   gboolean started;
   gboolean need_discont;
+  /* a failed push of drained output (an event has no flow to return):
+   * the next transform () returns it upstream */
+  GstFlowReturn pending_flow;
   guint64 in_total, out_total;  /* frames of this run */
   guint64 silent_run;           /* GAP frames fed since the last audio */
   gboolean conv_stale;          /* conv skipped silence: reset before use */

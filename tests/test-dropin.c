@@ -429,6 +429,63 @@ GST_START_TEST (test_gap_before_and_only)
 
 GST_END_TEST;
 
+/* ---- flow returns of the element's own pushes -------------------------- */
+
+static GstPadProbeReturn
+refuse_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer refuse)
+{
+  if (!*(gboolean *) refuse)
+    return GST_PAD_PROBE_OK;
+  /* downstream answers NOT_LINKED, as an unlinked branch would */
+  gst_buffer_unref (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_PAD_PROBE_INFO_DATA (info) = NULL;
+  GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GST_FLOW_NOT_LINKED;
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* The drain at a caps change pushes the old run's tail; when that push
+ * fails, the failure reaches upstream at the next buffer even where that
+ * buffer itself gives no output (a new run's first frames): it is not
+ * dropped. */
+GST_START_TEST (test_drain_flow_returned)
+{
+  const GapCase *c = &gap_cases[__i__];
+  gboolean refuse = FALSE;
+  int ch;
+  GstHarness *h = gap_harness (c, &ch);
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+  gchar *caps;
+  guint64 at;
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, refuse_buffers,
+      &refuse, NULL);
+  for (at = 0; at < 4 * 2048; at += 2048)
+    fail_unless_equals_int (gst_harness_push (h, tone_buffer (at, 2048,
+                c->in_rate, FALSE)), GST_FLOW_OK);
+  refuse = TRUE;
+  /* new input caps (a channel-mask flag only): the run drains */
+  if (ch == 1) {
+    caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=interleaved,"
+        "rate=%d,channels=1", c->out_rate);
+    gst_harness_set_sink_caps_str (h, caps);
+    g_free (caps);
+  }
+  caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=interleaved,"
+      "rate=%d,channels=1", c->in_rate);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  refuse = FALSE;
+  /* 8 frames complete no output frame of the new run */
+  fail_unless_equals_int (gst_harness_push (h, tone_buffer (at, 8,
+              c->in_rate, FALSE)), GST_FLOW_NOT_LINKED);
+  fail_unless_equals_int (gst_harness_push (h, tone_buffer (at + 8, 8,
+              c->in_rate, FALSE)), GST_FLOW_OK);
+  gst_object_unref (src);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 dropin_suite (void)
 {
@@ -441,6 +498,8 @@ dropin_suite (void)
   tcase_add_test (tc, test_stamps_rounded);
   tcase_add_loop_test (tc, test_gap_after_audio, 0, G_N_ELEMENTS (gap_cases));
   tcase_add_loop_test (tc, test_gap_before_and_only, 0,
+      G_N_ELEMENTS (gap_cases));
+  tcase_add_loop_test (tc, test_drain_flow_returned, 0,
       G_N_ELEMENTS (gap_cases));
   return s;
 }

@@ -142,6 +142,10 @@ struct _ClrConv {
 
   uint64_t blocks;              /* blocks processed since the reset */
   gboolean drained;
+  /* the last reset's clearing of the delay line on the device failed:
+   * stale spectra would read as this stream's past, so every call fails
+   * until a reset succeeds */
+  cl_int reset_status;
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
    * (upload, the three kernels, read-back), the host's wall time around
@@ -845,12 +849,15 @@ void
 clr_conv_reset (ClrConv * c)
 {
   const cl_uchar zero = 0;
+  cl_int status;
 
   /* spectra of blocks before the stream: silence */
-  clEnqueueFillBuffer (c->queue, c->ring, &zero, 1, 0,
+  status = clEnqueueFillBuffer (c->queue, c->ring, &zero, 1, 0,
       (size_t) c->slots * c->channels * c->bin_stride * c->csize, 0, NULL,
       NULL);
-  clFinish (c->queue);
+  if (status == CL_SUCCESS)
+    status = clFinish (c->queue);
+  c->reset_status = status;
   if (c->profile && c->prof_batches)
     print_profile (c);
   frames_zero (c->stage, c->stage_pitch, c->stage_step, c->channels, 0,
@@ -1275,6 +1282,11 @@ clr_conv_process_with (ClrConv * c, ClrConvSource source,
   if (c->drained) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "The convolution was drained; reset it before new input");
+    return FALSE;
+  }
+  if (c->reset_status != CL_SUCCESS) {
+    clr_set_cl_error (error, c->reset_status,
+        "Clearing the convolution's delay line at its reset");
     return FALSE;
   }
   while (done_in < frames) {

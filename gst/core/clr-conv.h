@@ -156,7 +156,10 @@ gboolean clr_conv_process_with (ClrConv * c, ClrConvSource source,
  * complete y. Reset before further input. */
 gboolean clr_conv_drain (ClrConv * c, void *const *out, GError ** error);
 
-/* Forgets the stream: the next input starts a new one. */
+/* Forgets the stream: the next input starts a new one. Where the device
+ * fails to clear the delay line, the next clr_conv_process () (and drain)
+ * fails with that error instead of reading the old stream as this one's
+ * past. */
 void clr_conv_reset (ClrConv * c);
 
 /* Input frames clr_conv_read_history() can give: those taken since the
