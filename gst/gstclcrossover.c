@@ -48,6 +48,7 @@
 #include <math.h>
 #include <string.h>
 #include "gstclcrossover.h"
+#include "gstclrbuilder.h"
 #include "gstclrcommon.h"
 #include "gstclrfirstream.h"
 #include "core/clr-conv.h"
@@ -120,6 +121,8 @@ struct _GstClCrossover
   guint stream_taps;            /* taps of the stream's designs */
   guint active_serial;          /* the design the stream runs */
   double transition;            /* Hz, of the stream's design; 0: none */
+  /* designs changed while playing, made on a thread of their own */
+  GstClrBuilder builder;
 };
 
 #define gst_cl_crossover_parent_class parent_class
@@ -287,6 +290,9 @@ gst_cl_crossover_class_init (GstClCrossoverClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_crossover_query);
 }
 
+static void xo_job_build (gpointer job);
+static void xo_job_free (gpointer job);
+
 static void
 gst_cl_crossover_init (GstClCrossover * self)
 {
@@ -300,6 +306,8 @@ gst_cl_crossover_init (GstClCrossover * self)
   self->stream.t0 = GST_CLOCK_TIME_NONE;
   gst_audio_info_init (&self->stream.in_info);
   gst_audio_info_init (&self->stream.out_info);
+  gst_clr_builder_init (&self->builder, "clr-xo-build", xo_job_build,
+      xo_job_free);
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
 
@@ -312,6 +320,7 @@ gst_cl_crossover_finalize (GObject * object)
   num_list_clear (&self->gains);
   num_list_clear (&self->delays);
   g_free (self->device_spec);
+  gst_clr_builder_clear (&self->builder);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -472,30 +481,99 @@ mix_reach_max (GstClCrossover * self)
       GST_AUDIO_INFO_RATE (&self->stream.in_info));
 }
 
-/* The band filters the properties ask for, at `rate`: an engine for the
- * stream (the stream's block and format) filtering by the lower bands, and
- * *mix, which makes all bands from its output (with the gains and
- * delays); NULL with *err saying why. *n_taps: the filters' reach, taps +
- * the longest delay. */
-static ClrConv *
-gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
-    gsize * n_taps, guint * serial, GError ** err)
+/* A design for the builder's thread (gstclrbuilder.h), or for set_caps
+ * to make in line: all it needs, none of the element's state. */
+typedef struct
 {
-  /* the format the host conversion carries the stream in (gstclredge.h) */
-  const GstAudioFormat fmt =
-      gst_clr_edge_work_format (GST_AUDIO_INFO_FORMAT (&self->stream.in_info));
-  const gint rate = GST_AUDIO_INFO_RATE (&self->stream.in_info);
-  ClrXoSpec spec = { rate };
-  ClrConvConfig cfg = { 0 };
-  double *freqs = NULL, *gains = NULL, **h;
-  gsize *delays = NULL, len = 0, max_delay = 0;
-  gchar *why = NULL;
-  ClrConv *conv = NULL;
+  guint serial;                 /* design_serial it was asked at */
+  guint bands;
+  gint rate;
+  ClrXoSpec spec;               /* the bare bands: no gains, no delays */
+  double *freqs, *gains;        /* gains: the mix's, or NULL */
+  gsize *delays;                /* the mix's, in frames, or NULL */
+  ClrConvConfig cfg;            /* all but the taps */
+  ClrDevice *device;
+  gsize mix_lag;
+  /* the stream it was made for */
+  GstAudioInfo in_info, out_info;
+  guint block, stream_taps;
+  /* made by gst_cl_crossover_job_build () */
+  ClrConv *conv;
+  ClrXoMix *mix;
+  gsize n_taps;                 /* the filters' reach: taps + the longest
+                                 * delay */
+  double transition;
+  GError *error;
+} XoJob;
+
+static void
+xo_job_free (gpointer data)
+{
+  XoJob *job = data;
+
+  if (job->conv)
+    clr_conv_free (job->conv);
+  clr_xo_mix_free (job->mix);
+  if (job->device)
+    clr_device_unref (job->device);
+  g_free (job->freqs);
+  g_free (job->gains);
+  g_free (job->delays);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+/* GstClrBuildFunc: the filters designed in double, their engine (the
+ * spectra of every partition) and the mix: the part that takes long. */
+static void
+xo_job_build (gpointer data)
+{
+  XoJob *job = data;
+  gsize len = 0, max_delay = 0;
+  double **h;
   guint i;
 
-  *mix = NULL;
+  h = clr_xo_design (&job->spec, &len, &job->error);
+  if (!h)
+    return;
+  /* the lower bands; the top one is the input less their sum */
+  job->cfg.taps = (const double *const *) h;
+  job->cfg.n_taps = len;
+  job->conv = clr_conv_new (job->device, &job->cfg, &job->error);
+  job->cfg.taps = NULL;
+  clr_xo_free (h, job->bands);
+  if (!job->conv)
+    return;
+  for (i = 0; job->delays && i < job->bands; i++)
+    max_delay = MAX (max_delay, job->delays[i]);
+  job->mix = clr_xo_mix_new (job->cfg.format == CLR_CONV_F64,
+      job->cfg.channels, job->bands, job->gains, job->delays, job->mix_lag,
+      GST_CLR_FIR_CHUNK);
+  job->n_taps = len + max_delay;
+  job->transition = clr_xo_transition_hz (job->rate, job->spec.taps,
+      job->spec.stopband_db);
+}
+
+/* The band filters the properties ask for, at the stream's rate, as a job:
+ * an engine for the stream (the stream's block and format) filtering by the
+ * lower bands, and the mix, which makes all bands from its output (with
+ * the gains and delays). NULL with *err saying why the properties cannot
+ * be used (checked here, at once: a bad list is refused with a warning at
+ * the buffer after it, whoever builds the filters). */
+static XoJob *
+gst_cl_crossover_prepare (GstClCrossover * self, guint bands, GError ** err)
+{
+  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->stream.in_info);
+  const gint rate = GST_AUDIO_INFO_RATE (&self->stream.in_info);
+  XoJob *job = g_new0 (XoJob, 1);
+  gchar *why = NULL;
+  guint i;
+
+  job->bands = bands;
+  job->rate = rate;
+  job->spec.rate = rate;
   GST_OBJECT_LOCK (self);
-  *serial = self->design_serial;
+  job->serial = self->design_serial;
   self->design_changed = FALSE;
   if (self->freqs.error)
     why = g_strdup (self->freqs.error);
@@ -510,88 +588,109 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
     why = band_list_check (&self->delays, bands, "delays", 0.0,
         DELAY_MAX_MS, "ms");
   if (!why) {
-    freqs = g_memdup2 (self->freqs.values->data, (bands - 1) *
+    job->freqs = g_memdup2 (self->freqs.values->data, (bands - 1) *
         sizeof (double));
     if (self->gains.values->len)
-      gains = g_memdup2 (self->gains.values->data, bands * sizeof (double));
+      job->gains = g_memdup2 (self->gains.values->data, bands *
+          sizeof (double));
     if (self->delays.values->len) {
-      delays = g_new (gsize, bands);
+      job->delays = g_new (gsize, bands);
       for (i = 0; i < bands; i++)
-        delays[i] = (gsize) llround (g_array_index (self->delays.values,
+        job->delays[i] = (gsize) llround (g_array_index (self->delays.values,
                 double, i) * rate / 1000.0);
     }
   }
-  spec.taps = self->stream_taps;
-  spec.stopband_db = self->stopband;
+  job->spec.taps = self->stream_taps;
+  job->spec.stopband_db = self->stopband;
   GST_OBJECT_UNLOCK (self);
   if (why)
     goto refused;
 
-  spec.freqs = freqs;
-  spec.n_freqs = bands - 1;
-  spec.gains_db = gains;
-  spec.delays = delays;
-  why = clr_xo_check (&spec);
+  job->spec.freqs = job->freqs;
+  job->spec.n_freqs = bands - 1;
+  job->spec.gains_db = job->gains;
+  job->spec.delays = job->delays;
+  why = clr_xo_check (&job->spec);
   if (why)
     goto refused;
   /* the gains and delays are the mix's: the filters are the bare bands */
-  spec.gains_db = NULL;
-  spec.delays = NULL;
-  h = clr_xo_design (&spec, &len, err);
-  if (h) {
-    cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->stream.in_info);
-    cfg.block = self->stream.block;
-    cfg.format = self->stream.cfmt;
-    /* the lower bands; the top one is the input less their sum */
-    cfg.taps = (const double *const *) h;
-    cfg.n_taps = len;
-    cfg.n_filters = bands - 1;
-    cfg.outputs = bands - 1;
-    cfg.history = hist_frames (self, spec.taps);
-    /* as clfirfilter: the bands' planes interleaved band-major are the
-     * output's channel order */
-    cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->stream.in_info) ==
-        GST_AUDIO_LAYOUT_INTERLEAVED;
-    /* the mix reads the bands frame by frame either way; on CPUs each
-     * band's transform then writes a plane of its own (clr-conv.h) */
-    cfg.planar_outputs = clr_knob_or (clr_tuning_get ()->xo_planes,
-        !clr_device_is_gpu (self->stream.device)) != 0;
-    /* The bands sum to the input by construction, whatever the
-     * transforms' precision: on CPUs, where float transforms are 1.5x
-     * faster, they serve float and 16-bit samples (a band's error ~1e-6
-     * of the RMS instead of ~3e-7, docs/crossover.md); 24- and 32-bit
-     * integers keep errors under their last bit, and GPUs, where double
-     * costs little, keep double. */
-    cfg.float_transforms = !clr_device_is_gpu (self->stream.device)
-        && (fmt == GST_AUDIO_FORMAT_F32 || fmt == GST_AUDIO_FORMAT_S16);
-    conv = clr_conv_new (self->stream.device, &cfg, err);
-    clr_xo_free (h, bands);
-  }
-  for (i = 0; delays && i < bands; i++)
-    max_delay = MAX (max_delay, delays[i]);
-  if (conv)
-    *mix = clr_xo_mix_new (self->stream.cfmt == CLR_CONV_F64,
-        cfg.channels, bands, gains, delays, mix_lag (self),
-        GST_CLR_FIR_CHUNK);
-  if (conv) {
-    *n_taps = len + max_delay;
-    GST_OBJECT_LOCK (self);
-    self->transition = clr_xo_transition_hz (rate, spec.taps,
-        spec.stopband_db);
-    GST_OBJECT_UNLOCK (self);
-  }
-  g_free (freqs);
-  g_free (gains);
-  g_free (delays);
-  return conv;
+  job->spec.gains_db = NULL;
+  job->spec.delays = NULL;
+
+  job->device = clr_device_ref (self->stream.device);
+  job->cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->stream.in_info);
+  job->cfg.block = self->stream.block;
+  job->cfg.format = self->stream.cfmt;
+  job->cfg.n_filters = bands - 1;
+  job->cfg.outputs = bands - 1;
+  job->cfg.history = hist_frames (self, job->spec.taps);
+  /* as clfirfilter: the bands' planes interleaved band-major are the
+   * output's channel order */
+  job->cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->stream.in_info) ==
+      GST_AUDIO_LAYOUT_INTERLEAVED;
+  /* the mix reads the bands frame by frame either way; on CPUs each
+   * band's transform then writes a plane of its own (clr-conv.h) */
+  job->cfg.planar_outputs = clr_knob_or (clr_tuning_get ()->xo_planes,
+      !clr_device_is_gpu (self->stream.device)) != 0;
+  /* The bands sum to the input by construction, whatever the
+   * transforms' precision: on CPUs, where float transforms are 1.5x
+   * faster, they serve float and 16-bit samples (a band's error ~1e-6
+   * of the RMS instead of ~3e-7, docs/crossover.md); 24- and 32-bit
+   * integers keep errors under their last bit, and GPUs, where double
+   * costs little, keep double. */
+  job->cfg.float_transforms = !clr_device_is_gpu (self->stream.device)
+      && (fmt == GST_AUDIO_FORMAT_F32 || fmt == GST_AUDIO_FORMAT_S16);
+  job->mix_lag = mix_lag (self);
+  job->in_info = self->stream.in_info;
+  job->out_info = self->stream.out_info;
+  job->block = self->stream.block;
+  job->stream_taps = self->stream_taps;
+  return job;
 
 refused:
   g_set_error_literal (err, CLR_ERROR, CLR_ERROR_INVALID, why);
   g_free (why);
-  g_free (freqs);
-  g_free (gains);
-  g_free (delays);
+  xo_job_free (job);
   return NULL;
+}
+
+/* The stream's transition width, from the design it runs now */
+static void
+gst_cl_crossover_set_transition (GstClCrossover * self, double transition)
+{
+  GST_OBJECT_LOCK (self);
+  self->transition = transition;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* The band filters the properties ask for, made now (set_caps: a new
+ * stream waits for its filters anyway): the engine, *mix and *n_taps as
+ * the job has them; NULL with *err saying why. */
+static ClrConv *
+gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
+    gsize * n_taps, guint * serial, GError ** err)
+{
+  XoJob *job = gst_cl_crossover_prepare (self, bands, err);
+  ClrConv *conv;
+
+  *mix = NULL;
+  if (!job)
+    return NULL;
+  xo_job_build (job);
+  *serial = job->serial;
+  conv = job->conv;
+  if (conv) {
+    *mix = job->mix;
+    *n_taps = job->n_taps;
+    gst_cl_crossover_set_transition (self, job->transition);
+    job->conv = NULL;
+    job->mix = NULL;
+  } else {
+    g_propagate_error (err, job->error);
+    job->error = NULL;
+  }
+  xo_job_free (job);
+  return conv;
 }
 
 /* ---- caps ------------------------------------------------------------- */
@@ -752,6 +851,8 @@ gst_cl_crossover_stop (GstBaseTransform * trans)
 {
   GstClCrossover *self = GST_CL_CROSSOVER (trans);
 
+  /* a design still being built belongs to this run */
+  gst_clr_builder_cancel (&self->builder);
   gst_clr_fir_stream_clear (&self->stream);
   gst_clr_close_device (GST_ELEMENT (self), &self->stream.device);
   gst_audio_info_init (&self->stream.in_info);
@@ -778,34 +879,76 @@ gst_cl_crossover_drain (GstClCrossover * self)
       &self->stream, reset_run);
 }
 
-/* The design last asked for takes over: a new engine primed with the kept
- * input, crossfaded over one block. A change during a crossfade waits for
- * its end; a design that cannot be made is refused with a warning, and the
- * old filters go on. */
+/* The design last asked for goes to the builder's thread; a design that
+ * cannot be made is refused with a warning at once, and the old filters
+ * (or the design still being built) go on. */
 static void
-gst_cl_crossover_apply (GstClCrossover * self)
+gst_cl_crossover_queue_design (GstClCrossover * self)
 {
   GError *err = NULL;
-  ClrConv *conv;
-  ClrXoMix *mix;
-  guint serial;
-  gsize n_taps = 0;
+  XoJob *job = gst_cl_crossover_prepare (self, self->bands, &err);
 
-  if (self->stream.old_conv)
-    return;
-  conv = gst_cl_crossover_build (self, self->bands, &mix, &n_taps, &serial,
-      &err);
-  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, mix, n_taps,
-          &err)) {
+  if (!job) {
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("Could not use the new crossover design; going on with the old "
             "one: %s", err->message), (NULL));
     g_error_free (err);
     return;
   }
-  self->active_serial = serial;
+  GST_DEBUG_OBJECT (self, "designing %u", job->serial);
+  gst_clr_builder_submit (&self->builder, job);
+}
+
+/* The design built last takes over: the new engine primed with the kept
+ * input, crossfaded over one block. Until it is built the old filters play
+ * on; a design built during a crossfade waits for its end. A design that
+ * could not be made is refused with a warning, and the old filters go
+ * on. */
+static void
+gst_cl_crossover_apply (GstClCrossover * self, GstBuffer * buf)
+{
+  GError *err = NULL;
+  XoJob *job;
+
+  if (self->stream.old_conv)
+    return;
+  if (gst_clr_builder_busy (&self->builder))
+    gst_clr_builder_wait (&self->builder, GST_BASE_TRANSFORM (self), buf);
+  job = gst_clr_builder_take (&self->builder);
+  if (!job)
+    return;
+  if (!gst_audio_info_is_equal (&job->in_info, &self->stream.in_info)
+      || !gst_audio_info_is_equal (&job->out_info, &self->stream.out_info)
+      || job->block != self->stream.block
+      || job->stream_taps != self->stream_taps
+      || job->device != self->stream.device) {
+    /* made for a stream that new caps replaced: again, for this one */
+    xo_job_free (job);
+    gst_cl_crossover_queue_design (self);
+    return;
+  }
+  if (!job->conv) {
+    err = job->error;
+    job->error = NULL;
+    goto failed;
+  }
+  /* the swap takes the engine and the mix, and frees them if it fails */
+  if (!gst_clr_fir_stream_swap (&self->stream, g_steal_pointer (&job->conv),
+          g_steal_pointer (&job->mix), job->n_taps, &err))
+    goto failed;
+  self->active_serial = job->serial;
+  gst_cl_crossover_set_transition (self, job->transition);
   GST_DEBUG_OBJECT (self, "new design %u: %" G_GSIZE_FORMAT " taps%s",
-      serial, n_taps, self->stream.old_conv ? ", crossfading" : "");
+      job->serial, job->n_taps, self->stream.old_conv ? ", crossfading" : "");
+  xo_job_free (job);
+  return;
+
+failed:
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("Could not use the new crossover design; going on with the old "
+          "one: %s", err->message), (NULL));
+  g_error_free (err);
+  xo_job_free (job);
 }
 
 static gboolean
@@ -836,8 +979,11 @@ gst_cl_crossover_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   GST_OBJECT_LOCK (self);
   changed = self->design_changed;
   GST_OBJECT_UNLOCK (self);
+  /* designed off this thread: no stall of the stream while long filters
+   * are designed and transformed */
   if (changed)
-    gst_cl_crossover_apply (self);
+    gst_cl_crossover_queue_design (self);
+  gst_cl_crossover_apply (self, buf);
 }
 
 static GstFlowReturn

@@ -218,6 +218,9 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
   trans_class->passthrough_on_same_caps = TRUE;
 }
 
+static void gst_cl_resample_job_build (gpointer job);
+static void gst_cl_resample_job_free (gpointer job);
+
 static void
 gst_cl_resample_init (GstClResample * self)
 {
@@ -226,6 +229,8 @@ gst_cl_resample_init (GstClResample * self)
   self->device_spec = g_strdup (DEFAULT_DEVICE);
   self->t0 = GST_CLOCK_TIME_NONE;
   self->join_frame = G_MAXUINT64;
+  gst_clr_builder_init (&self->builder, "clr-build",
+      gst_cl_resample_job_build, gst_cl_resample_job_free);
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
 
@@ -234,8 +239,10 @@ gst_cl_resample_finalize (GObject * object)
 {
   GstClResample *self = GST_CL_RESAMPLE (object);
 
+  gst_clr_builder_clear (&self->builder);
   g_free (self->device_spec);
   g_free (self->device_spec_in_use);
+  g_free (self->device_spec_failed);
   gst_clr_input_batch_free (&self->held);
   gst_clr_edge_clear (&self->in_edge);
   gst_clr_edge_clear (&self->out_edge);
@@ -323,10 +330,13 @@ gst_cl_resample_stop (GstBaseTransform * trans)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
+  /* a change still being built belongs to this run */
+  gst_clr_builder_cancel (&self->builder);
   g_clear_pointer (&self->engine, clr_engine_free);
   gst_clr_input_batch_clear (&self->held);
   gst_clr_close_device (GST_ELEMENT (self), &self->device);
   g_clear_pointer (&self->device_spec_in_use, g_free);
+  g_clear_pointer (&self->device_spec_failed, g_free);
   gst_audio_info_init (&self->in_info);
   gst_audio_info_init (&self->out_info);
   gst_clr_edge_clear (&self->in_edge);
@@ -715,10 +725,100 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
   engine = clr_engine_new (dev, &cfg, err);
   if (engine && old && !clr_engine_continue_from (engine, old, err))
     g_clear_pointer (&engine, clr_engine_free);
-  if (engine)
+  if (engine) {
+    /* a later change of the properties back to these builds nothing */
+    self->engine_quality = quality;
+    self->engine_taps = taps;
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
+  }
   return engine;
+}
+
+/* A live change of quality, taps or device, for the builder's thread: all
+ * it needs, none of the element's state. */
+typedef struct
+{
+  gchar *spec;                  /* the device property */
+  gboolean new_device;          /* spec is to be acquired */
+  ClrDevice *current;           /* the device in use */
+  gboolean filter_changed;      /* quality or taps differ from the engine's */
+  gboolean build;               /* an engine to build (one is running) */
+  ClrEngineConfig cfg;
+  GstAudioInfo in_info, out_info;       /* the caps it was made for */
+  /* made on the thread */
+  ClrDevice *dev;               /* the device acquired, or NULL */
+  ClrEngine *engine;
+  GError *error;
+} GstClResampleJob;
+
+static void
+gst_cl_resample_job_free (gpointer data)
+{
+  GstClResampleJob *job = data;
+
+  g_free (job->spec);
+  if (job->engine)
+    clr_engine_free (job->engine);
+  if (job->dev)
+    clr_device_unref (job->dev);
+  if (job->current)
+    clr_device_unref (job->current);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+/* GstClrBuildFunc: the device, then the engine (filter design, kernels,
+ * buffers: the part that takes long). */
+static void
+gst_cl_resample_job_build (gpointer data)
+{
+  GstClResampleJob *job = data;
+  ClrDevice *dev = job->current;
+
+  if (job->new_device) {
+    job->dev = clr_device_acquire (job->spec, &job->error);
+    if (!job->dev)
+      return;
+    dev = job->dev;
+  }
+  /* another name for the same device with the same filter: nothing to do */
+  if (job->build && (job->filter_changed || dev != job->current))
+    job->engine = clr_engine_new (dev, &job->cfg, &job->error);
+}
+
+/* Hands the properties as they are now to the builder. Every change makes
+ * a job, even one with nothing to build (a change back to the running
+ * settings): it supersedes the jobs before it, whose results would be
+ * settings no longer asked for. */
+static void
+gst_cl_resample_queue_rebuild (GstClResample * self)
+{
+  GstClResampleJob *job = g_new0 (GstClResampleJob, 1);
+  gint quality;
+  guint taps;
+
+  GST_OBJECT_LOCK (self);
+  job->spec = g_strdup (self->device_spec);
+  quality = self->quality;
+  taps = self->taps;
+  self->props_changed = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  job->current = self->device ? clr_device_ref (self->device) : NULL;
+  job->new_device = !job->current || (g_strcmp0 (job->spec,
+          self->device_spec_in_use)
+      && g_strcmp0 (job->spec, self->device_spec_failed));
+  job->filter_changed = quality != self->engine_quality
+      || taps != self->engine_taps;
+  job->in_info = self->in_info;
+  job->out_info = self->out_info;
+  job->build = self->engine && (job->filter_changed || job->new_device)
+      && config_from_info (&self->in_info, &self->out_info, quality, taps,
+      &job->cfg);
+  GST_DEBUG_OBJECT (self, "new settings: quality %d, taps %u, device '%s'%s",
+      quality, taps, job->spec, job->build ? ", building a new engine" : "");
+  gst_clr_builder_submit (&self->builder, job);
 }
 
 static gboolean
@@ -812,59 +912,82 @@ engine_failed:
   return FALSE;
 }
 
-/* Applies quality, taps and device changed while running, at the next
- * buffer: the new filter (or device) continues the stream seamlessly. On
- * failure the element warns and keeps going with what it had. */
+/* Applies quality, taps and device changed while running once the builder
+ * has made the new engine (or device), at the start of a buffer: the new
+ * filter continues the stream seamlessly, same timeline, no DISCONT. Until
+ * then the old one plays on. On failure the element warns and keeps going
+ * with what it had. */
 static void
-gst_cl_resample_apply_properties (GstClResample * self)
+gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
 {
-  ClrDevice *dev = self->device, *old_dev = NULL;
-  ClrEngine *engine;
+  GstClResampleJob *job;
+  ClrDevice *old_dev;
   GError *err = NULL;
-  gchar *spec;
 
-  GST_OBJECT_LOCK (self);
-  spec = g_strdup (self->device_spec);
-  self->props_changed = FALSE;
-  GST_OBJECT_UNLOCK (self);
-
-  if (g_strcmp0 (spec, self->device_spec_in_use)) {
-    dev = clr_device_acquire (spec, &err);
-    if (!dev)
-      goto failed;
+  if (gst_clr_builder_busy (&self->builder))
+    gst_clr_builder_wait (&self->builder, GST_BASE_TRANSFORM (self), buf);
+  job = gst_clr_builder_take (&self->builder);
+  if (!job)
+    return;
+  if (!gst_audio_info_is_equal (&job->in_info, &self->in_info)
+      || !gst_audio_info_is_equal (&job->out_info, &self->out_info)
+      || (job->engine && !self->engine)) {
+    /* made for caps that changed since: again, for these */
+    gst_cl_resample_job_free (job);
+    gst_cl_resample_queue_rebuild (self);
+    return;
   }
-  if (self->engine) {
-    engine = gst_cl_resample_build_engine (self, dev, self->started ?
-        self->engine : NULL, &err);
-    if (!engine)
+  if (job->error)
+    goto failed;
+
+  if (job->engine) {
+    /* the held input was given under the old settings */
+    gst_cl_resample_flush_held (self);
+    if (self->started && !clr_engine_continue_from (job->engine,
+            self->engine, &err))
       goto failed;
     clr_engine_free (self->engine);
-    self->engine = engine;
+    self->engine = job->engine;
+    job->engine = NULL;
+    self->engine_quality = job->cfg.quality;
+    self->engine_taps = job->cfg.taps;
+    GST_DEBUG_OBJECT (self, "new filter: quality %d, taps %u",
+        job->cfg.quality, job->cfg.taps);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
   }
-  if (dev != self->device) {
+  if (job->new_device) {
+    g_free (self->device_spec_in_use);
+    self->device_spec_in_use = g_strdup (job->spec);
+    g_clear_pointer (&self->device_spec_failed, g_free);
+  }
+  if (job->dev && job->dev != self->device) {
     GST_OBJECT_LOCK (self);
     old_dev = self->device;
-    self->device = dev;
+    self->device = job->dev;
     GST_OBJECT_UNLOCK (self);
-    g_free (self->device_spec_in_use);
-    self->device_spec_in_use = g_strdup (spec);
-    clr_device_unref (old_dev);
+    job->dev = NULL;
+    if (old_dev)
+      clr_device_unref (old_dev);
     GST_INFO_OBJECT (self, "now on OpenCL device '%s'",
-        clr_device_get_name (dev));
+        clr_device_get_name (self->device));
     g_object_notify (G_OBJECT (self), "device-name");
   }
-  g_free (spec);
+  gst_cl_resample_job_free (job);
   return;
 
 failed:
   GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
       ("Could not apply the new settings; going on with the old ones"),
-      ("%s", err->message));
-  g_error_free (err);
-  if (dev && dev != self->device)
-    clr_device_unref (dev);
-  g_free (self->device_spec_in_use);
-  self->device_spec_in_use = spec;      /* do not retry on every buffer */
+      ("%s", err ? err->message : job->error->message));
+  g_clear_error (&err);
+  /* the device in use stays what the element reports; the one that failed
+   * is not tried again at every later change */
+  if (job->new_device && !job->dev) {
+    g_free (self->device_spec_failed);
+    self->device_spec_failed = g_strdup (job->spec);
+  }
+  gst_cl_resample_job_free (job);
 }
 
 static gboolean
@@ -983,11 +1106,11 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   GST_OBJECT_LOCK (self);
   changed = self->props_changed;
   GST_OBJECT_UNLOCK (self);
-  if (changed) {
-    /* the held input was given under the old settings */
-    gst_cl_resample_flush_held (self);
-    gst_cl_resample_apply_properties (self);
-  }
+  /* the new engine is built off this thread: no stall of the stream while
+   * a long filter is designed */
+  if (changed)
+    gst_cl_resample_queue_rebuild (self);
+  gst_cl_resample_apply_properties (self, buf);
 
   if (!self->engine || !self->started)
     return;

@@ -7,6 +7,7 @@
 #include <gst/audio/audio.h>
 #include "core/clr-engine.h"
 #include "gstclrinputbatch.h"
+#include "gstclrbuilder.h"
 #include "gstclredge.h"
 
 G_BEGIN_DECLS
@@ -32,6 +33,15 @@ struct _GstClResample
    * start/stop, which basetransform serialises with it) */
   ClrDevice *device;            /* swapped under the object lock */
   gchar *device_spec_in_use;
+  /* a device that could not be had, not tried again until the property
+   * names another one (a later quality or taps change still applies) */
+  gchar *device_spec_failed;
+  /* quality and taps the engine was built with */
+  gint engine_quality;
+  guint engine_taps;
+  /* live changes of quality, taps and device: the new engine (and device)
+   * built on a thread of its own while the old one plays on */
+  GstClrBuilder builder;
   ClrEngine *engine;
   GstAudioInfo in_info;
   GstAudioInfo out_info;

@@ -454,9 +454,10 @@ step_mix (StepIO * io, const void *base, size_t pitch, size_t step,
     size_t n, size_t drop)
 {
   GstClrFirStream *s = io->s;
-  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&io->out->info);
   const guint ch = GST_AUDIO_INFO_CHANNELS (&s->out_info);
-  const gboolean direct = n > drop && is_float_as_engine (s, fmt);
+  /* no output buffer while priming (n == drop) */
+  const gboolean direct = n > drop &&
+      is_float_as_engine (s, GST_AUDIO_INFO_FORMAT (&io->out->info));
   void *planes[CLR_CONV_OUTPUTS_MAX];
   gsize out_step = 1, stride;
   guint c;

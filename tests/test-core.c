@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
+#include "clr-design-cache.h"
 #include "clr-engine.h"
 #include "clr-kernel-plan.h"
 #include "clr-reference.h"
@@ -1023,6 +1024,163 @@ test_device_sharing (void)
   clr_device_unref (b);
 }
 
+/* The design cache (clr-design-cache.h): the same filter asked twice is
+ * one bank, holding exactly the doubles clr_bank_row () gives; another
+ * quality, length, ratio or layout is another bank. Past the bound the
+ * least recently used goes, and a bank still held stays valid. */
+static void
+test_design_cache (void)
+{
+  ClrRatio r, r2;
+  ClrFilter f, g, h;
+  ClrBankLayout b, bg, b2, grid;
+  ClrDesign *d1, *d2, *d3, *d4, *d5, *d6, *more[CLR_DESIGN_CACHE_ENTRIES];
+  ClrDesignCacheStats st0, st;
+  double *row;
+  uint32_t p, differ = 0;
+  guint i;
+
+  clr_design_cache_clear ();
+  clr_design_cache_stats (&st0);
+  g_assert_cmpuint (st0.entries, ==, 0);
+  g_assert_cmpuint (st0.bytes, ==, 0);
+  clr_ratio_init (&r, 44100, 705600);
+  clr_filter_design (&f, &r, 10, 4096);
+  b = (ClrBankLayout) { 0, (uint32_t) r.I, f.taps, 0 };
+  d1 = clr_design_get (&b, &f, &r);
+  d2 = clr_design_get (&b, &f, &r);
+  g_assert_nonnull (d1);
+  g_assert_true (d1 == d2);
+  clr_design_cache_stats (&st);
+  g_assert_cmpuint (st.misses, ==, st0.misses + 1);
+  g_assert_cmpuint (st.hits, ==, st0.hits + 1);
+  g_assert_cmpuint (st.entries, ==, 1);
+  g_assert_cmpuint (st.bytes, ==, (size_t) r.I * f.taps * sizeof (double));
+  row = g_new (double, f.taps);
+  for (p = 0; p < b.rows; p++) {
+    clr_bank_row (&b, &f, &r, p, row);
+    g_assert_cmpmem (clr_design_row (d1, p), f.taps * sizeof (double), row,
+        f.taps * sizeof (double));
+  }
+
+  /* another quality: another bank, other numbers */
+  clr_filter_design (&g, &r, 9, 4096);
+  bg = (ClrBankLayout) { 0, (uint32_t) r.I, g.taps, 0 };
+  d3 = clr_design_get (&bg, &g, &r);
+  g_assert_true (d3 != d1);
+  for (p = 0; p < b.rows; p++)
+    differ += memcmp (clr_design_row (d1, p), clr_design_row (d3, p),
+        f.taps * sizeof (double)) != 0;
+  g_assert_cmpuint (differ, ==, b.rows);
+  /* another length */
+  clr_filter_design (&h, &r, 10, 4100);
+  b2 = (ClrBankLayout) { 0, (uint32_t) r.I, h.taps, 0 };
+  d4 = clr_design_get (&b2, &h, &r);
+  g_assert_true (d4 != d1 && d4 != d3);
+  /* 48000 -> 768000 is the same filter as 44100 -> 705600: the same bank */
+  clr_ratio_init (&r2, 48000, 768000);
+  clr_filter_design (&h, &r2, 10, 4096);
+  d5 = clr_design_get (&b, &h, &r2);
+  g_assert_true (d5 == d1);
+  clr_design_unref (d5);
+  /* the same quality, length and phases at a ratio with another cutoff */
+  clr_ratio_init (&r2, 17000, 16000);
+  clr_filter_design (&h, &r2, 10, 4096);
+  g_assert_cmpuint (r2.I, ==, r.I);
+  g_assert_cmpuint (h.taps, ==, f.taps);
+  d5 = clr_design_get (&b, &h, &r2);
+  g_assert_true (d5 != d1);
+  /* the same filter as a grid */
+  grid = (ClrBankLayout) { 1, 67, f.taps, 64 };
+  d6 = clr_design_get (&grid, &f, &r);
+  g_assert_true (d6 != d1);
+  clr_bank_row (&grid, &f, &r, 5, row);
+  g_assert_cmpmem (clr_design_row (d6, 5), f.taps * sizeof (double), row,
+      f.taps * sizeof (double));
+  clr_design_cache_stats (&st);
+  g_assert_cmpuint (st.entries, ==, 5);
+
+  /* as many more: d1, held, leaves the cache but not the holders */
+  for (i = 0; i < CLR_DESIGN_CACHE_ENTRIES; i++) {
+    ClrFilter m;
+    ClrBankLayout bm;
+
+    clr_filter_design (&m, &r, 4, 64 + 4 * i);
+    bm = (ClrBankLayout) { 0, (uint32_t) r.I, m.taps, 0 };
+    more[i] = clr_design_get (&bm, &m, &r);
+  }
+  clr_design_cache_stats (&st);
+  g_assert_cmpuint (st.entries, ==, CLR_DESIGN_CACHE_ENTRIES);
+  g_assert_cmpuint (st.bytes, <=, CLR_DESIGN_CACHE_BYTES);
+  clr_bank_row (&b, &f, &r, 3, row);
+  g_assert_cmpmem (clr_design_row (d1, 3), f.taps * sizeof (double), row,
+      f.taps * sizeof (double));
+  d2 = clr_design_get (&b, &f, &r);
+  g_assert_true (d2 != d1);
+  clr_design_cache_stats (&st0);
+  g_assert_cmpuint (st0.misses, ==, st.misses + 1);
+  g_assert_cmpmem (clr_design_row (d2, 3), f.taps * sizeof (double), row,
+      f.taps * sizeof (double));
+
+  clr_design_unref (d1);
+  clr_design_unref (d1);
+  clr_design_unref (d2);
+  clr_design_unref (d3);
+  clr_design_unref (d4);
+  clr_design_unref (d5);
+  clr_design_unref (d6);
+  for (i = 0; i < CLR_DESIGN_CACHE_ENTRIES; i++)
+    clr_design_unref (more[i]);
+  clr_design_cache_clear ();
+  clr_design_cache_stats (&st);
+  g_assert_cmpuint (st.entries, ==, 0);
+  g_free (row);
+}
+
+/* An engine whose filter came from the cache gives the same samples, bit
+ * for bit, as one that designed it: the FFT path (the million-tap filters
+ * the cache is for) and the direct kernels. */
+static void
+test_design_cache_engines (void)
+{
+  static const struct
+  {
+    unsigned out_rate;
+    uint32_t taps;
+  } cases[] = { {176400, 4096}, {48000, 0} };
+  const size_t n_in = 20000;
+  float *in = g_new (float, n_in * 2);
+  ClrDesignCacheStats st0, st;
+  guint i;
+
+  clr_signal_noise (in, n_in * 2, 0.5, 23);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    ClrEngineConfig cfg = { 44100, cases[i].out_rate, 2, 10, cases[i].taps,
+      CLR_FORMAT_F32, FALSE, 0
+    };
+    size_t n1, n2;
+    float *fresh, *cached;
+
+    clr_design_cache_clear ();
+    fresh = run_format (&cfg, in, n_in, 1500, &n1);
+    clr_design_cache_stats (&st0);
+    cached = run_format (&cfg, in, n_in, 1500, &n2);
+    clr_design_cache_stats (&st);
+    if (i == 0) {
+      /* the FFT path designs at each engine: the second found it */
+      g_assert_cmpuint (st.hits, >, st0.hits);
+      g_assert_cmpuint (st.misses, ==, st0.misses);
+    }
+    g_assert_cmpuint (n1, ==, n2);
+    g_assert_cmpmem (fresh, n1 * 2 * sizeof (float), cached,
+        n2 * 2 * sizeof (float));
+    g_free (fresh);
+    g_free (cached);
+  }
+  clr_design_cache_clear ();
+  g_free (in);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1047,6 +1205,8 @@ main (int argc, char **argv)
   g_test_add_func ("/rate/totals", test_ratio_totals);
   g_test_add_func ("/filter/design", test_filter_design);
   g_test_add_func ("/filter/bank-cap", test_bank_cap);
+  g_test_add_func ("/filter/design-cache", test_design_cache);
+  g_test_add_func ("/filter/design-cache-engines", test_design_cache_engines);
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     char *name = g_strdup_printf ("/engine/reference/%u-%u-%uch",
         cases[i].in_rate, cases[i].out_rate, cases[i].channels);

@@ -28,6 +28,7 @@
 #include <string.h>
 #include "clr-engine-private.h"
 #include "clr-conv.h"
+#include "clr-design-cache.h"
 #include "clr-log.h"
 
 /* frames a conv call at most: its output of I x channels planes, handed
@@ -75,8 +76,8 @@ clr_fft_new (ClrEngine * e, uint32_t block, const ClrTuning * tuning,
   const ClrBankLayout table = { 0, planes, K, 0 };
   ClrConvConfig cc = { 0, };
   ClrFftPath *f;
+  ClrDesign *design;
   double **taps;
-  double *row;
   uint32_t p, k;
 
   f = g_new0 (ClrFftPath, 1);
@@ -98,15 +99,23 @@ clr_fft_new (ClrEngine * e, uint32_t block, const ClrTuning * tuning,
   e->fft = f;
 
   /* phase p's filter, reversed row p of the bank: the same numbers the
-   * direct kernels use */
+   * direct kernels use, designed once for every engine that runs this
+   * filter (clr-design-cache.h) */
+  design = clr_design_get (&table, &e->filter, &e->ratio);
+  if (!design) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for %u x %u filter coefficients", planes, K);
+    return FALSE;
+  }
   taps = g_new (double *, planes);
-  row = g_new (double, K);
   for (p = 0; p < planes; p++) {
+    const double *row = clr_design_row (design, p);
+
     taps[p] = g_new (double, K);
-    clr_bank_row (&table, &e->filter, &e->ratio, p, row);
     for (k = 0; k < K; k++)
       taps[p][k] = row[K - 1 - k];
   }
+  clr_design_unref (design);
   cc.channels = ch;
   cc.block = block;
   cc.format = f->dbl ? CLR_CONV_F64 : CLR_CONV_F32;
@@ -118,7 +127,6 @@ clr_fft_new (ClrEngine * e, uint32_t block, const ClrTuning * tuning,
   for (p = 0; p < planes; p++)
     g_free (taps[p]);
   g_free (taps);
-  g_free (row);
   if (!f->conv)
     return FALSE;
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "clr-engine-private.h"
 #include "clr-conv.h"
+#include "clr-design-cache.h"
 #include "clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
@@ -79,17 +80,20 @@ upload_bank (ClrEngine * e, cl_mem * coef, GError ** error)
   size_t n = p->iv_dw ? 2 * table : table;
   size_t csize = dbl ? sizeof (double) : sizeof (float);
   char *host = g_try_malloc0 (n * csize);
-  double *row = g_new (double, e->bank.taps);
+  /* the bank another engine made already, if any (clr-design-cache.h) */
+  ClrDesign *design = host ? clr_design_get (&e->bank, &e->filter,
+      &e->ratio) : NULL;
   uint32_t r, k, c;
 
-  if (!host) {
-    g_free (row);
+  if (!design) {
+    g_free (host);
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for %" G_GSIZE_FORMAT " filter coefficients", n);
     return FALSE;
   }
   for (r = 0; r < e->bank.rows; r++) {
-    clr_bank_row (&e->bank, &e->filter, &e->ratio, r, row);
+    const double *row = clr_design_row (design, r);
+
     for (c = 0; c < copies; c++)
       for (k = 0; k < e->bank.taps; k++) {
         size_t i = p->transposed ? (size_t) (k + p->lead) * e->bank.rows + r :
@@ -113,7 +117,7 @@ upload_bank (ClrEngine * e, cl_mem * coef, GError ** error)
       clr_set_cl_error (error, status, "Allocating the filter coefficient "
           "table");
   }
-  g_free (row);
+  clr_design_unref (design);
   g_free (host);
   return *coef != NULL;
 }

@@ -1,0 +1,173 @@
+/* clresample: designed filter banks, shared. See clr-design-cache.h. */
+#include <string.h>
+#include "clr-design-cache.h"
+
+/* Everything clr_bank_row () reads, and nothing else: banks with equal keys
+ * hold the same doubles. Compared as bytes (no padding: zeroed first). */
+typedef struct {
+  double fc;
+  double beta;
+  double i0_beta;
+  double half_width;
+  uint64_t I;                   /* table rows only: a grid does not read it */
+  uint32_t interpolated;
+  uint32_t rows;
+  uint32_t taps;
+  uint32_t grid;
+} DesignKey;
+
+struct _ClrDesign {
+  gint refs;
+  DesignKey key;
+  size_t bytes;
+  double *coef;                 /* rows x taps */
+};
+
+static GMutex cache_lock;
+/* most recently used first; each entry holds one ref of its bank */
+static GQueue cache = G_QUEUE_INIT;
+static size_t cache_bytes;
+static guint64 cache_hits, cache_misses;
+
+static void
+key_init (DesignKey * k, const ClrBankLayout * b, const ClrFilter * f,
+    const ClrRatio * r)
+{
+  memset (k, 0, sizeof (*k));
+  k->fc = f->fc;
+  k->beta = f->beta;
+  k->i0_beta = f->i0_beta;
+  k->half_width = f->half_width;
+  k->I = b->interpolated ? 0 : r->I;
+  k->interpolated = b->interpolated;
+  k->rows = b->rows;
+  k->taps = b->taps;
+  k->grid = b->grid;
+}
+
+static void
+design_free (ClrDesign * d)
+{
+  g_free (d->coef);
+  g_free (d);
+}
+
+void
+clr_design_unref (ClrDesign * d)
+{
+  if (d && g_atomic_int_dec_and_test (&d->refs))
+    design_free (d);
+}
+
+/* The cached bank for `key`, made the most recent and reffed, or NULL.
+ * Under cache_lock. */
+static ClrDesign *
+lookup_locked (const DesignKey * key)
+{
+  GList *l;
+
+  for (l = cache.head; l; l = l->next) {
+    ClrDesign *d = l->data;
+
+    if (memcmp (&d->key, key, sizeof (*key)) == 0) {
+      g_queue_unlink (&cache, l);
+      g_queue_push_head_link (&cache, l);
+      g_atomic_int_inc (&d->refs);
+      return d;
+    }
+  }
+  return NULL;
+}
+
+ClrDesign *
+clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
+    const ClrRatio * r)
+{
+  const size_t n = (size_t) b->rows * b->taps;
+  GSList *evicted = NULL, *l;
+  ClrDesign *d, *other;
+  DesignKey key;
+  uint32_t i;
+
+  key_init (&key, b, f, r);
+  g_mutex_lock (&cache_lock);
+  d = lookup_locked (&key);
+  if (d)
+    cache_hits++;
+  else
+    cache_misses++;
+  g_mutex_unlock (&cache_lock);
+  if (d)
+    return d;
+
+  /* designed outside the lock: a stream asking for another bank meanwhile
+   * does not wait for this one */
+  d = g_new0 (ClrDesign, 1);
+  d->refs = 1;
+  d->key = key;
+  d->bytes = n * sizeof (double);
+  d->coef = g_try_new (double, MAX (n, 1));
+  if (!d->coef) {
+    g_free (d);
+    return NULL;
+  }
+  for (i = 0; i < b->rows; i++)
+    clr_bank_row (b, f, r, i, d->coef + (size_t) i * b->taps);
+
+  g_mutex_lock (&cache_lock);
+  /* another thread made the same bank meanwhile: one copy is enough */
+  other = lookup_locked (&key);
+  if (!other && d->bytes <= CLR_DESIGN_CACHE_BYTES) {
+    g_atomic_int_inc (&d->refs);
+    g_queue_push_head (&cache, d);
+    cache_bytes += d->bytes;
+    while (cache.length > CLR_DESIGN_CACHE_ENTRIES
+        || cache_bytes > CLR_DESIGN_CACHE_BYTES) {
+      ClrDesign *old = g_queue_pop_tail (&cache);
+
+      cache_bytes -= old->bytes;
+      evicted = g_slist_prepend (evicted, old);
+    }
+  }
+  g_mutex_unlock (&cache_lock);
+  for (l = evicted; l; l = l->next)
+    clr_design_unref (l->data);
+  g_slist_free (evicted);
+  if (other) {
+    clr_design_unref (d);
+    return other;
+  }
+  return d;
+}
+
+const double *
+clr_design_row (const ClrDesign * d, uint32_t row)
+{
+  return d->coef + (size_t) row * d->key.taps;
+}
+
+void
+clr_design_cache_stats (ClrDesignCacheStats * stats)
+{
+  g_mutex_lock (&cache_lock);
+  stats->entries = cache.length;
+  stats->bytes = cache_bytes;
+  stats->hits = cache_hits;
+  stats->misses = cache_misses;
+  g_mutex_unlock (&cache_lock);
+}
+
+void
+clr_design_cache_clear (void)
+{
+  GQueue all = G_QUEUE_INIT;
+  ClrDesign *d;
+
+  g_mutex_lock (&cache_lock);
+  all = cache;
+  g_queue_init (&cache);
+  cache_bytes = 0;
+  g_mutex_unlock (&cache_lock);
+  while ((d = g_queue_pop_head (&all)))
+    clr_design_unref (d);
+}
