@@ -15,11 +15,11 @@
  * millions: room impulse responses, linear-phase equalisers, crossovers)
  * by uniformly partitioned FFT convolution running as OpenCL kernels
  * (docs/convolution.md): on a GPU when there is one, otherwise on the CPU
- * through PoCL. It is a drop-in for audiofirfilter where that makes sense:
- * the same `kernel` and `latency` properties, the same output (N input
- * frames give N output frames, output frame t is y[t + latency] of the
- * full convolution y = x * h, the last frames drained at EOS), the same
- * timestamps.
+ * through PoCL. It is a drop-in for audiofirfilter: the same properties
+ * (`kernel`, `latency`, `drain-on-changes`, `low-latency`) and the same
+ * `rate-changed` signal, the same output (N input frames give N output
+ * frames, output frame t is y[t + latency] of the full convolution
+ * y = x * h, the last frames drained at EOS), the same timestamps.
  *
  * The filter comes from `kernel` (one filter for every channel) or from
  * `location`, an audio file of impulse responses: one channel gives the
@@ -27,7 +27,40 @@
  * channel. Whichever of the two was set last is used. Both may change
  * while PLAYING: the new filter takes over at the next buffer, crossfaded
  * over one block from the old one's output (no DISCONT, no frame lost or
- * repeated).
+ * repeated). A file is read and decoded off the caller's thread: setting
+ * `location` returns at once. A stream that has not started yet waits for
+ * it, so that its first buffer is filtered by it. While PLAYING, a buffer
+ * that is due (within 50 ms of the clock) goes on with the filter playing
+ * until the file's is ready; where nobody waits for the output in real
+ * time (no clock running: a file conversion, PAUSED; or a buffer further
+ * ahead) the buffer waits for it, so that the output does not depend on
+ * how fast the file was read.
+ *
+ * ## As audiofirfilter
+ *
+ * An application written for audiofirfilter works unchanged:
+ *
+ * - `rate-changed` is emitted from the streaming thread when the stream's
+ *   rate becomes known or changes, before the first buffer of that rate;
+ *   the `kernel` (and `latency`) set in the handler are the ones that
+ *   buffer is filtered with, with no crossfade and no added delay.
+ * - `latency` compensates the filter's own delay exactly as there. A change
+ *   while PLAYING ends the run as audiofirfilter does (the frames owed are
+ *   pushed) and starts a new one with it, and a LATENCY message is posted.
+ * - `drain-on-changes` (default TRUE): audiofirfilter then keeps its input
+ *   across a kernel change and switches filters from one sample to the
+ *   next; clfirfilter keeps it too and crossfades over one block, which
+ *   does not click. FALSE: as audiofirfilter, the run ends at the change
+ *   (the old filter's frames owed are pushed) and the new filter starts on
+ *   silence.
+ * - `low-latency` (default FALSE): TRUE gives blocks of 16 frames whatever
+ *   `block-size` says (the least the engine takes): the delay is then the
+ *   filter's own `latency` plus 16 frames, where audiofirfilter's is the
+ *   `latency` alone, at a higher cost a frame, as there.
+ * - the LATENCY query answers what an output frame really waits for:
+ *   `latency` + B frames, B the block (`block-size`, 1024 by default).
+ *   audiofirfilter answers `latency` in its time-domain mode and its FFT
+ *   block less the kernel (without `latency`) in its FFT mode.
  *
  * ## Example launch lines
  * |[
@@ -60,12 +93,28 @@ GST_DEBUG_CATEGORY_STATIC (cl_fir_filter_debug);
 
 #define DEFAULT_BLOCK_SIZE 1024u
 #define DEFAULT_LATENCY 0
+#define DEFAULT_DRAIN_ON_CHANGES TRUE
+#define DEFAULT_LOW_LATENCY FALSE
 #define CLR_FIR_LATENCY_MAX ((guint64) CLR_CONV_TAPS_MAX)
 /* The input kept for a new filter is that of a filter of at least this
  * many taps: a change to a longer filter (up to this length) is exact. */
 #define CLR_FIR_HISTORY_TAPS 16384u
 /* how long reading a `location` file may take */
 #define CLR_FIR_LOAD_TIMEOUT (120 * GST_SECOND)
+/* how often a load looks whether it was cancelled */
+#define CLR_FIR_LOAD_POLL (20 * GST_MSECOND)
+/* A buffer waits for a load while its running time lies this far ahead of
+ * the clock or further (as GstClrBuilder's GST_CLR_BUILDER_MARGIN): what
+ * is left for filtering it and for the elements downstream. */
+#define CLR_FIR_LOAD_MARGIN (50 * GST_MSECOND)
+/* how often such a wait looks at the clock */
+#define CLR_FIR_LOAD_CLOCK_POLL (5 * G_TIME_SPAN_MILLISECOND)
+
+enum
+{
+  SIGNAL_RATE_CHANGED,
+  LAST_SIGNAL
+};
 
 enum
 {
@@ -76,6 +125,8 @@ enum
   PROP_BLOCK_SIZE,
   PROP_DEVICE,
   PROP_DEVICE_NAME,
+  PROP_DRAIN_ON_CHANGES,
+  PROP_LOW_LATENCY,
 };
 
 /* every format audioresample takes: the edges convert (gstclredge.h) */
@@ -95,7 +146,20 @@ typedef struct
   gint rate;                    /* of the file it came from; 0: unknown */
   gchar *origin;                /* "the kernel property" or the file */
   gchar *error;                 /* why it cannot be used, or NULL */
+  GValueArray *va;              /* the kernel property's value, or NULL */
 } FirTaps;
+
+/* A `location` file read and decoded by a thread of its own. */
+typedef struct
+{
+  /* not a reference: the element joins the thread before it goes */
+  GstClFirFilter *self;
+  gchar *location;
+  guint seq;                    /* the filter request it answers */
+  gint cancelled;               /* atomic: superseded, stopping */
+  gboolean done;                /* under the object lock */
+  GThread *thread;
+} FirLoadJob;
 
 struct _GstClFirFilter
 {
@@ -103,12 +167,24 @@ struct _GstClFirFilter
 
   /* properties, under the object lock */
   FirTaps *filter;              /* what kernel or location gave last */
-  GValueArray *kernel;
+  FirTaps *kernel;              /* the kernel property, converted */
   gchar *location;
   guint64 latency;
   guint block_size;
+  gboolean drain_on_changes;
+  gboolean low_latency;
   gchar *device_spec;
   gboolean filter_changed;      /* applied at the next buffer */
+
+  /* `location` loads, under the object lock: every kernel or location set
+   * is a new request (filter_seq); a load installs its filter only if no
+   * request came after it */
+  guint filter_seq;
+  GPtrArray *loads;             /* FirLoadJobs whose thread is not joined */
+  gboolean load_pending;        /* the last request is a load under way */
+  gboolean reload;              /* ... cancelled by stop: again at start */
+  gboolean unblock;             /* setup waits no more: going to READY */
+  GCond load_cond;              /* a load ended, or unblock */
 
   /* streaming state: the streaming thread, start/stop and setup; the
    * device (stream.device) set under the object lock */
@@ -116,6 +192,9 @@ struct _GstClFirFilter
   GstAudioInfo info;
   FirTaps *active;              /* the filter the stream runs */
   guint64 latency_in_use;
+  /* what the latency query answered when the last LATENCY message went */
+  guint64 posted_delay;
+  gint posted_rate;
   /* the filter (a reference: its address stays its own) and format last
    * refused, NULL if none: upstream retries the same caps again and again,
    * and one error says it */
@@ -154,7 +233,11 @@ static gboolean gst_cl_fir_filter_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static gboolean gst_cl_fir_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
+static GstStateChangeReturn gst_cl_fir_filter_change_state (GstElement *
+    element, GstStateChange transition);
 static void gst_cl_fir_filter_reset_stream (GstClFirFilter * self);
+
+static guint gst_cl_fir_filter_signals[LAST_SIGNAL] = { 0 };
 
 /* ---- filter sets ------------------------------------------------------ */
 
@@ -169,6 +252,10 @@ fir_taps_clear (gpointer data)
   g_free (t->taps);
   g_free (t->origin);
   g_free (t->error);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  if (t->va)
+    g_value_array_free (t->va);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
 }
 
 static FirTaps *
@@ -234,9 +321,12 @@ fir_taps_check (const FirTaps * t)
   return NULL;
 }
 
+/* The kernel property's value (taken: the filter keeps it for
+ * get_property) as a filter; called without the object lock, as a long
+ * kernel takes a while. */
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
 static FirTaps *
-fir_taps_from_value_array (const GValueArray * va)
+fir_taps_from_value_array (GValueArray * va)
 {
   FirTaps *t = fir_taps_new (1, va ? va->n_values : 0, "the kernel property");
   GValue d = G_VALUE_INIT;
@@ -254,6 +344,7 @@ fir_taps_from_value_array (const GValueArray * va)
     t->taps[0][i] = g_value_get_double (&d);
   }
   g_value_unset (&d);
+  t->va = va;
   return t;
 }
 
@@ -299,6 +390,7 @@ typedef struct
   GArray *samples;              /* doubles, interleaved */
   gint channels, rate;
   gchar *error;
+  gint *cancelled;              /* the job's: no more work once set */
 } FirLoad;
 
 /* Each decoded buffer, whatever its raw format, unpacked to doubles (the
@@ -315,7 +407,7 @@ fir_load_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad,
   guint32 mask;
   gpointer tmp;
 
-  if (load->error || !caps)
+  if (load->error || !caps || g_atomic_int_get (load->cancelled))
     goto out;
   if (!gst_structure_has_field (gst_caps_get_structure (caps, 0),
           "channel-mask")) {
@@ -380,18 +472,24 @@ fir_load_pad_added (GstElement * decodebin, GstPad * pad, GstElement * sink)
 }
 
 /* Any audio file GStreamer decodes (WAV, FLAC, ...), through
- * filesrc ! decodebin ! fakesink; raw float files by their name. */
+ * filesrc ! decodebin ! fakesink; raw float files by their name. Runs in a
+ * load's own thread (fir_load_thread ()); NULL once *cancelled is set. */
 static FirTaps *
-fir_taps_from_file (const gchar * location)
+fir_taps_from_file (const gchar * location, gint * cancelled)
 {
   GstElement *pipe = NULL, *src, *dec, *sink;
   gchar *origin = g_strdup_printf ("'%s'", location), *why = NULL;
-  FirLoad load = { g_array_new (FALSE, FALSE, sizeof (double)), 0, 0, NULL };
+  FirLoad load = { g_array_new (FALSE, FALSE, sizeof (double)), 0, 0, NULL,
+    cancelled
+  };
   GstMessage *msg = NULL;
   FirTaps *t = NULL;
+  gint64 deadline;
   gsize frames, k;
   guint c;
 
+  if (g_atomic_int_get (cancelled))
+    goto done;
   if (g_str_has_suffix (location, ".f32") || g_str_has_suffix (location,
           ".raw"))
     t = fir_taps_from_raw (location, 4);
@@ -424,14 +522,20 @@ fir_taps_from_file (const gchar * location)
   g_signal_connect (sink, "handoff", G_CALLBACK (fir_load_handoff), &load);
   g_signal_connect (dec, "pad-added", G_CALLBACK (fir_load_pad_added), sink);
   gst_element_link (src, dec);
+  deadline = g_get_monotonic_time () + CLR_FIR_LOAD_TIMEOUT / GST_USECOND;
   if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (pipe), GST_MESSAGE_ERROR);
   else
-    msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
-        CLR_FIR_LOAD_TIMEOUT, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    /* in short waits: a superseded or stopped load ends within one */
+    while (!msg && !g_atomic_int_get (cancelled)
+        && g_get_monotonic_time () < deadline)
+      msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
+          CLR_FIR_LOAD_POLL, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
   gst_element_set_state (pipe, GST_STATE_NULL);
-  if (!msg) {
+  if (g_atomic_int_get (cancelled)) {
+    /* nobody wants it: no filter, no error */
+  } else if (!msg) {
     why = g_strdup_printf ("reading the filter file %s took too long",
         origin);
   } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
@@ -464,12 +568,143 @@ done:
     gst_object_unref (pipe);
   g_array_unref (load.samples);
   g_free (load.error);
-  if (!t)
-    t = fir_taps_failed (origin, why);
-  else
-    g_free (why);
+  if (g_atomic_int_get (cancelled))
+    g_clear_pointer (&t, fir_taps_unref);
+  else if (!t)
+    t = fir_taps_failed (origin, g_steal_pointer (&why));
+  g_free (why);
   g_free (origin);
   return t;
+}
+
+/* ---- `location` off the caller's thread -------------------------------- */
+
+/* Joins the threads of `jobs` (taken; NULL: none) and frees them. Called
+ * without the object lock, which a load takes at its end. */
+static void
+fir_load_jobs_join (GPtrArray * jobs)
+{
+  guint i;
+
+  if (!jobs)
+    return;
+  for (i = 0; i < jobs->len; i++) {
+    FirLoadJob *job = g_ptr_array_index (jobs, i);
+
+    g_thread_join (job->thread);
+    g_free (job->location);
+    g_free (job);
+  }
+  g_ptr_array_unref (jobs);
+}
+
+/* Under the object lock: `taps` (taken) is the filter from the next buffer
+ * on. Returns the one it replaces, to be released without the lock. */
+static FirTaps *
+gst_cl_fir_filter_install (GstClFirFilter * self, FirTaps * taps)
+{
+  FirTaps *old = self->filter;
+
+  self->filter = taps;
+  self->filter_changed = TRUE;
+  return old;
+}
+
+/* A load's thread: the file read and decoded, then made the filter if no
+ * kernel or location was set since. Its log lines name no object: the
+ * element may be in finalize, waiting for this thread to end; and
+ * tests/test-firfilter-api.c follows (and holds) loads by their words. */
+static gpointer
+fir_load_thread (gpointer data)
+{
+  FirLoadJob *job = data;
+  GstClFirFilter *self = job->self;
+  FirTaps *taps, *old = NULL;
+  gboolean used = FALSE;
+
+  GST_INFO ("loading the filter file '%s'", job->location);
+  taps = fir_taps_from_file (job->location, &job->cancelled);
+
+  GST_OBJECT_LOCK (self);
+  if (taps && job->seq == self->filter_seq) {
+    old = gst_cl_fir_filter_install (self, fir_taps_ref (taps));
+    self->load_pending = FALSE;
+    used = TRUE;
+  }
+  job->done = TRUE;
+  g_cond_broadcast (&self->load_cond);
+  GST_OBJECT_UNLOCK (self);
+
+  /* the error itself goes out as an element error or warning when the
+   * stream takes the filter (setup, apply_filter) */
+  if (!used)
+    GST_INFO ("the load of '%s' was superseded or stopped", job->location);
+  else if (taps->error)
+    GST_WARNING ("the filter file '%s' is refused: %s", job->location,
+        taps->error);
+  else
+    GST_INFO ("the filter file '%s' is loaded: %" G_GSIZE_FORMAT " taps x "
+        "%u", job->location, taps->n_taps, taps->n_filters);
+  fir_taps_unref (taps);
+  fir_taps_unref (old);
+  return NULL;
+}
+
+/* Under the object lock: a new filter request (a kernel or location set).
+ * Loads under way are cancelled, for their filter is not wanted any more;
+ * those that ended are handed back, to be joined without the lock. */
+static GPtrArray *
+gst_cl_fir_filter_new_request (GstClFirFilter * self)
+{
+  GPtrArray *ended = NULL;
+  guint i = 0;
+
+  self->filter_seq++;
+  self->load_pending = FALSE;
+  self->reload = FALSE;
+  while (i < self->loads->len) {
+    FirLoadJob *job = g_ptr_array_index (self->loads, i);
+
+    if (job->done) {
+      if (!ended)
+        ended = g_ptr_array_new ();
+      g_ptr_array_add (ended, g_ptr_array_remove_index_fast (self->loads, i));
+    } else {
+      g_atomic_int_set (&job->cancelled, 1);
+      i++;
+    }
+  }
+  return ended;
+}
+
+/* Under the object lock, after gst_cl_fir_filter_new_request (): reads
+ * `location` in a thread of its own. Returns a filter to release without
+ * the lock, or NULL. */
+static FirTaps *
+gst_cl_fir_filter_start_load (GstClFirFilter * self)
+{
+  FirLoadJob *job = g_new0 (FirLoadJob, 1);
+  GError *err = NULL;
+
+  job->self = self;
+  job->location = g_strdup (self->location);
+  job->seq = self->filter_seq;
+  job->thread = g_thread_try_new ("clfir-load", fir_load_thread, job, &err);
+  if (!job->thread) {
+    gchar *origin = g_strdup_printf ("'%s'", job->location);
+    FirTaps *t = fir_taps_failed (origin,
+        g_strdup_printf ("could not start reading the filter file %s: %s",
+            origin, err->message));
+
+    g_free (origin);
+    g_error_free (err);
+    g_free (job->location);
+    g_free (job);
+    return gst_cl_fir_filter_install (self, t);
+  }
+  self->load_pending = TRUE;
+  g_ptr_array_add (self->loads, job);
+  return NULL;
 }
 
 /* ---- GObject ---------------------------------------------------------- */
@@ -494,7 +729,8 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_KERNEL,
       g_param_spec_value_array ("kernel", "Filter kernel",
           "The FIR filter's taps, the same filter on every channel (as "
-          "audiofirfilter's kernel)",
+          "audiofirfilter's kernel; set it in a rate-changed handler to "
+          "design it for the stream's rate)",
           /* no element spec: a NaN or an infinity reaches the element,
            * which refuses it with a message that says where it is */
           NULL,
@@ -505,8 +741,9 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
       g_param_spec_uint64 ("latency", "Latency",
           "The filter's own delay in frames, compensated: output frame t is "
           "frame t + latency of the convolution (as audiofirfilter's "
-          "latency; a linear-phase filter of n taps: (n - 1) / 2). Taken at "
-          "the start of a stream (start, flush, discontinuity)", 0,
+          "latency; a linear-phase filter of n taps: (n - 1) / 2). A change "
+          "while PLAYING ends the run at the next buffer (its frames "
+          "pushed) and starts a new one with it, as audiofirfilter does", 0,
           CLR_FIR_LATENCY_MAX, DEFAULT_LATENCY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
@@ -515,7 +752,11 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
           "An audio file of impulse responses (WAV, FLAC, anything "
           "GStreamer decodes; .f32/.raw: raw native floats, .f64: raw "
           "doubles, one channel): 1 channel filters every channel alike, "
-          "as many channels as the stream one a channel. Replaces kernel",
+          "as many channels as the stream one a channel. Replaces kernel. "
+          "Read in a thread of its own: the filter playing goes on until "
+          "it is ready where buffers are due (within 50 ms of the clock); "
+          "a stream not yet started, and buffers with no clock running or "
+          "further ahead, wait for it",
           NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BLOCK_SIZE,
@@ -525,8 +766,26 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
           "any multiple of 16 up to 32752 whose block + taps - 1 is at "
           "most 32768 (the filter whole in one transform: more frames a "
           "transform); 0: one block as long as the filter (up to 16384), "
-          "for offline throughput", 0, CLR_CONV_HOP_MAX,
+          "for offline throughput. low-latency overrides it", 0,
+          CLR_CONV_HOP_MAX,
           DEFAULT_BLOCK_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DRAIN_ON_CHANGES,
+      g_param_spec_boolean ("drain-on-changes", "Drain on changes",
+          "As audiofirfilter's. TRUE: a new filter takes over from the old "
+          "one's input, crossfaded over one block (audiofirfilter switches "
+          "at a sample). FALSE: the run ends at the change (the old "
+          "filter's frames owed pushed) and the new filter starts on "
+          "silence, as audiofirfilter does", DEFAULT_DRAIN_ON_CHANGES,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_LOW_LATENCY,
+      g_param_spec_boolean ("low-latency", "Low latency",
+          "As audiofirfilter's: the least delay, at a higher cost a frame. "
+          "TRUE: blocks of 16 frames whatever block-size says, a delay of "
+          "latency + 16 frames (audiofirfilter's: latency). Taken when the "
+          "stream starts", DEFAULT_LOW_LATENCY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device", GST_CLR_DEVICE_BLURB,
@@ -537,6 +796,20 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
           GST_CLR_DEVICE_NAME_BLURB, NULL,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstClFirFilter::rate-changed:
+   * @filter: the filter on which the signal is emitted
+   * @rate: the new sampling rate
+   *
+   * audiofirfilter's signal: emitted from the streaming thread when the
+   * stream's rate becomes known or changes, before its first buffer. A
+   * kernel (and latency) set in the handler is the filter that buffer is
+   * filtered with.
+   */
+  gst_cl_fir_filter_signals[SIGNAL_RATE_CHANGED] =
+      g_signal_new ("rate-changed", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_INT);
+
   caps = gst_caps_from_string (CLR_FIR_CAPS);
   gst_audio_filter_class_add_pad_templates (filter_class, caps);
   gst_caps_unref (caps);
@@ -545,6 +818,8 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
       "Convolves audio with FIR filters of any length on OpenCL devices",
       "clresample developers");
 
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_change_state);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_stop);
   trans_class->transform_caps =
@@ -566,11 +841,25 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
 static void
 gst_cl_fir_filter_init (GstClFirFilter * self)
 {
+  GValue one = G_VALUE_INIT;
+  GValueArray *va;
+
   /* audiofirfilter's default: one tap of 1, the identity */
-  self->filter = fir_taps_new (1, 1, "the kernel property");
-  self->filter->taps[0][0] = 1.0;
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  va = g_value_array_new (1);
+  g_value_init (&one, G_TYPE_DOUBLE);
+  g_value_set_double (&one, 1.0);
+  g_value_array_append (va, &one);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  g_value_unset (&one);
+  self->kernel = fir_taps_from_value_array (va);
+  self->filter = fir_taps_ref (self->kernel);
+  self->loads = g_ptr_array_new ();
+  g_cond_init (&self->load_cond);
   self->latency = DEFAULT_LATENCY;
   self->block_size = DEFAULT_BLOCK_SIZE;
+  self->drain_on_changes = DEFAULT_DRAIN_ON_CHANGES;
+  self->low_latency = DEFAULT_LOW_LATENCY;
   self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
   self->stream.t0 = GST_CLOCK_TIME_NONE;
   gst_audio_info_init (&self->info);
@@ -581,13 +870,17 @@ static void
 gst_cl_fir_filter_finalize (GObject * object)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (object);
+  guint i;
 
+  /* the loads first: they use the element to their end */
+  for (i = 0; i < self->loads->len; i++)
+    g_atomic_int_set (&((FirLoadJob *) g_ptr_array_index (self->loads,
+                i))->cancelled, 1);
+  fir_load_jobs_join (self->loads);
+  g_cond_clear (&self->load_cond);
   fir_taps_unref (self->filter);
+  fir_taps_unref (self->kernel);
   fir_taps_unref (self->refused_taps);
-  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-  if (self->kernel)
-    g_value_array_free (self->kernel);
-  G_GNUC_END_IGNORE_DEPRECATIONS;
   g_free (self->location);
   g_free (self->device_spec);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -598,59 +891,71 @@ gst_cl_fir_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (object);
-  FirTaps *taps = NULL, *old;
+  FirTaps *taps, *old = NULL, *old_kernel = NULL;
+  GPtrArray *ended = NULL;
+  gchar *location;
 
-  /* a file is read before the lock is taken */
-  if (prop_id == PROP_LOCATION) {
-    const gchar *location = g_value_get_string (value);
-
-    if (location && *location)
-      taps = fir_taps_from_file (location);
-  }
-
-  GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_KERNEL:
-      G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-      if (self->kernel)
-        g_value_array_free (self->kernel);
-      self->kernel = g_value_dup_boxed (value);
-      G_GNUC_END_IGNORE_DEPRECATIONS;
-      taps = fir_taps_from_value_array (self->kernel);
+      /* converted before the lock is taken: a long kernel takes a while,
+       * and the streaming thread takes the lock at every buffer */
+      taps = fir_taps_from_value_array (g_value_dup_boxed (value));
+      GST_OBJECT_LOCK (self);
+      ended = gst_cl_fir_filter_new_request (self);
+      old_kernel = self->kernel;
+      self->kernel = fir_taps_ref (taps);
+      old = gst_cl_fir_filter_install (self, taps);
+      GST_OBJECT_UNLOCK (self);
+      if (taps->error)
+        GST_WARNING_OBJECT (self, "%s", taps->error);
       break;
     case PROP_LOCATION:
+      location = g_value_dup_string (value);
+      GST_OBJECT_LOCK (self);
+      ended = gst_cl_fir_filter_new_request (self);
       g_free (self->location);
-      self->location = g_value_dup_string (value);
-      /* no file: back to the kernel property */
-      if (!taps)
-        taps = fir_taps_from_value_array (self->kernel);
+      self->location = location;
+      if (location && *location)
+        old = gst_cl_fir_filter_start_load (self);
+      else                      /* no file: back to the kernel property */
+        old = gst_cl_fir_filter_install (self, fir_taps_ref (self->kernel));
+      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_LATENCY:
+      GST_OBJECT_LOCK (self);
       self->latency = g_value_get_uint64 (value);
+      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_BLOCK_SIZE:
+      GST_OBJECT_LOCK (self);
       self->block_size = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_DRAIN_ON_CHANGES:
+      GST_OBJECT_LOCK (self);
+      self->drain_on_changes = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_LOW_LATENCY:
+      GST_OBJECT_LOCK (self);
+      self->low_latency = g_value_get_boolean (value);
+      GST_OBJECT_UNLOCK (self);
       break;
     case PROP_DEVICE:
+      GST_OBJECT_LOCK (self);
       g_free (self->device_spec);
       self->device_spec = g_value_dup_string (value);
       if (!self->device_spec)
         self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
+      GST_OBJECT_UNLOCK (self);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  old = NULL;
-  if (taps) {
-    old = self->filter;
-    self->filter = taps;
-    self->filter_changed = TRUE;
-  }
-  GST_OBJECT_UNLOCK (self);
   fir_taps_unref (old);
-  if (taps && taps->error)
-    GST_WARNING_OBJECT (self, "%s", taps->error);
+  fir_taps_unref (old_kernel);
+  fir_load_jobs_join (ended);
 }
 
 static void
@@ -658,12 +963,20 @@ gst_cl_fir_filter_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (object);
+  FirTaps *kernel;
+
+  if (prop_id == PROP_KERNEL) {
+    GST_OBJECT_LOCK (self);
+    kernel = fir_taps_ref (self->kernel);
+    GST_OBJECT_UNLOCK (self);
+    /* copied without the lock: the filter holds its value unchanged */
+    g_value_set_boxed (value, kernel->va);
+    fir_taps_unref (kernel);
+    return;
+  }
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
-    case PROP_KERNEL:
-      g_value_set_boxed (value, self->kernel);
-      break;
     case PROP_LATENCY:
       g_value_set_uint64 (value, self->latency);
       break;
@@ -672,6 +985,12 @@ gst_cl_fir_filter_get_property (GObject * object, guint prop_id,
       break;
     case PROP_BLOCK_SIZE:
       g_value_set_uint (value, self->block_size);
+      break;
+    case PROP_DRAIN_ON_CHANGES:
+      g_value_set_boolean (value, self->drain_on_changes);
+      break;
+    case PROP_LOW_LATENCY:
+      g_value_set_boolean (value, self->low_latency);
       break;
     case PROP_DEVICE:
       g_value_set_string (value, self->device_spec);
@@ -755,6 +1074,12 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   GError *err = NULL;
   ClrConv *conv;
 
+  /* as audiofirfilter: the application designs its filter for the rate in
+   * the handler (kernel, latency), and the first buffer of that rate gets
+   * it, taken below */
+  if (GST_AUDIO_FILTER_RATE (filter) != GST_AUDIO_INFO_RATE (info))
+    g_signal_emit (self, gst_cl_fir_filter_signals[SIGNAL_RATE_CHANGED], 0,
+        GST_AUDIO_INFO_RATE (info));
   if (!self->stream.device)
     return FALSE;
   /* the same format again (basetransform renegotiating after a
@@ -766,9 +1091,19 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   self->stream.cfmt = gst_clr_fir_stream_format (self->stream.device, fmt);
 
   GST_OBJECT_LOCK (self);
+  /* a file still loading is waited for, so that the first buffer is
+   * filtered by it (a load ends within CLR_FIR_LOAD_TIMEOUT); going to
+   * READY lets go */
+  while (self->load_pending && !self->unblock)
+    g_cond_wait (&self->load_cond, GST_OBJECT_GET_LOCK (self));
+  if (self->load_pending) {
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "stopped while waiting for the filter file");
+    return FALSE;
+  }
   taps = fir_taps_ref (self->filter);
   self->filter_changed = FALSE;
-  block_size = self->block_size;
+  block_size = self->low_latency ? CLR_CONV_BLOCK_MIN : self->block_size;
   GST_OBJECT_UNLOCK (self);
 
   self->stream.block = gst_clr_fir_stream_choose_block (self->stream.device,
@@ -808,7 +1143,18 @@ static gboolean
 gst_cl_fir_filter_start (GstBaseTransform * trans)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+  GPtrArray *ended = NULL;
+  FirTaps *old = NULL;
 
+  GST_OBJECT_LOCK (self);
+  if (self->reload) {
+    /* the file whose load stop cancelled is still the filter asked for */
+    ended = gst_cl_fir_filter_new_request (self);
+    old = gst_cl_fir_filter_start_load (self);
+  }
+  GST_OBJECT_UNLOCK (self);
+  fir_taps_unref (old);
+  fir_load_jobs_join (ended);
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
       &self->stream.device, NULL);
 }
@@ -817,12 +1163,62 @@ static gboolean
 gst_cl_fir_filter_stop (GstBaseTransform * trans)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+  GPtrArray *jobs;
+  gboolean pending;
+  guint i, seq;
+
+  /* loads under way are cancelled and joined; one whose filter is still
+   * the one asked for starts again at the next start */
+  GST_OBJECT_LOCK (self);
+  jobs = self->loads;
+  self->loads = g_ptr_array_new ();
+  for (i = 0; i < jobs->len; i++)
+    g_atomic_int_set (&((FirLoadJob *) g_ptr_array_index (jobs,
+                i))->cancelled, 1);
+  pending = self->load_pending;
+  seq = self->filter_seq;
+  GST_OBJECT_UNLOCK (self);
+  fir_load_jobs_join (jobs);
+  GST_OBJECT_LOCK (self);
+  if (pending && self->load_pending && self->filter_seq == seq) {
+    self->load_pending = FALSE;
+    self->reload = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
 
   gst_cl_fir_filter_free_conv (self);
   gst_clr_close_device (GST_ELEMENT (self), &self->stream.device);
   gst_audio_info_init (&self->info);
   g_clear_pointer (&self->refused_taps, fir_taps_unref);
+  self->posted_delay = 0;
+  self->posted_rate = 0;
   return TRUE;
+}
+
+static GstStateChangeReturn
+gst_cl_fir_filter_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (element);
+
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      GST_OBJECT_LOCK (self);
+      self->unblock = FALSE;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      /* a setup waiting for a load lets go before the pads are
+       * deactivated, which waits for the streaming thread */
+      GST_OBJECT_LOCK (self);
+      self->unblock = TRUE;
+      g_cond_broadcast (&self->load_cond);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      break;
+  }
+  return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
 }
 
 static GstCaps *
@@ -844,14 +1240,21 @@ gst_cl_fir_filter_transform_caps (GstBaseTransform * trans,
 static void
 gst_cl_fir_filter_reset_stream (GstClFirFilter * self)
 {
+  gint rate = GST_AUDIO_INFO_RATE (&self->info);
   guint64 latency;
 
   GST_OBJECT_LOCK (self);
   latency = self->latency;
   GST_OBJECT_UNLOCK (self);
+  self->latency_in_use = latency;
   gst_clr_fir_stream_reset (&self->stream, latency);
-  if (latency != self->latency_in_use) {
-    self->latency_in_use = latency;
+  /* the latency query's answer changed (the block, the compensated delay
+   * or the rate; or it had none: a live pipeline asks before the caps):
+   * the pipeline asks again */
+  if (self->stream.conv && rate > 0 && (self->stream.delay !=
+          self->posted_delay || rate != self->posted_rate)) {
+    self->posted_delay = self->stream.delay;
+    self->posted_rate = rate;
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
   }
@@ -924,13 +1327,69 @@ gst_cl_fir_filter_transform_size (GstBaseTransform * trans,
       size, othercaps, othersize);
 }
 
+/* Whether `buf` is due: the clock has come within CLR_FIR_LOAD_MARGIN of
+ * its running time. Never where no clock runs (not PLAYING, no clock). */
+static gboolean
+gst_cl_fir_filter_buffer_due (GstClFirFilter * self, GstClock * clock,
+    GstClockTime running)
+{
+  GstClockTime now, base;
+
+  if (!clock || GST_STATE (self) != GST_STATE_PLAYING)
+    return FALSE;
+  now = gst_clock_get_time (clock);
+  base = gst_element_get_base_time (GST_ELEMENT (self));
+  return now >= base && now - base + CLR_FIR_LOAD_MARGIN > running;
+}
+
+/* A `location` file still loading while PLAYING: where nobody waits for
+ * the output in real time (no clock running: a file conversion, a test
+ * harness, PAUSED; or `buf` well ahead of the clock) the buffer waits for
+ * it, so that the output does not depend on how fast the file was read; a
+ * buffer that is due goes on with the filter playing. */
+static void
+gst_cl_fir_filter_wait_load (GstClFirFilter * self, GstBuffer * buf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime running = GST_CLOCK_TIME_NONE;
+  GstClock *clock = NULL;
+  gboolean pending;
+
+  GST_OBJECT_LOCK (self);
+  pending = self->load_pending;
+  GST_OBJECT_UNLOCK (self);
+  if (!pending)
+    return;
+  if (GST_BUFFER_PTS_IS_VALID (buf)
+      && trans->segment.format == GST_FORMAT_TIME)
+    running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+  if (GST_CLOCK_TIME_IS_VALID (running))
+    clock = gst_element_get_clock (GST_ELEMENT (self));
+  /* the clock is read without the object lock (the base time takes it) */
+  while (!gst_cl_fir_filter_buffer_due (self, clock, running)
+      && !GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (trans))) {
+    GST_OBJECT_LOCK (self);
+    pending = self->load_pending && !self->unblock;
+    if (pending)
+      g_cond_wait_until (&self->load_cond, GST_OBJECT_GET_LOCK (self),
+          g_get_monotonic_time () + CLR_FIR_LOAD_CLOCK_POLL);
+    GST_OBJECT_UNLOCK (self);
+    if (!pending)
+      break;
+  }
+  if (clock)
+    gst_object_unref (clock);
+}
+
 /* Runs before basetransform sizes the output buffer: a new filter, or a
  * discontinuity that drains the old run, comes first. */
 static void
 gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
-  gboolean changed;
+  gboolean changed, drain_on_changes;
+  guint64 latency;
 
   if (!self->stream.conv)
     return;
@@ -939,9 +1398,25 @@ gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
           self->stream.t0, self->stream.in_total,
           GST_AUDIO_INFO_RATE (&self->info)))
     gst_cl_fir_filter_drain (self);
+  gst_cl_fir_filter_wait_load (self, buf);
   GST_OBJECT_LOCK (self);
   changed = self->filter_changed;
+  drain_on_changes = self->drain_on_changes;
+  latency = self->latency;
   GST_OBJECT_UNLOCK (self);
+  /* as audiofirfilter: a new latency moves the output against the input,
+   * so the run ends (the frames it owes pushed) and a new one starts with
+   * it */
+  if (latency != self->latency_in_use) {
+    if (self->stream.started)
+      gst_cl_fir_filter_drain (self);
+    else
+      gst_cl_fir_filter_reset_stream (self);
+  }
+  /* drain-on-changes=FALSE, as audiofirfilter: the old filter's run ends
+   * too, and the new filter starts on silence (no crossfade) */
+  if (changed && !drain_on_changes && self->stream.started)
+    gst_cl_fir_filter_drain (self);
   if (changed)
     gst_cl_fir_filter_apply_filter (self);
 }
