@@ -296,6 +296,7 @@ static void xo_job_free (gpointer job);
 static void
 gst_cl_crossover_init (GstClCrossover * self)
 {
+  self->stream.owner = GST_OBJECT (self);
   num_list_set (&self->freqs, DEFAULT_FREQUENCIES, "frequencies");
   num_list_set (&self->gains, "", "gains");
   num_list_set (&self->delays, "", "delays");

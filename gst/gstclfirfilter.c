@@ -844,6 +844,8 @@ gst_cl_fir_filter_init (GstClFirFilter * self)
   GValue one = G_VALUE_INIT;
   GValueArray *va;
 
+  self->stream.owner = GST_OBJECT (self);
+
   /* audiofirfilter's default: one tap of 1, the identity */
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
   va = g_value_array_new (1);

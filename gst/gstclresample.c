@@ -307,6 +307,25 @@ gst_cl_resample_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* After every change of the engine: publishes its latency for queries
+ * from other threads, then tells the application to ask again. */
+static void
+gst_cl_resample_publish_latency (GstClResample * self)
+{
+  guint64 frames = self->engine ? clr_engine_get_latency (self->engine) : 0;
+  gint rate = self->engine ? GST_AUDIO_INFO_RATE (&self->in_info) : 0;
+  gboolean changed;
+
+  GST_OBJECT_LOCK (self);
+  changed = frames != self->latency_frames || rate != self->latency_rate;
+  self->latency_frames = frames;
+  self->latency_rate = rate;
+  GST_OBJECT_UNLOCK (self);
+  if (changed && self->engine)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+}
+
 static gboolean
 gst_cl_resample_start (GstBaseTransform * trans)
 {
@@ -333,6 +352,7 @@ gst_cl_resample_stop (GstBaseTransform * trans)
   /* a change still being built belongs to this run */
   gst_clr_builder_cancel (&self->builder);
   g_clear_pointer (&self->engine, clr_engine_free);
+  gst_cl_resample_publish_latency (self);
   gst_clr_input_batch_clear (&self->held);
   gst_clr_close_device (GST_ELEMENT (self), &self->device);
   g_clear_pointer (&self->device_spec_in_use, g_free);
@@ -729,8 +749,6 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
     /* a later change of the properties back to these builds nothing */
     self->engine_quality = quality;
     self->engine_taps = taps;
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
   }
   return engine;
 }
@@ -873,6 +891,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!resampling) {
     GST_INFO_OBJECT (self, "equal rates (%u Hz): passthrough", cfg.in_rate);
     gst_base_transform_set_passthrough (trans, TRUE);
+    gst_cl_resample_publish_latency (self);
     return TRUE;
   }
   gst_base_transform_set_passthrough (trans, FALSE);
@@ -890,6 +909,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       self->out_offset0 = gst_util_uint64_scale_int_round (self->t0,
           cfg.out_rate, GST_SECOND);
   }
+  gst_cl_resample_publish_latency (self);
   if (!self->engine)
     goto engine_failed;
   return TRUE;
@@ -953,8 +973,7 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
     self->engine_taps = job->cfg.taps;
     GST_DEBUG_OBJECT (self, "new filter: quality %d, taps %u",
         job->cfg.quality, job->cfg.taps);
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
+    gst_cl_resample_publish_latency (self);
   }
   if (job->new_device) {
     g_free (self->device_spec_in_use);
@@ -1341,10 +1360,18 @@ gst_cl_resample_query (GstBaseTransform * trans, GstPadDirection direction,
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && !gst_base_transform_is_passthrough (trans) && self->engine)
-    return gst_clr_query_latency (trans, query,
-        clr_engine_get_latency (self->engine),
-        GST_AUDIO_INFO_RATE (&self->in_info));
+      && !gst_base_transform_is_passthrough (trans)) {
+    guint64 frames;
+    gint rate;
+
+    /* from any thread: what the streaming thread published */
+    GST_OBJECT_LOCK (self);
+    frames = self->latency_frames;
+    rate = self->latency_rate;
+    GST_OBJECT_UNLOCK (self);
+    if (rate > 0)
+      return gst_clr_query_latency (trans, query, frames, rate);
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }

@@ -290,6 +290,19 @@ prime (GstClrFirStream * s, ClrConv * conv, ClrXoMix * mix, gsize frames,
 
 /* ---- set-up ----------------------------------------------------------- */
 
+/* What queries on other threads read (gst_clr_fir_stream_query ()). */
+static void
+publish_latency (GstClrFirStream * s)
+{
+  if (!s->owner)
+    return;
+  GST_OBJECT_LOCK (s->owner);
+  s->latency_valid = s->conv != NULL;
+  s->latency_frames = s->delay;
+  s->latency_rate = GST_AUDIO_INFO_RATE (&s->in_info);
+  GST_OBJECT_UNLOCK (s->owner);
+}
+
 void
 gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps)
 {
@@ -303,6 +316,7 @@ gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps)
   s->ssize = s->cfmt == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
   s->conv = conv;
   s->n_taps = n_taps;
+  publish_latency (s);
   s->work_in = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->in_info) * plane);
   s->work_out = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->out_info) * plane);
   s->work_old = g_malloc0 (GST_AUDIO_INFO_CHANNELS (&s->out_info) * plane);
@@ -322,6 +336,7 @@ gst_clr_fir_stream_clear (GstClrFirStream * s)
   g_clear_pointer (&s->work_mix, g_free);
   gst_clr_edge_clear (&s->in_edge);
   gst_clr_edge_clear (&s->out_edge);
+  publish_latency (s);
 }
 
 /* The mix's input: silence before the run */
@@ -371,6 +386,7 @@ gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated)
   s->silent_run = G_MAXUINT64 / 4;
   s->conv_stale = FALSE;
   s->delay = s->block + compensated;
+  publish_latency (s);
 }
 
 /* ---- processing ------------------------------------------------------- */
@@ -899,9 +915,20 @@ gst_clr_fir_stream_query (GstBaseTransformClass * parent,
     GstBaseTransform * trans, GstClrFirStream * s, GstPadDirection direction,
     GstQuery * query)
 {
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && s->conv)
-    return gst_clr_query_latency (trans, query, s->delay,
-        GST_AUDIO_INFO_RATE (&s->in_info));
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) ==
+      GST_QUERY_LATENCY) {
+    gboolean valid;
+    guint64 frames;
+    gint rate;
+
+    /* from any thread: what the streaming thread published */
+    GST_OBJECT_LOCK (trans);
+    valid = s->latency_valid;
+    frames = s->latency_frames;
+    rate = s->latency_rate;
+    GST_OBJECT_UNLOCK (trans);
+    if (valid && rate > 0)
+      return gst_clr_query_latency (trans, query, frames, rate);
+  }
   return parent->query (trans, direction, query);
 }

@@ -486,6 +486,89 @@ GST_START_TEST (test_drain_flow_returned)
 
 GST_END_TEST;
 
+/* ---- queries from other threads ------------------------------------------ */
+
+typedef struct
+{
+  GstPad *pad;
+  gint stop;
+  guint answers;
+  GstClockTime worst;
+} Querier;
+
+static gpointer
+query_latency_loop (gpointer data)
+{
+  Querier *q = data;
+
+  while (!g_atomic_int_get (&q->stop)) {
+    GstQuery *query = gst_query_new_latency ();
+    GstClockTime min;
+
+    if (gst_pad_query (q->pad, query)) {
+      gst_query_parse_latency (query, NULL, &min, NULL);
+      q->worst = MAX (q->worst, min);
+      q->answers++;
+    }
+    gst_query_unref (query);
+  }
+  return NULL;
+}
+
+/* An application thread asks for the latency while the streaming thread
+ * replaces and frees the filter again and again (output-rate switches for
+ * clresample, new caps and kernels for clfirfilter): the answer comes from
+ * what the streaming thread published, never from a filter being freed
+ * (under AddressSanitizer a read of a freed engine fails the test), and it
+ * is always one the element really had. */
+GST_START_TEST (test_latency_query_from_other_thread)
+{
+  static const int rates[] = { 48000, 32000, 96000, 22050 };
+  const GapCase *c = &gap_cases[__i__];
+  int ch, k;
+  GstHarness *h = gap_harness (c, &ch);
+  Querier q = { 0 };
+  GThread *t;
+  guint64 at = 0;
+  gchar *caps;
+
+  q.pad = gst_element_get_static_pad (h->element, "src");
+  t = g_thread_new ("latency-queries", query_latency_loop, &q);
+  for (k = 0; k < 60; k++) {
+    if (c->element && g_str_has_prefix (c->element, "clresample")) {
+      caps = caps_str ("F32LE", rates[k % G_N_ELEMENTS (rates)], 1);
+      gst_harness_set_sink_caps_str (h, caps);
+      g_free (caps);
+      fail_unless (gst_harness_push_upstream_event (h,
+              gst_event_new_reconfigure ()));
+    } else {
+      /* new input caps (the channel mask): drain, new filter */
+      caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=interleaved,"
+          "rate=%d,channels=1%s", c->in_rate, k % 2 ?
+          "" : ",channel-mask=(bitmask)0");
+      if (ch == 1)
+        gst_harness_set_sink_caps_str (h, caps);
+      gst_harness_set_src_caps_str (h, caps);
+      g_free (caps);
+    }
+    fail_unless_equals_int (gst_harness_push (h, tone_buffer (at, 480,
+                c->in_rate, FALSE)), GST_FLOW_OK);
+    at += 480;
+    while (gst_harness_buffers_in_queue (h) > 0)
+      gst_buffer_unref (gst_harness_pull (h));
+  }
+  g_atomic_int_set (&q.stop, 1);
+  g_thread_join (t);
+  fail_unless (q.answers > 0);
+  /* every answer is a latency the element had: far below a second here */
+  fail_unless (q.worst < 200 * GST_MSECOND, "latency answered: %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (q.worst));
+  gst_object_unref (q.pad);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 dropin_suite (void)
 {
@@ -500,6 +583,8 @@ dropin_suite (void)
   tcase_add_loop_test (tc, test_gap_before_and_only, 0,
       G_N_ELEMENTS (gap_cases));
   tcase_add_loop_test (tc, test_drain_flow_returned, 0,
+      G_N_ELEMENTS (gap_cases));
+  tcase_add_loop_test (tc, test_latency_query_from_other_thread, 0,
       G_N_ELEMENTS (gap_cases));
   return s;
 }
