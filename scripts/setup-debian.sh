@@ -10,7 +10,8 @@ PACKAGES="build-essential pkg-config meson ninja-build python3
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
-  libsoxr-dev python3-numpy python3-matplotlib valgrind libvkfft-dev"
+  libsoxr-dev python3-numpy python3-matplotlib valgrind libvkfft-dev
+  debhelper"
 
 say () {
   echo "setup-debian: $*"
