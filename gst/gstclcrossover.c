@@ -564,7 +564,9 @@ xo_job_build (gpointer data)
 static XoJob *
 gst_cl_crossover_prepare (GstClCrossover * self, guint bands, GError ** err)
 {
-  const GstAudioFormat fmt = GST_AUDIO_INFO_FORMAT (&self->stream.in_info);
+  /* the format the host conversion carries the stream in (gstclredge.h) */
+  const GstAudioFormat fmt =
+      gst_clr_edge_work_format (GST_AUDIO_INFO_FORMAT (&self->stream.in_info));
   const gint rate = GST_AUDIO_INFO_RATE (&self->stream.in_info);
   XoJob *job = g_new0 (XoJob, 1);
   gchar *why = NULL;
