@@ -68,7 +68,7 @@
  * -133 dB.
  *
  * Every kernel's output must stay the same to the bit through a change
- * that is not meant to change it (bench/lab/kernel-md5.sh checks): keep
+ * that is not meant to change it (bench/kernel-md5.sh checks): keep
  * each product and sum, their order and whether a multiply and an add are
  * one expression (the compiler may fuse those).
  */

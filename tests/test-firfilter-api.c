@@ -17,11 +17,11 @@
 /* F32 against the float64 reference, absolute (full scale 1.0): the
  * output's own rounding to float is at most 3e-8 at the levels here
  * (|y| < 0.5), the engine's float transforms add about 2.5e-7 of the RMS
- * (README: 1.8e-7 ... 3.0e-7 measured), 5e-8 at an RMS of 0.2. 1e-6 holds
+ * (docs/elements.md: 1.8e-7 ... 3.0e-7 measured), 5e-8 at an RMS of 0.2. 1e-6 holds
  * that ten times over; a filter not used from the first frame, a
  * crossfade, a frame's misalignment or a wrong filter are 1e-2 and more. */
 #define F32_ABS 1e-6
-/* F64: double transforms, errors of 1e-14 of the RMS (README) */
+/* F64: double transforms, errors of 1e-14 of the RMS (docs/elements.md) */
 #define F64_ABS 1e-12
 
 /* CLRESAMPLE_NO_FP64 (or a device without doubles): F32 where F64 would

@@ -2,8 +2,8 @@
  * quality while playing designs the new filter and sets up its engine on a
  * thread of its own (gstclrbuilder.h) while the old filter plays on; the
  * streaming thread only swaps them. Here in real time: a live source, the
- * million-tap filter of the README's M-Scaler example, and the arrival of
- * every output buffer timed on the wall clock. Real elements, the real
+ * million-tap filter of the M-Scaler example (docs/elements.md), and the
+ * arrival of every output buffer timed on the wall clock. Real elements, the real
  * OpenCL device. */
 #include <string.h>
 #include <gst/gst.h>

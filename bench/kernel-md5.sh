@@ -3,9 +3,11 @@
 # matrix of deterministic pipelines through clresample and writes one md5
 # of the raw output per pipeline, with the kernel each one ran. Run it before
 # and after a change to the kernels and diff the two lists: a refactor that
-# is meant to keep every sample must leave the list unchanged.
+# is meant to keep every sample must leave the list unchanged. About 20
+# minutes on two shared cores (docs/design.md, "The kernel family, in one
+# file").
 #
-#   bash bench/lab/kernel-md5.sh [LIST]      (default: build/kernel-md5.txt)
+#   bash bench/kernel-md5.sh [LIST]      (default: build/kernel-md5.txt)
 #
 # env: KMD5_VARIANTS  a grep -E pattern: only the variants whose name matches
 #      KMD5_NO_BUILD  1: use the build as it is
@@ -23,7 +25,7 @@
 # md5 does not depend on how clresample cut its buffers. Each kernel's name
 # comes from the engine's log (GST_DEBUG=clresample-engine:4).
 set -euo pipefail
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 list=${1:-build/kernel-md5.txt}
 python=/usr/bin/python3         # has numpy
