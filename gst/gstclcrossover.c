@@ -50,7 +50,7 @@
 #include "gstclcrossover.h"
 #include "gstclrbuilder.h"
 #include "gstclrcommon.h"
-#include "gstclrfirstream.h"
+#include "gstclrfirbase.h"
 #include "core/clr-conv.h"
 #include "core/clr-crossover-design.h"
 
@@ -103,7 +103,7 @@ typedef struct
 
 struct _GstClCrossover
 {
-  GstBaseTransform parent;
+  GstClrFirBase parent;
 
   /* properties, under the object lock */
   NumList freqs, gains, delays;
@@ -116,7 +116,6 @@ struct _GstClCrossover
 
   /* streaming state: the streaming thread, start/stop and set_caps; the
    * device (stream.device) set under the object lock */
-  GstClrFirStream stream;
   guint bands;                  /* of the stream's filters */
   guint stream_taps;            /* taps of the stream's designs */
   guint active_serial;          /* the design the stream runs */
@@ -126,7 +125,9 @@ struct _GstClCrossover
 };
 
 #define gst_cl_crossover_parent_class parent_class
-G_DEFINE_TYPE (GstClCrossover, gst_cl_crossover, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE (GstClCrossover, gst_cl_crossover, GST_TYPE_CLR_FIR_BASE);
+
+static void reset_run (GstClrFirBase * base);
 GST_ELEMENT_REGISTER_DEFINE (clcrossover, "clcrossover", GST_RANK_NONE,
     GST_TYPE_CL_CROSSOVER);
 
@@ -141,21 +142,8 @@ static GstCaps *gst_cl_crossover_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cl_crossover_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
-static gboolean gst_cl_crossover_transform_size (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
-    gsize * othersize);
 static void gst_cl_crossover_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
-static GstFlowReturn gst_cl_crossover_transform (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer * outbuf);
-static GstFlowReturn gst_cl_crossover_generate_output (GstBaseTransform *
-    trans, GstBuffer ** outbuf);
-static GstFlowReturn gst_cl_crossover_submit_input_buffer (GstBaseTransform *
-    trans, gboolean is_discont, GstBuffer * input);
-static gboolean gst_cl_crossover_sink_event (GstBaseTransform * trans,
-    GstEvent * event);
-static gboolean gst_cl_crossover_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
 
 /* ---- number lists ------------------------------------------------------- */
 
@@ -277,17 +265,9 @@ gst_cl_crossover_class_init (GstClCrossoverClass * klass)
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cl_crossover_transform_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cl_crossover_set_caps);
-  trans_class->transform_size =
-      GST_DEBUG_FUNCPTR (gst_cl_crossover_transform_size);
+  GST_CLR_FIR_BASE_CLASS (klass)->reset_run = reset_run;
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cl_crossover_before_transform);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_crossover_transform);
-  trans_class->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_cl_crossover_submit_input_buffer);
-  trans_class->generate_output =
-      GST_DEBUG_FUNCPTR (gst_cl_crossover_generate_output);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_crossover_sink_event);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_crossover_query);
 }
 
 static void xo_job_build (gpointer job);
@@ -296,7 +276,6 @@ static void xo_job_free (gpointer job);
 static void
 gst_cl_crossover_init (GstClCrossover * self)
 {
-  self->stream.owner = GST_OBJECT (self);
   num_list_set (&self->freqs, DEFAULT_FREQUENCIES, "frequencies");
   num_list_set (&self->gains, "", "gains");
   num_list_set (&self->delays, "", "delays");
@@ -304,9 +283,9 @@ gst_cl_crossover_init (GstClCrossover * self)
   self->stopband = DEFAULT_STOPBAND;
   self->block_size = DEFAULT_BLOCK_SIZE;
   self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
-  self->stream.t0 = GST_CLOCK_TIME_NONE;
-  gst_audio_info_init (&self->stream.in_info);
-  gst_audio_info_init (&self->stream.out_info);
+  self->parent.stream.t0 = GST_CLOCK_TIME_NONE;
+  gst_audio_info_init (&self->parent.stream.in_info);
+  gst_audio_info_init (&self->parent.stream.out_info);
   gst_clr_builder_init (&self->builder, "clr-xo-build", xo_job_build,
       xo_job_free);
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
@@ -405,8 +384,8 @@ gst_cl_crossover_get_property (GObject * object, guint prop_id,
       g_value_set_string (value, self->device_spec);
       break;
     case PROP_DEVICE_NAME:
-      g_value_set_string (value, self->stream.device ?
-          clr_device_get_name (self->stream.device) : NULL);
+      g_value_set_string (value, self->parent.stream.device ?
+          clr_device_get_name (self->parent.stream.device) : NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -462,7 +441,8 @@ static gsize
 hist_frames (GstClCrossover * self, guint taps)
 {
   return taps + (gsize) ceil (DELAY_MAX_MS / 1000.0 *
-      GST_AUDIO_INFO_RATE (&self->stream.in_info)) - 1 + self->stream.block;
+      GST_AUDIO_INFO_RATE (&self->parent.stream.in_info)) - 1 +
+      self->parent.stream.block;
 }
 
 /* How far behind the engine's output its input lies for the top band:
@@ -470,7 +450,7 @@ hist_frames (GstClCrossover * self, guint taps)
 static gsize
 mix_lag (GstClCrossover * self)
 {
-  return self->stream.block + (self->stream_taps - 1) / 2;
+  return self->parent.stream.block + (self->stream_taps - 1) / 2;
 }
 
 /* The input frames a mix reaches back at most: its lag and the longest
@@ -479,7 +459,7 @@ static gsize
 mix_reach_max (GstClCrossover * self)
 {
   return mix_lag (self) + (gsize) ceil (DELAY_MAX_MS / 1000.0 *
-      GST_AUDIO_INFO_RATE (&self->stream.in_info));
+      GST_AUDIO_INFO_RATE (&self->parent.stream.in_info));
 }
 
 /* A design for the builder's thread (gstclrbuilder.h), or for set_caps
@@ -565,9 +545,9 @@ static XoJob *
 gst_cl_crossover_prepare (GstClCrossover * self, guint bands, GError ** err)
 {
   /* the format the host conversion carries the stream in (gstclredge.h) */
-  const GstAudioFormat fmt =
-      gst_clr_edge_work_format (GST_AUDIO_INFO_FORMAT (&self->stream.in_info));
-  const gint rate = GST_AUDIO_INFO_RATE (&self->stream.in_info);
+  const GstAudioFormat fmt = gst_clr_edge_work_format
+      (GST_AUDIO_INFO_FORMAT (&self->parent.stream.in_info));
+  const gint rate = GST_AUDIO_INFO_RATE (&self->parent.stream.in_info);
   XoJob *job = g_new0 (XoJob, 1);
   gchar *why = NULL;
   guint i;
@@ -620,33 +600,33 @@ gst_cl_crossover_prepare (GstClCrossover * self, guint bands, GError ** err)
   job->spec.gains_db = NULL;
   job->spec.delays = NULL;
 
-  job->device = clr_device_ref (self->stream.device);
-  job->cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->stream.in_info);
-  job->cfg.block = self->stream.block;
-  job->cfg.format = self->stream.cfmt;
+  job->device = clr_device_ref (self->parent.stream.device);
+  job->cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->parent.stream.in_info);
+  job->cfg.block = self->parent.stream.block;
+  job->cfg.format = self->parent.stream.cfmt;
   job->cfg.n_filters = bands - 1;
   job->cfg.outputs = bands - 1;
   job->cfg.history = hist_frames (self, job->spec.taps);
   /* as clfirfilter: the bands' planes interleaved band-major are the
    * output's channel order */
-  job->cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->stream.in_info) ==
+  job->cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->parent.stream.in_info) ==
       GST_AUDIO_LAYOUT_INTERLEAVED;
   /* the mix reads the bands frame by frame either way; on CPUs each
    * band's transform then writes a plane of its own (clr-conv.h) */
   job->cfg.planar_outputs = clr_knob_or (clr_tuning_get ()->xo_planes,
-      !clr_device_is_gpu (self->stream.device)) != 0;
+      !clr_device_is_gpu (self->parent.stream.device)) != 0;
   /* The bands sum to the input by construction, whatever the
    * transforms' precision: on CPUs, where float transforms are 1.5x
    * faster, they serve float and 16-bit samples (a band's error ~1e-6
    * of the RMS instead of ~3e-7, docs/crossover.md); 24- and 32-bit
    * integers keep errors under their last bit, and GPUs, where double
    * costs little, keep double. */
-  job->cfg.float_transforms = !clr_device_is_gpu (self->stream.device)
+  job->cfg.float_transforms = !clr_device_is_gpu (self->parent.stream.device)
       && (fmt == GST_AUDIO_FORMAT_F32 || fmt == GST_AUDIO_FORMAT_S16);
   job->mix_lag = mix_lag (self);
-  job->in_info = self->stream.in_info;
-  job->out_info = self->stream.out_info;
-  job->block = self->stream.block;
+  job->in_info = self->parent.stream.in_info;
+  job->out_info = self->parent.stream.out_info;
+  job->block = self->parent.stream.block;
   job->stream_taps = self->stream_taps;
   return job;
 
@@ -737,7 +717,8 @@ gst_cl_crossover_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   GstClCrossover *self = GST_CL_CROSSOVER (trans);
-  const guint bands = self->stream.conv ? self->bands : bands_asked (self);
+  const guint bands = self->parent.stream.conv ? self->bands :
+      bands_asked (self);
   GstCaps *res = gst_caps_new_empty ();
   guint i;
 
@@ -762,7 +743,7 @@ gst_cl_crossover_transform_caps (GstBaseTransform * trans,
     res = tmp;
   }
   GST_OBJECT_LOCK (self);
-  res = gst_clr_caps_for_device (res, self->stream.device);
+  res = gst_clr_caps_for_device (res, self->parent.stream.device);
   GST_OBJECT_UNLOCK (self);
   GST_DEBUG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "sink" : "src", caps, res);
@@ -773,7 +754,7 @@ static void
 gst_cl_crossover_reset_stream (GstClCrossover * self)
 {
   /* the filters' delay: taps changes wait for the next caps */
-  gst_clr_fir_stream_reset (&self->stream, self->stream.conv ?
+  gst_clr_fir_stream_reset (&self->parent.stream, self->parent.stream.conv ?
       (self->stream_taps - 1) / 2 : 0);
 }
 
@@ -789,19 +770,23 @@ gst_cl_crossover_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   guint bands, block_size, taps, serial;
   gsize n_taps = 0;
 
-  if (!self->stream.device || !gst_audio_info_from_caps (&in, incaps)
+  if (!self->parent.stream.device || !gst_audio_info_from_caps (&in, incaps)
       || !gst_audio_info_from_caps (&out, outcaps))
     return FALSE;
   bands = GST_AUDIO_INFO_CHANNELS (&out) / GST_AUDIO_INFO_CHANNELS (&in);
+  /* what GstAudioFilter clips the input to the segment with (its own
+   * set_caps, which this replaces, would set it) */
+  GST_AUDIO_FILTER (self)->info = in;
   /* the same caps again (a renegotiation): the stream goes on */
-  if (self->stream.conv && gst_audio_info_is_equal (&in,
-          &self->stream.in_info) && gst_audio_info_is_equal (&out,
-          &self->stream.out_info))
+  if (self->parent.stream.conv && gst_audio_info_is_equal (&in,
+          &self->parent.stream.in_info) && gst_audio_info_is_equal (&out,
+          &self->parent.stream.out_info))
     return TRUE;
-  gst_clr_fir_stream_clear (&self->stream);
-  self->stream.in_info = in;
-  self->stream.out_info = out;
-  self->stream.cfmt = gst_clr_fir_stream_format (self->stream.device,
+  gst_clr_fir_stream_clear (&self->parent.stream);
+  self->parent.stream.in_info = in;
+  self->parent.stream.out_info = out;
+  self->parent.stream.cfmt =
+      gst_clr_fir_stream_format (self->parent.stream.device,
       GST_AUDIO_INFO_FORMAT (&in));
   self->bands = bands;
   GST_OBJECT_LOCK (self);
@@ -809,23 +794,25 @@ gst_cl_crossover_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   taps = self->taps;
   GST_OBJECT_UNLOCK (self);
   self->stream_taps = taps;
-  self->stream.block = gst_clr_fir_stream_choose_block (self->stream.device,
+  self->parent.stream.block =
+      gst_clr_fir_stream_choose_block (self->parent.stream.device,
       block_size, taps);
   conv = gst_cl_crossover_build (self, bands, &mix, &n_taps, &serial, &err);
   if (!conv)
     goto failed;
   self->active_serial = serial;
-  gst_clr_fir_stream_setup (&self->stream, conv, n_taps);
-  if (!gst_clr_fir_stream_set_mix (&self->stream, mix, mix_reach_max (self),
-          &err))
+  gst_clr_fir_stream_setup (&self->parent.stream, conv, n_taps);
+  if (!gst_clr_fir_stream_set_mix (&self->parent.stream, mix,
+          mix_reach_max (self), &err))
     goto failed;
   gst_cl_crossover_reset_stream (self);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_latency (GST_OBJECT (self)));
   GST_INFO_OBJECT (self, "%u channels in %u bands, %" G_GSIZE_FORMAT " taps, "
       "blocks of %u frames, %s on '%s'", GST_AUDIO_INFO_CHANNELS (&in), bands,
-      n_taps, self->stream.block, self->stream.cfmt == CLR_CONV_F64 ?
-      "F64" : "F32", clr_device_get_name (self->stream.device));
+      n_taps, self->parent.stream.block,
+      self->parent.stream.cfmt == CLR_CONV_F64 ? "F64" : "F32",
+      clr_device_get_name (self->parent.stream.device));
   return TRUE;
 
 failed:
@@ -834,9 +821,9 @@ failed:
       ("%u channels, %u bands, %s, device '%s'",
           GST_AUDIO_INFO_CHANNELS (&in), bands,
           gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (&in)),
-          clr_device_get_name (self->stream.device)));
+          clr_device_get_name (self->parent.stream.device)));
   g_error_free (err);
-  gst_clr_fir_stream_clear (&self->stream);
+  gst_clr_fir_stream_clear (&self->parent.stream);
   return FALSE;
 }
 
@@ -846,7 +833,7 @@ gst_cl_crossover_start (GstBaseTransform * trans)
   GstClCrossover *self = GST_CL_CROSSOVER (trans);
 
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-      &self->stream.device, NULL);
+      &self->parent.stream.device, NULL);
 }
 
 static gboolean
@@ -856,10 +843,10 @@ gst_cl_crossover_stop (GstBaseTransform * trans)
 
   /* a design still being built belongs to this run */
   gst_clr_builder_cancel (&self->builder);
-  gst_clr_fir_stream_clear (&self->stream);
-  gst_clr_close_device (GST_ELEMENT (self), &self->stream.device);
-  gst_audio_info_init (&self->stream.in_info);
-  gst_audio_info_init (&self->stream.out_info);
+  gst_clr_fir_stream_clear (&self->parent.stream);
+  gst_clr_close_device (GST_ELEMENT (self), &self->parent.stream.device);
+  gst_audio_info_init (&self->parent.stream.in_info);
+  gst_audio_info_init (&self->parent.stream.out_info);
   GST_OBJECT_LOCK (self);
   self->transition = 0;
   GST_OBJECT_UNLOCK (self);
@@ -869,17 +856,16 @@ gst_cl_crossover_stop (GstBaseTransform * trans)
 /* ---- the stream ------------------------------------------------------- */
 
 static void
-reset_run (GstBaseTransform * trans)
+reset_run (GstClrFirBase * base)
 {
-  gst_cl_crossover_reset_stream (GST_CL_CROSSOVER (trans));
+  gst_cl_crossover_reset_stream (GST_CL_CROSSOVER (base));
 }
 
 /* Pushes the frames the stream still owes (N in, N out) and resets. */
 static GstFlowReturn
 gst_cl_crossover_drain (GstClCrossover * self)
 {
-  return gst_clr_fir_stream_drain_push (GST_BASE_TRANSFORM (self),
-      &self->stream, reset_run);
+  return gst_clr_fir_base_drain (GST_CLR_FIR_BASE (self));
 }
 
 /* The design last asked for goes to the builder's thread; a design that
@@ -913,18 +899,19 @@ gst_cl_crossover_apply (GstClCrossover * self, GstBuffer * buf)
   GError *err = NULL;
   XoJob *job;
 
-  if (self->stream.old_conv)
+  if (self->parent.stream.old_conv)
     return;
   if (gst_clr_builder_busy (&self->builder))
     gst_clr_builder_wait (&self->builder, GST_BASE_TRANSFORM (self), buf);
   job = gst_clr_builder_take (&self->builder);
   if (!job)
     return;
-  if (!gst_audio_info_is_equal (&job->in_info, &self->stream.in_info)
-      || !gst_audio_info_is_equal (&job->out_info, &self->stream.out_info)
-      || job->block != self->stream.block
+  if (!gst_audio_info_is_equal (&job->in_info, &self->parent.stream.in_info)
+      || !gst_audio_info_is_equal (&job->out_info,
+          &self->parent.stream.out_info)
+      || job->block != self->parent.stream.block
       || job->stream_taps != self->stream_taps
-      || job->device != self->stream.device) {
+      || job->device != self->parent.stream.device) {
     /* made for a stream that new caps replaced: again, for this one */
     xo_job_free (job);
     gst_cl_crossover_queue_design (self);
@@ -936,13 +923,15 @@ gst_cl_crossover_apply (GstClCrossover * self, GstBuffer * buf)
     goto failed;
   }
   /* the swap takes the engine and the mix, and frees them if it fails */
-  if (!gst_clr_fir_stream_swap (&self->stream, g_steal_pointer (&job->conv),
-          g_steal_pointer (&job->mix), job->n_taps, &err))
+  if (!gst_clr_fir_stream_swap (&self->parent.stream,
+          g_steal_pointer (&job->conv), g_steal_pointer (&job->mix),
+          job->n_taps, &err))
     goto failed;
   self->active_serial = job->serial;
   gst_cl_crossover_set_transition (self, job->transition);
   GST_DEBUG_OBJECT (self, "new design %u: %" G_GSIZE_FORMAT " taps%s",
-      job->serial, job->n_taps, self->stream.old_conv ? ", crossfading" : "");
+      job->serial, job->n_taps,
+      self->parent.stream.old_conv ? ", crossfading" : "");
   xo_job_free (job);
   return;
 
@@ -954,17 +943,6 @@ failed:
   xo_job_free (job);
 }
 
-static gboolean
-gst_cl_crossover_transform_size (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
-    gsize * othersize)
-{
-  GstClCrossover *self = GST_CL_CROSSOVER (trans);
-
-  return gst_clr_fir_stream_transform_size (&self->stream, direction, caps,
-      size, othercaps, othersize);
-}
-
 /* Runs before basetransform sizes the output buffer: a discontinuity that
  * drains the old run, or a new design, comes first. */
 static void
@@ -973,11 +951,11 @@ gst_cl_crossover_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   GstClCrossover *self = GST_CL_CROSSOVER (trans);
   gboolean changed;
 
-  if (!self->stream.conv)
+  if (!self->parent.stream.conv)
     return;
-  if (self->stream.started && gst_clr_is_discont (GST_ELEMENT (self), buf,
-          self->stream.t0, self->stream.in_total,
-          GST_AUDIO_INFO_RATE (&self->stream.in_info)))
+  if (self->parent.stream.started && gst_clr_is_discont (GST_ELEMENT (self),
+          buf, self->parent.stream.t0, self->parent.stream.in_total,
+          GST_AUDIO_INFO_RATE (&self->parent.stream.in_info)))
     gst_cl_crossover_drain (self);
   GST_OBJECT_LOCK (self);
   changed = self->design_changed;
@@ -989,47 +967,3 @@ gst_cl_crossover_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   gst_cl_crossover_apply (self, buf);
 }
 
-static GstFlowReturn
-gst_cl_crossover_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
-{
-  return gst_clr_fir_stream_transform (trans,
-      &GST_CL_CROSSOVER (trans)->stream, inbuf, outbuf);
-}
-
-/* Input that completes no output frame yet is no loss */
-static GstFlowReturn
-gst_cl_crossover_generate_output (GstBaseTransform * trans,
-    GstBuffer ** outbuf)
-{
-  return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
-      trans, outbuf);
-}
-
-static GstFlowReturn
-gst_cl_crossover_submit_input_buffer (GstBaseTransform * trans,
-    gboolean is_discont, GstBuffer * input)
-{
-  return gst_clr_fir_stream_submit_input (GST_BASE_TRANSFORM_CLASS
-      (parent_class), trans, &GST_CL_CROSSOVER (trans)->stream, is_discont,
-      input);
-}
-
-static gboolean
-gst_cl_crossover_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  return gst_clr_fir_stream_sink_event (GST_BASE_TRANSFORM_CLASS
-      (parent_class), trans, &GST_CL_CROSSOVER (trans)->stream, reset_run,
-      event);
-}
-
-/* Latency: D = B + the compensated delay, what output frame t waits
- * for. */
-static gboolean
-gst_cl_crossover_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  return gst_clr_fir_stream_query (GST_BASE_TRANSFORM_CLASS
-      (parent_class), trans, &GST_CL_CROSSOVER (trans)->stream, direction,
-      query);
-}

@@ -4,13 +4,13 @@
 #define __GST_CL_CROSSOVER_H__
 
 #include <gst/gst.h>
-#include <gst/base/gstbasetransform.h>
+#include "gstclrfirbase.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CL_CROSSOVER (gst_cl_crossover_get_type ())
 G_DECLARE_FINAL_TYPE (GstClCrossover, gst_cl_crossover, GST, CL_CROSSOVER,
-    GstBaseTransform);
+    GstClrFirBase);
 
 GST_ELEMENT_REGISTER_DECLARE (clcrossover);
 

@@ -85,7 +85,7 @@
 #include <string.h>
 #include "gstclfirfilter.h"
 #include "gstclrcommon.h"
-#include "gstclrfirstream.h"
+#include "gstclrfirbase.h"
 #include "core/clr-conv.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_fir_filter_debug);
@@ -163,7 +163,7 @@ typedef struct
 
 struct _GstClFirFilter
 {
-  GstAudioFilter parent;
+  GstClrFirBase parent;
 
   /* properties, under the object lock */
   FirTaps *filter;              /* what kernel or location gave last */
@@ -188,7 +188,6 @@ struct _GstClFirFilter
 
   /* streaming state: the streaming thread, start/stop and setup; the
    * device (stream.device) set under the object lock */
-  GstClrFirStream stream;
   GstAudioInfo info;
   FirTaps *active;              /* the filter the stream runs */
   guint64 latency_in_use;
@@ -203,7 +202,9 @@ struct _GstClFirFilter
 };
 
 #define gst_cl_fir_filter_parent_class parent_class
-G_DEFINE_TYPE (GstClFirFilter, gst_cl_fir_filter, GST_TYPE_AUDIO_FILTER);
+G_DEFINE_TYPE (GstClFirFilter, gst_cl_fir_filter, GST_TYPE_CLR_FIR_BASE);
+
+static void reset_run (GstClrFirBase * base);
 GST_ELEMENT_REGISTER_DEFINE (clfirfilter, "clfirfilter", GST_RANK_NONE,
     GST_TYPE_CL_FIR_FILTER);
 
@@ -218,21 +219,8 @@ static GstCaps *gst_cl_fir_filter_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_cl_fir_filter_setup (GstAudioFilter * filter,
     const GstAudioInfo * info);
-static gboolean gst_cl_fir_filter_transform_size (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
-    gsize * othersize);
 static void gst_cl_fir_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
-static GstFlowReturn gst_cl_fir_filter_transform (GstBaseTransform * trans,
-    GstBuffer * inbuf, GstBuffer * outbuf);
-static GstFlowReturn gst_cl_fir_filter_generate_output (GstBaseTransform *
-    trans, GstBuffer ** outbuf);
-static GstFlowReturn gst_cl_fir_filter_submit_input_buffer (GstBaseTransform *
-    trans, gboolean is_discont, GstBuffer * input);
-static gboolean gst_cl_fir_filter_sink_event (GstBaseTransform * trans,
-    GstEvent * event);
-static gboolean gst_cl_fir_filter_query (GstBaseTransform * trans,
-    GstPadDirection direction, GstQuery * query);
 static GstStateChangeReturn gst_cl_fir_filter_change_state (GstElement *
     element, GstStateChange transition);
 static void gst_cl_fir_filter_reset_stream (GstClFirFilter * self);
@@ -824,18 +812,10 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_stop);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform_caps);
-  trans_class->transform_size =
-      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform_size);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cl_fir_filter_before_transform);
-  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform);
-  trans_class->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_submit_input_buffer);
-  trans_class->generate_output =
-      GST_DEBUG_FUNCPTR (gst_cl_fir_filter_generate_output);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_sink_event);
-  trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_query);
   filter_class->setup = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_setup);
+  GST_CLR_FIR_BASE_CLASS (klass)->reset_run = reset_run;
 }
 
 static void
@@ -844,7 +824,6 @@ gst_cl_fir_filter_init (GstClFirFilter * self)
   GValue one = G_VALUE_INIT;
   GValueArray *va;
 
-  self->stream.owner = GST_OBJECT (self);
 
   /* audiofirfilter's default: one tap of 1, the identity */
   G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
@@ -863,7 +842,7 @@ gst_cl_fir_filter_init (GstClFirFilter * self)
   self->drain_on_changes = DEFAULT_DRAIN_ON_CHANGES;
   self->low_latency = DEFAULT_LOW_LATENCY;
   self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
-  self->stream.t0 = GST_CLOCK_TIME_NONE;
+  self->parent.stream.t0 = GST_CLOCK_TIME_NONE;
   gst_audio_info_init (&self->info);
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -998,8 +977,8 @@ gst_cl_fir_filter_get_property (GObject * object, guint prop_id,
       g_value_set_string (value, self->device_spec);
       break;
     case PROP_DEVICE_NAME:
-      g_value_set_string (value, self->stream.device ?
-          clr_device_get_name (self->stream.device) : NULL);
+      g_value_set_string (value, self->parent.stream.device ?
+          clr_device_get_name (self->parent.stream.device) : NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1013,7 +992,8 @@ hist_frames (GstClFirFilter * self, const FirTaps * taps)
 {
   /* the input kept for a new filter is that of a filter of at least
    * CLR_FIR_HISTORY_TAPS taps */
-  return MAX (taps->n_taps, CLR_FIR_HISTORY_TAPS) - 1 + self->stream.block;
+  return MAX (taps->n_taps, CLR_FIR_HISTORY_TAPS) - 1 +
+      self->parent.stream.block;
 }
 
 /* ---- set-up ----------------------------------------------------------- */
@@ -1021,7 +1001,7 @@ hist_frames (GstClFirFilter * self, const FirTaps * taps)
 static void
 gst_cl_fir_filter_free_conv (GstClFirFilter * self)
 {
-  gst_clr_fir_stream_clear (&self->stream);
+  gst_clr_fir_stream_clear (&self->parent.stream);
   g_clear_pointer (&self->active, fir_taps_unref);
 }
 
@@ -1046,8 +1026,8 @@ gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
     return NULL;
   }
   cfg.channels = ch;
-  cfg.block = self->stream.block;
-  cfg.format = self->stream.cfmt;
+  cfg.block = self->parent.stream.block;
+  cfg.format = self->parent.stream.cfmt;
   cfg.taps = (const double *const *) taps->taps;
   cfg.n_taps = taps->n_taps;
   cfg.n_filters = taps->n_filters;
@@ -1056,7 +1036,7 @@ gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
    * buffers then go in and out whole (gstclrfirstream.c) */
   cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
       GST_AUDIO_LAYOUT_INTERLEAVED;
-  conv = clr_conv_new (self->stream.device, &cfg, err);
+  conv = clr_conv_new (self->parent.stream.device, &cfg, err);
   if (conv && taps->rate > 0 && taps->rate != GST_AUDIO_INFO_RATE (&self->info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The filter file %s was "
             "recorded at %d Hz, the stream runs at %d Hz: its taps are used "
@@ -1082,15 +1062,17 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   if (GST_AUDIO_FILTER_RATE (filter) != GST_AUDIO_INFO_RATE (info))
     g_signal_emit (self, gst_cl_fir_filter_signals[SIGNAL_RATE_CHANGED], 0,
         GST_AUDIO_INFO_RATE (info));
-  if (!self->stream.device)
+  if (!self->parent.stream.device)
     return FALSE;
   /* the same format again (basetransform renegotiating after a
    * RECONFIGURE): the stream goes on */
-  if (self->stream.conv && gst_audio_info_is_equal (info, &self->info))
+  if (self->parent.stream.conv && gst_audio_info_is_equal (info, &self->info))
     return TRUE;
   gst_cl_fir_filter_free_conv (self);
-  self->info = self->stream.in_info = self->stream.out_info = *info;
-  self->stream.cfmt = gst_clr_fir_stream_format (self->stream.device, fmt);
+  self->info = self->parent.stream.in_info = *info;
+  self->parent.stream.out_info = *info;
+  self->parent.stream.cfmt =
+      gst_clr_fir_stream_format (self->parent.stream.device, fmt);
 
   GST_OBJECT_LOCK (self);
   /* a file still loading is waited for, so that the first buffer is
@@ -1108,19 +1090,20 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   block_size = self->low_latency ? CLR_CONV_BLOCK_MIN : self->block_size;
   GST_OBJECT_UNLOCK (self);
 
-  self->stream.block = gst_clr_fir_stream_choose_block (self->stream.device,
+  self->parent.stream.block =
+      gst_clr_fir_stream_choose_block (self->parent.stream.device,
       block_size, taps->n_taps);
   conv = gst_cl_fir_filter_build_conv (self, taps, &err);
   if (!conv)
     goto failed;
   self->active = taps;
-  gst_clr_fir_stream_setup (&self->stream, conv, taps->n_taps);
+  gst_clr_fir_stream_setup (&self->parent.stream, conv, taps->n_taps);
   gst_cl_fir_filter_reset_stream (self);
   GST_INFO_OBJECT (self, "%u channels, %" G_GSIZE_FORMAT " taps x %u "
       "filter(s) from %s, blocks of %u frames, %s on '%s'", ch, taps->n_taps,
-      taps->n_filters, taps->origin, self->stream.block,
-      self->stream.cfmt == CLR_CONV_F64 ? "F64" : "F32",
-      clr_device_get_name (self->stream.device));
+      taps->n_filters, taps->origin, self->parent.stream.block,
+      self->parent.stream.cfmt == CLR_CONV_F64 ? "F64" : "F32",
+      clr_device_get_name (self->parent.stream.device));
   return TRUE;
 
 failed:
@@ -1129,7 +1112,7 @@ failed:
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("clfirfilter cannot filter this stream: %s", err->message),
         ("%u channels, %s, device '%s'", ch, gst_audio_format_to_string (fmt),
-            clr_device_get_name (self->stream.device)));
+            clr_device_get_name (self->parent.stream.device)));
   self->refused_info = *info;
   if (self->refused_taps != taps) {
     g_clear_pointer (&self->refused_taps, fir_taps_unref);
@@ -1158,7 +1141,7 @@ gst_cl_fir_filter_start (GstBaseTransform * trans)
   fir_taps_unref (old);
   fir_load_jobs_join (ended);
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-      &self->stream.device, NULL);
+      &self->parent.stream.device, NULL);
 }
 
 static gboolean
@@ -1189,7 +1172,7 @@ gst_cl_fir_filter_stop (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
 
   gst_cl_fir_filter_free_conv (self);
-  gst_clr_close_device (GST_ELEMENT (self), &self->stream.device);
+  gst_clr_close_device (GST_ELEMENT (self), &self->parent.stream.device);
   gst_audio_info_init (&self->info);
   g_clear_pointer (&self->refused_taps, fir_taps_unref);
   self->posted_delay = 0;
@@ -1232,7 +1215,7 @@ gst_cl_fir_filter_transform_caps (GstBaseTransform * trans,
 
   GST_OBJECT_LOCK (trans);
   res = gst_clr_caps_for_device (res,
-      GST_CL_FIR_FILTER (trans)->stream.device);
+      GST_CL_FIR_FILTER (trans)->parent.stream.device);
   GST_OBJECT_UNLOCK (trans);
   return res;
 }
@@ -1249,13 +1232,13 @@ gst_cl_fir_filter_reset_stream (GstClFirFilter * self)
   latency = self->latency;
   GST_OBJECT_UNLOCK (self);
   self->latency_in_use = latency;
-  gst_clr_fir_stream_reset (&self->stream, latency);
+  gst_clr_fir_stream_reset (&self->parent.stream, latency);
   /* the latency query's answer changed (the block, the compensated delay
    * or the rate; or it had none: a live pipeline asks before the caps):
    * the pipeline asks again */
-  if (self->stream.conv && rate > 0 && (self->stream.delay !=
+  if (self->parent.stream.conv && rate > 0 && (self->parent.stream.delay !=
           self->posted_delay || rate != self->posted_rate)) {
-    self->posted_delay = self->stream.delay;
+    self->posted_delay = self->parent.stream.delay;
     self->posted_rate = rate;
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
@@ -1263,17 +1246,16 @@ gst_cl_fir_filter_reset_stream (GstClFirFilter * self)
 }
 
 static void
-reset_run (GstBaseTransform * trans)
+reset_run (GstClrFirBase * base)
 {
-  gst_cl_fir_filter_reset_stream (GST_CL_FIR_FILTER (trans));
+  gst_cl_fir_filter_reset_stream (GST_CL_FIR_FILTER (base));
 }
 
 /* Pushes the frames the stream still owes (N in, N out) and resets. */
 static GstFlowReturn
 gst_cl_fir_filter_drain (GstClFirFilter * self)
 {
-  return gst_clr_fir_stream_drain_push (GST_BASE_TRANSFORM (self),
-      &self->stream, reset_run);
+  return gst_clr_fir_base_drain (GST_CLR_FIR_BASE (self));
 }
 
 /* The filter last set takes over: a new convolution primed with the kept
@@ -1287,7 +1269,7 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
   ClrConv *conv;
   GError *err = NULL;
 
-  if (self->stream.old_conv)
+  if (self->parent.stream.old_conv)
     return;
   GST_OBJECT_LOCK (self);
   taps = fir_taps_ref (self->filter);
@@ -1300,14 +1282,14 @@ gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
   conv = gst_cl_fir_filter_build_conv (self, taps, &err);
   /* primed with max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames at
    * most: exact for a filter no longer than both */
-  if (!conv || !gst_clr_fir_stream_swap (&self->stream, conv, NULL, taps->n_taps,
-          &err))
+  if (!conv || !gst_clr_fir_stream_swap (&self->parent.stream, conv, NULL,
+          taps->n_taps, &err))
     goto failed;
   fir_taps_unref (self->active);
   self->active = taps;
   GST_INFO_OBJECT (self, "new filter: %" G_GSIZE_FORMAT " taps x %u from %s"
       "%s", taps->n_taps, taps->n_filters, taps->origin,
-      self->stream.old_conv ? ", crossfading" : "");
+      self->parent.stream.old_conv ? ", crossfading" : "");
   return;
 
 failed:
@@ -1316,17 +1298,6 @@ failed:
           err->message), (NULL));
   g_error_free (err);
   fir_taps_unref (taps);
-}
-
-static gboolean
-gst_cl_fir_filter_transform_size (GstBaseTransform * trans,
-    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
-    gsize * othersize)
-{
-  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
-
-  return gst_clr_fir_stream_transform_size (&self->stream, direction, caps,
-      size, othercaps, othersize);
 }
 
 /* Whether `buf` is due: the clock has come within CLR_FIR_LOAD_MARGIN of
@@ -1393,11 +1364,11 @@ gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   gboolean changed, drain_on_changes;
   guint64 latency;
 
-  if (!self->stream.conv)
+  if (!self->parent.stream.conv)
     return;
   /* the old run ends with the old filter; a new one starts with the new */
-  if (self->stream.started && gst_clr_is_discont (GST_ELEMENT (self), buf,
-          self->stream.t0, self->stream.in_total,
+  if (self->parent.stream.started && gst_clr_is_discont (GST_ELEMENT (self),
+          buf, self->parent.stream.t0, self->parent.stream.in_total,
           GST_AUDIO_INFO_RATE (&self->info)))
     gst_cl_fir_filter_drain (self);
   gst_cl_fir_filter_wait_load (self, buf);
@@ -1410,61 +1381,16 @@ gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
    * so the run ends (the frames it owes pushed) and a new one starts with
    * it */
   if (latency != self->latency_in_use) {
-    if (self->stream.started)
+    if (self->parent.stream.started)
       gst_cl_fir_filter_drain (self);
     else
       gst_cl_fir_filter_reset_stream (self);
   }
   /* drain-on-changes=FALSE, as audiofirfilter: the old filter's run ends
    * too, and the new filter starts on silence (no crossfade) */
-  if (changed && !drain_on_changes && self->stream.started)
+  if (changed && !drain_on_changes && self->parent.stream.started)
     gst_cl_fir_filter_drain (self);
   if (changed)
     gst_cl_fir_filter_apply_filter (self);
 }
 
-static GstFlowReturn
-gst_cl_fir_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
-    GstBuffer * outbuf)
-{
-  return gst_clr_fir_stream_transform (trans,
-      &GST_CL_FIR_FILTER (trans)->stream, inbuf, outbuf);
-}
-
-/* Input that completes no output frame yet (the first B + latency) is no
- * loss (gst_clr_generate_output()). */
-static GstFlowReturn
-gst_cl_fir_filter_generate_output (GstBaseTransform * trans,
-    GstBuffer ** outbuf)
-{
-  return gst_clr_generate_output (GST_BASE_TRANSFORM_CLASS (parent_class),
-      trans, outbuf);
-}
-
-static GstFlowReturn
-gst_cl_fir_filter_submit_input_buffer (GstBaseTransform * trans,
-    gboolean is_discont, GstBuffer * input)
-{
-  return gst_clr_fir_stream_submit_input (GST_BASE_TRANSFORM_CLASS
-      (parent_class), trans, &GST_CL_FIR_FILTER (trans)->stream, is_discont,
-      input);
-}
-
-static gboolean
-gst_cl_fir_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
-{
-  return gst_clr_fir_stream_sink_event (GST_BASE_TRANSFORM_CLASS
-      (parent_class), trans, &GST_CL_FIR_FILTER (trans)->stream, reset_run,
-      event);
-}
-
-/* Latency: D = B + the compensated delay, what output frame t waits
- * for. */
-static gboolean
-gst_cl_fir_filter_query (GstBaseTransform * trans, GstPadDirection direction,
-    GstQuery * query)
-{
-  return gst_clr_fir_stream_query (GST_BASE_TRANSFORM_CLASS
-      (parent_class), trans, &GST_CL_FIR_FILTER (trans)->stream, direction,
-      query);
-}

@@ -4,13 +4,13 @@
 #define __GST_CL_FIR_FILTER_H__
 
 #include <gst/gst.h>
-#include <gst/audio/gstaudiofilter.h>
+#include "gstclrfirbase.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_CL_FIR_FILTER (gst_cl_fir_filter_get_type ())
 G_DECLARE_FINAL_TYPE (GstClFirFilter, gst_cl_fir_filter, GST, CL_FIR_FILTER,
-    GstAudioFilter);
+    GstClrFirBase);
 
 GST_ELEMENT_REGISTER_DECLARE (clfirfilter);
 

@@ -290,7 +290,7 @@ prime (GstClrFirStream * s, ClrConv * conv, ClrXoMix * mix, gsize frames,
 
 /* ---- set-up ----------------------------------------------------------- */
 
-/* What queries on other threads read (gst_clr_fir_stream_query ()). */
+/* What latency queries on other threads read (gstclrfirbase.c). */
 static void
 publish_latency (GstClrFirStream * s)
 {
@@ -856,79 +856,4 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
   else
     GST_BUFFER_FLAG_UNSET (outbuf, GST_BUFFER_FLAG_GAP);
   return GST_FLOW_OK;
-}
-
-GstFlowReturn
-gst_clr_fir_stream_drain_push (GstBaseTransform * trans, GstClrFirStream * s,
-    GstClrFirStreamReset reset)
-{
-  GstBuffer *buf = NULL;
-  GstFlowReturn ret;
-
-  if (!s->conv || !s->started)
-    return GST_FLOW_OK;
-  ret = gst_clr_fir_stream_drain (trans, s, &buf);
-  reset (trans);
-  if (buf)
-    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
-  if (ret != GST_FLOW_OK && s->pending_flow == GST_FLOW_OK) {
-    GST_DEBUG_OBJECT (trans, "push of drained output: %s",
-        gst_flow_get_name (ret));
-    s->pending_flow = ret;
-  }
-  return ret;
-}
-
-gboolean
-gst_clr_fir_stream_sink_event (GstBaseTransformClass * parent,
-    GstBaseTransform * trans, GstClrFirStream * s, GstClrFirStreamReset reset,
-    GstEvent * event)
-{
-  switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_CAPS:
-      gst_clr_fir_stream_drain_push (trans, s, reset);
-      break;
-    case GST_EVENT_FLUSH_STOP:
-      reset (trans);
-      s->pending_flow = GST_FLOW_OK;
-      break;
-    default:
-      break;
-  }
-  return parent->sink_event (trans, event);
-}
-
-GstFlowReturn
-gst_clr_fir_stream_submit_input (GstBaseTransformClass * parent,
-    GstBaseTransform * trans, GstClrFirStream * s, gboolean is_discont,
-    GstBuffer * input)
-{
-  input = gst_clr_clip_input (trans, &s->in_info, input);
-  if (!input)
-    return GST_FLOW_OK;         /* wholly outside the segment */
-  return parent->submit_input_buffer (trans, is_discont, input);
-}
-
-gboolean
-gst_clr_fir_stream_query (GstBaseTransformClass * parent,
-    GstBaseTransform * trans, GstClrFirStream * s, GstPadDirection direction,
-    GstQuery * query)
-{
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) ==
-      GST_QUERY_LATENCY) {
-    gboolean valid;
-    guint64 frames;
-    gint rate;
-
-    /* from any thread: what the streaming thread published */
-    GST_OBJECT_LOCK (trans);
-    valid = s->latency_valid;
-    frames = s->latency_frames;
-    rate = s->latency_rate;
-    GST_OBJECT_UNLOCK (trans);
-    if (valid && rate > 0)
-      return gst_clr_query_latency (trans, query, frames, rate);
-  }
-  return parent->query (trans, direction, query);
 }

@@ -125,32 +125,6 @@ GstFlowReturn gst_clr_fir_stream_transform (GstBaseTransform * trans,
 GstFlowReturn gst_clr_fir_stream_drain (GstBaseTransform * trans,
     GstClrFirStream * s, GstBuffer ** outbuf);
 
-/* The element's own reset of a run (gst_clr_fir_stream_reset () with its
- * compensated delay, and whatever else it keeps) */
-typedef void (*GstClrFirStreamReset) (GstBaseTransform * trans);
-
-/* Drains the run (when it started), resets it with `reset`, and pushes
- * what the drain gave. */
-GstFlowReturn gst_clr_fir_stream_drain_push (GstBaseTransform * trans,
-    GstClrFirStream * s, GstClrFirStreamReset reset);
-
-/* sink_event(): EOS and CAPS drain first (the tail belongs to the old
- * format), FLUSH_STOP resets; then the parent class's handler. */
-gboolean gst_clr_fir_stream_sink_event (GstBaseTransformClass * parent,
-    GstBaseTransform * trans, GstClrFirStream * s, GstClrFirStreamReset reset,
-    GstEvent * event);
-
-/* submit_input_buffer(): input outside the segment clipped away. */
-GstFlowReturn gst_clr_fir_stream_submit_input (GstBaseTransformClass *
-    parent, GstBaseTransform * trans, GstClrFirStream * s,
-    gboolean is_discont, GstBuffer * input);
-
-/* query(): the latency, D frames (what output frame t waits for: input up
- * to frame t + the compensated delay, then a whole block). */
-gboolean gst_clr_fir_stream_query (GstBaseTransformClass * parent,
-    GstBaseTransform * trans, GstClrFirStream * s, GstPadDirection direction,
-    GstQuery * query);
-
 /* transform_size(): output bytes for `size` input bytes. */
 gboolean gst_clr_fir_stream_transform_size (GstClrFirStream * s,
     GstPadDirection direction, GstCaps * caps, gsize size,
