@@ -37,6 +37,23 @@ gst_clr_edge_work_format (GstAudioFormat format)
   }
 }
 
+ClrFormat
+gst_clr_edge_clr_format (GstAudioFormat format)
+{
+  switch (gst_clr_edge_work_format (format)) {
+    case GST_AUDIO_FORMAT_F32:
+      return CLR_FORMAT_F32;
+    case GST_AUDIO_FORMAT_F64:
+      return CLR_FORMAT_F64;
+    case GST_AUDIO_FORMAT_S16:
+      return CLR_FORMAT_S16;
+    case GST_AUDIO_FORMAT_S32:
+      return CLR_FORMAT_S32;
+    default:
+      return CLR_FORMAT_S24_32;
+  }
+}
+
 void
 gst_clr_edge_clear (GstClrEdge * edge)
 {

@@ -17,6 +17,7 @@
 
 #include <gst/gst.h>
 #include <gst/audio/audio.h>
+#include "core/clr-format.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +39,8 @@ typedef struct
 
 /* The native format that carries `format` (itself when native). */
 GstAudioFormat gst_clr_edge_work_format (GstAudioFormat format);
+/* ... as the core names it. */
+ClrFormat gst_clr_edge_clr_format (GstAudioFormat format);
 
 /* Sets the edge up for `info` (frees what it held). */
 void gst_clr_edge_set (GstClrEdge * edge, const GstAudioInfo * info);

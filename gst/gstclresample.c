@@ -692,25 +692,10 @@ config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
   cfg->out_rate = GST_AUDIO_INFO_RATE (out);
   cfg->channels = GST_AUDIO_INFO_CHANNELS (in);
   cfg->planar = GST_AUDIO_INFO_LAYOUT (in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  switch (gst_clr_edge_work_format (GST_AUDIO_INFO_FORMAT (in))) {
-    case GST_AUDIO_FORMAT_F32:
-      cfg->format = CLR_FORMAT_F32;
-      break;
-    case GST_AUDIO_FORMAT_F64:
-      cfg->format = CLR_FORMAT_F64;
-      break;
-    case GST_AUDIO_FORMAT_S16:
-      cfg->format = CLR_FORMAT_S16;
-      break;
-    case GST_AUDIO_FORMAT_S32:
-      cfg->format = CLR_FORMAT_S32;
-      break;
-    case GST_AUDIO_FORMAT_S24_32:
-      cfg->format = CLR_FORMAT_S24_32;
-      break;
-    default:
-      return FALSE;
-  }
+  if (GST_AUDIO_INFO_FORMAT (in) == GST_AUDIO_FORMAT_UNKNOWN)
+    return FALSE;
+  /* the native format the edges carry it in (gstclredge.h) */
+  cfg->format = gst_clr_edge_clr_format (GST_AUDIO_INFO_FORMAT (in));
   /* keep the history the longest filter a live change of quality or taps
    * may bring needs (and a running FFT path's latency on top), so that the
    * new filter continues without a gap in its input: on the host, a copy of

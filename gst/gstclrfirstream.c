@@ -63,50 +63,6 @@ sample_ptr (const GstAudioBuffer * ab, guint c, gsize off, gsize * stride)
 }
 
 static inline double
-read_sample (const guint8 * p, gsize i, GstAudioFormat fmt)
-{
-  switch (fmt) {
-    case GST_AUDIO_FORMAT_F32:
-      return ((const float *) p)[i];
-    case GST_AUDIO_FORMAT_F64:
-      return ((const double *) p)[i];
-    case GST_AUDIO_FORMAT_S16:
-      return ((const gint16 *) p)[i] * (1.0 / 32768.0);
-    case GST_AUDIO_FORMAT_S32:
-      return ((const gint32 *) p)[i] * (1.0 / 2147483648.0);
-    default:                   /* S24_32: 24 bits, sign-extended here */
-      return (gint32) ((guint32) ((const gint32 *) p)[i] << 8) *
-          (1.0 / 2147483648.0);
-  }
-}
-
-/* Rounded to nearest (even) and saturated, as clresample's kernels store */
-static inline void
-write_sample (guint8 * p, gsize i, GstAudioFormat fmt, double v)
-{
-  switch (fmt) {
-    case GST_AUDIO_FORMAT_F32:
-      ((float *) p)[i] = (float) v;
-      break;
-    case GST_AUDIO_FORMAT_F64:
-      ((double *) p)[i] = v;
-      break;
-    case GST_AUDIO_FORMAT_S16:
-      ((gint16 *) p)[i] = (gint16) CLAMP (nearbyint (v * 32768.0), -32768.0,
-          32767.0);
-      break;
-    case GST_AUDIO_FORMAT_S32:
-      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 2147483648.0),
-          -2147483648.0, 2147483647.0);
-      break;
-    default:
-      ((gint32 *) p)[i] = (gint32) CLAMP (nearbyint (v * 8388608.0),
-          -8388608.0, 8388607.0);
-      break;
-  }
-}
-
-static inline double
 engine_get (const GstClrFirStream * s, const guint8 * plane, gsize i)
 {
   return s->cfmt == CLR_CONV_F64 ? ((const double *) plane)[i] :
@@ -175,8 +131,7 @@ convert_in (GstClrFirStream * s, const GstAudioBuffer * ab, gsize off,
     if (is_float_as_engine (s, fmt) && stride == 1 && step == 1)
       memcpy (dst, src, n * s->ssize);
     else
-      for (i = 0; i < n; i++)
-        engine_set (s, dst, i * step, read_sample (src, i * stride, fmt));
+      s->sample_in (src, stride, dst, step, n);
   }
 }
 
@@ -222,9 +177,7 @@ convert_out (GstClrFirStream * s, GstAudioBuffer * ab, gsize off,
     if (is_float_as_engine (s, fmt) && stride == 1 && step == 1)
       memcpy (dst, src + from * s->ssize, n * s->ssize);
     else
-      for (i = 0; i < n; i++)
-        write_sample (dst, i * stride, fmt, engine_get (s, src,
-                (from + i) * step));
+      s->sample_out (src + from * step * s->ssize, step, dst, stride, n);
   }
 }
 
@@ -313,6 +266,10 @@ gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps)
   s->pending_flow = GST_FLOW_OK;
   gst_clr_edge_set (&s->in_edge, &s->in_info);
   gst_clr_edge_set (&s->out_edge, &s->out_info);
+  s->sample_in = clr_format_sample_in (gst_clr_edge_clr_format
+      (GST_AUDIO_INFO_FORMAT (&s->in_info)), s->cfmt == CLR_CONV_F64);
+  s->sample_out = clr_format_sample_out (gst_clr_edge_clr_format
+      (GST_AUDIO_INFO_FORMAT (&s->out_info)), s->cfmt == CLR_CONV_F64);
   s->ssize = s->cfmt == CLR_CONV_F64 ? sizeof (double) : sizeof (float);
   s->conv = conv;
   s->n_taps = n_taps;

@@ -43,6 +43,9 @@ typedef struct
   /* the negotiated formats to and from the host conversion's own: S16,
    * S24_32, S32, F32 or F64 (gstclredge.h); set up by setup () */
   GstClrEdge in_edge, out_edge;
+  /* those formats to and from the engine's samples (clr-format.h) */
+  ClrSampleIn sample_in;
+  ClrSampleOut sample_out;
 
   /* the stream */
   gsize ssize;                  /* bytes an engine sample */

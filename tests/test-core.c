@@ -1181,6 +1181,51 @@ test_design_cache_engines (void)
   g_free (in);
 }
 
+/* The host conversions the convolution elements choose once a stream:
+ * integers scaled to [-1, 1), rounded to nearest even and saturated on
+ * the way back, NaN to silence, S24_32's top byte ignored, steps kept. */
+static void
+test_format_samples (void)
+{
+  const gint16 s16[] = { -32768, -1, 0, 1, 32767 };
+  const gint32 s24[] = { (gint32) 0xff800000, 0x7fffffff, 0x00000001 };
+  const double back[] = { 0.5 / 32768, 1.5 / 32768, -2.5 / 32768, 1.2, -1.2,
+    NAN, 0.25
+  };
+  const gint16 back_s16[] = { 0, 2, -2, 32767, -32768, 0, 8192 };
+  double d[5];
+  float f[10];
+  gint16 o16[7];
+  gint32 o24[2];
+  gint32 o32;
+  guint i;
+
+  clr_format_sample_in (CLR_FORMAT_S16, TRUE) (s16, 1, d, 1, 5);
+  g_assert_cmpfloat (d[0], ==, -1.0);
+  g_assert_cmpfloat (d[1], ==, -1.0 / 32768);
+  g_assert_cmpfloat (d[4], ==, 32767.0 / 32768);
+  /* every other sample in, every other slot out */
+  clr_format_sample_in (CLR_FORMAT_S16, FALSE) (s16, 2, f, 2, 3);
+  g_assert_cmpfloat (f[0], ==, -1.0f);
+  g_assert_cmpfloat (f[2], ==, 0.0f);
+  g_assert_cmpfloat (f[4], ==, 32767.0f / 32768);
+  /* the low 24 bits, sign-extended */
+  clr_format_sample_in (CLR_FORMAT_S24_32, TRUE) (s24, 1, d, 1, 3);
+  g_assert_cmpfloat (d[0], ==, -1.0);
+  g_assert_cmpfloat (d[1], ==, -1.0 / 8388608);
+  g_assert_cmpfloat (d[2], ==, 1.0 / 8388608);
+
+  clr_format_sample_out (CLR_FORMAT_S16, TRUE) (back, 1, o16, 1, 7);
+  for (i = 0; i < G_N_ELEMENTS (back_s16); i++)
+    g_assert_cmpint (o16[i], ==, back_s16[i]);
+  clr_format_sample_out (CLR_FORMAT_S24_32, TRUE) (back + 3, 1, o24, 1, 2);
+  g_assert_cmpint (o24[0], ==, 8388607);
+  g_assert_cmpint (o24[1], ==, -8388608);
+  f[0] = 1.5f;
+  clr_format_sample_out (CLR_FORMAT_S32, FALSE) (f, 1, &o32, 1, 1);
+  g_assert_cmpint (o32, ==, G_MAXINT32);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1201,6 +1246,7 @@ main (int argc, char **argv)
     g_error ("no OpenCL device for the tests: %s", err->message);
 
   g_test_add_func ("/rate/reduce", test_ratio_reduce);
+  g_test_add_func ("/format/samples", test_format_samples);
   g_test_add_func ("/rate/positions", test_ratio_positions);
   g_test_add_func ("/rate/totals", test_ratio_totals);
   g_test_add_func ("/filter/design", test_filter_design);

@@ -26,5 +26,22 @@ size_t clr_format_size (ClrFormat format);
 void clr_deinterleave (char *const *planes, const void *src, size_t n,
     size_t ch, size_t ss);
 
+/* n samples of a format, `src_step` samples apart, into host engine
+ * samples `dst_step` apart: float, or double (dbl). Integers are scaled
+ * to [-1, 1) (full scale 2^15, 2^31; S24_32's low 24 bits, sign-extended,
+ * 2^23), in double before a float engine rounds them. */
+typedef void (*ClrSampleIn) (const void *src, size_t src_step, void *dst,
+    size_t dst_step, size_t n);
+/* n engine samples (float, or double) `src_step` apart into a format,
+ * `dst_step` apart: integers rounded to nearest (even) and saturated,
+ * NaN to 0, as clresample's kernels store. */
+typedef void (*ClrSampleOut) (const void *src, size_t src_step, void *dst,
+    size_t dst_step, size_t n);
+
+/* The conversions for a format and an engine precision, chosen once (at a
+ * stream's setup) rather than a switch a sample. */
+ClrSampleIn clr_format_sample_in (ClrFormat format, gboolean dbl);
+ClrSampleOut clr_format_sample_out (ClrFormat format, gboolean dbl);
+
 G_END_DECLS
 #endif
