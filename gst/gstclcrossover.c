@@ -283,7 +283,6 @@ gst_cl_crossover_init (GstClCrossover * self)
   self->stopband = DEFAULT_STOPBAND;
   self->block_size = DEFAULT_BLOCK_SIZE;
   self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
-  self->parent.stream.t0 = GST_CLOCK_TIME_NONE;
   gst_audio_info_init (&self->parent.stream.in_info);
   gst_audio_info_init (&self->parent.stream.out_info);
   gst_clr_builder_init (&self->builder, "clr-xo-build", xo_job_build,
@@ -953,8 +952,8 @@ gst_cl_crossover_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!self->parent.stream.conv)
     return;
-  if (self->parent.stream.started && gst_clr_is_discont (GST_ELEMENT (self),
-          buf, self->parent.stream.t0, self->parent.stream.in_total,
+  if (self->parent.stream.run.started && gst_clr_is_discont (GST_ELEMENT (self),
+          buf, self->parent.stream.run.t0, self->parent.stream.in_total,
           GST_AUDIO_INFO_RATE (&self->parent.stream.in_info)))
     gst_cl_crossover_drain (self);
   GST_OBJECT_LOCK (self);

@@ -842,7 +842,6 @@ gst_cl_fir_filter_init (GstClFirFilter * self)
   self->drain_on_changes = DEFAULT_DRAIN_ON_CHANGES;
   self->low_latency = DEFAULT_LOW_LATENCY;
   self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
-  self->parent.stream.t0 = GST_CLOCK_TIME_NONE;
   gst_audio_info_init (&self->info);
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -1367,8 +1366,8 @@ gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   if (!self->parent.stream.conv)
     return;
   /* the old run ends with the old filter; a new one starts with the new */
-  if (self->parent.stream.started && gst_clr_is_discont (GST_ELEMENT (self),
-          buf, self->parent.stream.t0, self->parent.stream.in_total,
+  if (self->parent.stream.run.started && gst_clr_is_discont (GST_ELEMENT (self),
+          buf, self->parent.stream.run.t0, self->parent.stream.in_total,
           GST_AUDIO_INFO_RATE (&self->info)))
     gst_cl_fir_filter_drain (self);
   gst_cl_fir_filter_wait_load (self, buf);
@@ -1381,14 +1380,14 @@ gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
    * so the run ends (the frames it owes pushed) and a new one starts with
    * it */
   if (latency != self->latency_in_use) {
-    if (self->parent.stream.started)
+    if (self->parent.stream.run.started)
       gst_cl_fir_filter_drain (self);
     else
       gst_cl_fir_filter_reset_stream (self);
   }
   /* drain-on-changes=FALSE, as audiofirfilter: the old filter's run ends
    * too, and the new filter starts on silence (no crossfade) */
-  if (changed && !drain_on_changes && self->parent.stream.started)
+  if (changed && !drain_on_changes && self->parent.stream.run.started)
     gst_cl_fir_filter_drain (self);
   if (changed)
     gst_cl_fir_filter_apply_filter (self);

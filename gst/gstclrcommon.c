@@ -251,3 +251,53 @@ gst_clr_generate_output (GstBaseTransformClass * parent_class,
   }
   return ret;
 }
+
+void
+gst_clr_run_reset (GstClrRun * run)
+{
+  run->t0 = GST_CLOCK_TIME_NONE;
+  run->started = FALSE;
+  run->need_discont = TRUE;
+}
+
+void
+gst_clr_run_begin (GstClrRun * run, GstBuffer * buf, gint out_rate)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+
+  if (run->started)
+    return;
+  run->t0 = pts;
+  run->offset0 = GST_CLOCK_TIME_IS_VALID (pts) ?
+      gst_util_uint64_scale_int_round (pts, out_rate, GST_SECOND) : 0;
+  run->started = TRUE;
+}
+
+void
+gst_clr_run_stamp (GstClrRun * run, GstBuffer * buf, gint rate,
+    guint64 first, guint64 n)
+{
+  gst_clr_stamp (buf, run->t0, run->offset0, rate, first, n,
+      &run->need_discont);
+}
+
+GstFlowReturn
+gst_clr_run_note_flow (GstClrRun * run, GstObject * element,
+    GstFlowReturn ret)
+{
+  if (ret != GST_FLOW_OK && run->pending_flow == GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (element, "push of held or drained output: %s",
+        gst_flow_get_name (ret));
+    run->pending_flow = ret;
+  }
+  return ret;
+}
+
+GstFlowReturn
+gst_clr_run_take_flow (GstClrRun * run)
+{
+  GstFlowReturn ret = run->pending_flow;
+
+  run->pending_flow = GST_FLOW_OK;
+  return ret;
+}

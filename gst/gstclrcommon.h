@@ -52,6 +52,36 @@ GstBuffer *gst_clr_alloc_output (GstBaseTransform * trans,
 void gst_clr_resize_output (GstBuffer * outbuf, const GstAudioInfo * info,
     gsize n);
 
+/* A run of a stream, for clresample and the convolution elements alike:
+ * what its output's timestamps and offsets count from, and the flow of a
+ * push of the element's own (held or drained output) that failed, which
+ * an event or a property change has no flow to return: the next
+ * transform () returns it upstream. */
+typedef struct
+{
+  GstClockTime t0;              /* time of input frame 0 of the run */
+  guint64 offset0;              /* sample offset of output frame 0 */
+  gboolean started;             /* t0 is set: a buffer arrived since */
+  gboolean need_discont;        /* the next output starts a run */
+  GstFlowReturn pending_flow;
+} GstClrRun;
+
+/* A new run: no time yet, its first output DISCONT (the pending flow
+ * stays: it belongs to the pushes before). */
+void gst_clr_run_reset (GstClrRun * run);
+/* The run's first buffer, `buf`, sets its time and offset (at the output
+ * rate); later ones change nothing. */
+void gst_clr_run_begin (GstClrRun * run, GstBuffer * buf, gint out_rate);
+/* gst_clr_stamp () for output frames first..first + n of the run. */
+void gst_clr_run_stamp (GstClrRun * run, GstBuffer * buf, gint rate,
+    guint64 first, guint64 n);
+/* Keeps a failed push's flow (the first one) for gst_clr_run_take_flow ();
+ * returns ret. */
+GstFlowReturn gst_clr_run_note_flow (GstClrRun * run, GstObject * element,
+    GstFlowReturn ret);
+/* The flow kept, which it clears (GST_FLOW_OK: none). */
+GstFlowReturn gst_clr_run_take_flow (GstClrRun * run);
+
 /* Stamps output frames first..first + n of a run that started at t0 (and
  * sample offset offset0) from the counters; DISCONT when *need_discont,
  * which it clears. t0 NONE: no timestamps or offsets. */

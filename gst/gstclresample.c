@@ -227,7 +227,7 @@ gst_cl_resample_init (GstClResample * self)
   self->quality = CLR_QUALITY_DEFAULT;
   self->taps = 0;
   self->device_spec = g_strdup (DEFAULT_DEVICE);
-  self->t0 = GST_CLOCK_TIME_NONE;
+  gst_clr_run_reset (&self->run);
   self->join_frame = G_MAXUINT64;
   gst_clr_builder_init (&self->builder, "clr-build",
       gst_cl_resample_job_build, gst_cl_resample_job_free);
@@ -337,10 +337,8 @@ gst_cl_resample_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   self->props_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  self->t0 = GST_CLOCK_TIME_NONE;
-  self->started = FALSE;
-  self->need_discont = TRUE;
-  self->pending_flow = GST_FLOW_OK;
+  gst_clr_run_reset (&self->run);
+  self->run.pending_flow = GST_FLOW_OK;
   return TRUE;
 }
 
@@ -452,9 +450,7 @@ gst_cl_resample_reset_stream (GstClResample * self)
 {
   if (self->engine)
     clr_engine_reset (self->engine);
-  self->t0 = GST_CLOCK_TIME_NONE;
-  self->started = FALSE;
-  self->need_discont = TRUE;
+  gst_clr_run_reset (&self->run);
   gst_clr_input_batch_clear (&self->held);
   self->arrivals = 0;
   self->may_hold = FALSE;
@@ -465,8 +461,8 @@ static void
 gst_cl_resample_stamp (GstClResample * self, GstBuffer * buf, guint64 first,
     guint64 n)
 {
-  gst_clr_stamp (buf, self->t0, self->out_offset0,
-      GST_AUDIO_INFO_RATE (&self->out_info), first, n, &self->need_discont);
+  gst_clr_run_stamp (&self->run, buf, GST_AUDIO_INFO_RATE (&self->out_info),
+      first, n);
   if (G_UNLIKELY (first == self->join_frame)
       && GST_BUFFER_PTS_IS_VALID (buf)) {
     GstClockTime end = GST_BUFFER_PTS (buf) + GST_BUFFER_DURATION (buf);
@@ -514,12 +510,7 @@ gst_cl_resample_hold_this (GstClResample * self, gsize frames)
 static GstFlowReturn
 gst_cl_resample_note_flow (GstClResample * self, GstFlowReturn ret)
 {
-  if (ret != GST_FLOW_OK && self->pending_flow == GST_FLOW_OK) {
-    GST_DEBUG_OBJECT (self, "push of held or drained output: %s",
-        gst_flow_get_name (ret));
-    self->pending_flow = ret;
-  }
-  return ret;
+  return gst_clr_run_note_flow (&self->run, GST_OBJECT (self), ret);
 }
 
 /* Converts the held batch, if any, and pushes its output. */
@@ -635,7 +626,7 @@ gst_cl_resample_drain (GstClResample * self)
   gboolean ok, silent;
   GstFlowReturn ret;
 
-  if (!self->engine || !self->started)
+  if (!self->engine || !self->run.started)
     return GST_FLOW_OK;
   /* the held input comes before the tail */
   ret = gst_cl_resample_flush_held (self);
@@ -848,7 +839,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (resampling && !clr_engine_config_validate (&cfg, &err))
     goto refused;
 
-  if (self->engine && self->started && resampling
+  if (self->engine && self->run.started && resampling
       && gst_audio_info_is_equal (&in, &self->in_info)) {
     /* Only the output rate changes (a RECONFIGURE from downstream): the new
      * filter picks up the running stream where the old one is, after what
@@ -885,13 +876,13 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     /* where the old rate's last buffer ended (as it was stamped) */
     if (self->engine) {
       self->join_frame = clr_engine_get_out_total (self->engine);
-      self->join_time = self->t0 +
+      self->join_time = self->run.t0 +
           gst_util_uint64_scale_int_round (clr_engine_get_out_total (old),
           GST_SECOND, old_rate);
     }
     clr_engine_free (old);
-    if (GST_CLOCK_TIME_IS_VALID (self->t0))
-      self->out_offset0 = gst_util_uint64_scale_int_round (self->t0,
+    if (GST_CLOCK_TIME_IS_VALID (self->run.t0))
+      self->run.offset0 = gst_util_uint64_scale_int_round (self->run.t0,
           cfg.out_rate, GST_SECOND);
   }
   gst_cl_resample_publish_latency (self);
@@ -948,7 +939,7 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
   if (job->engine) {
     /* the held input was given under the old settings */
     gst_cl_resample_flush_held (self);
-    if (self->started && !clr_engine_continue_from (job->engine,
+    if (self->run.started && !clr_engine_continue_from (job->engine,
             self->engine, &err))
       goto failed;
     clr_engine_free (self->engine);
@@ -1066,7 +1057,7 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
 
   if (!GST_AUDIO_INFO_IS_VALID (&self->in_info) || !self->engine)
     return FALSE;
-  if (!self->started) {
+  if (!self->run.started) {
     GstQuery *query = gst_query_new_latency ();
 
     /* no answer: assume the worst */
@@ -1116,12 +1107,12 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
     gst_cl_resample_queue_rebuild (self);
   gst_cl_resample_apply_properties (self, buf);
 
-  if (!self->engine || !self->started)
+  if (!self->engine || !self->run.started)
     return;
   /* a GAP buffer costs no device work, and goes out on its own */
   if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
     gst_cl_resample_flush_held (self);
-  if (gst_clr_is_discont (GST_ELEMENT (self), buf, self->t0,
+  if (gst_clr_is_discont (GST_ELEMENT (self), buf, self->run.t0,
           clr_engine_get_in_total (self->engine) + self->held.frames,
           GST_AUDIO_INFO_RATE (&self->in_info)))
     gst_cl_resample_drain (self);
@@ -1145,21 +1136,9 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (G_UNLIKELY (!self->engine))
     goto not_negotiated;
-  if (G_UNLIKELY (self->pending_flow != GST_FLOW_OK)) {
-    GstFlowReturn ret = self->pending_flow;
-
-    self->pending_flow = GST_FLOW_OK;
-    return ret;
-  }
-
-  if (!self->started) {
-    GstClockTime pts = GST_BUFFER_PTS (inbuf);
-    self->t0 = pts;
-    self->out_offset0 = GST_CLOCK_TIME_IS_VALID (pts) ?
-        gst_util_uint64_scale_int_round (pts,
-        GST_AUDIO_INFO_RATE (&self->out_info), GST_SECOND) : 0;
-    self->started = TRUE;
-  }
+  if (G_UNLIKELY (self->run.pending_flow != GST_FLOW_OK))
+    return gst_clr_run_take_flow (&self->run);
+  gst_clr_run_begin (&self->run, inbuf, GST_AUDIO_INFO_RATE (&self->out_info));
 
   gap = GST_BUFFER_FLAG_IS_SET (inbuf, GST_BUFFER_FLAG_GAP);
   if (!gst_clr_edge_map (&self->in_edge, &in_ab, inbuf, GST_MAP_READ))
@@ -1310,7 +1289,7 @@ gst_cl_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_FLUSH_STOP:
       gst_cl_resample_reset_stream (self);
-      self->pending_flow = GST_FLOW_OK;
+      self->run.pending_flow = GST_FLOW_OK;
       break;
     case GST_EVENT_SEGMENT:{
       const GstSegment *segment;

@@ -9,6 +9,7 @@
 #include "gstclrinputbatch.h"
 #include "gstclrbuilder.h"
 #include "gstclredge.h"
+#include "gstclrcommon.h"
 
 G_BEGIN_DECLS
 
@@ -54,12 +55,9 @@ struct _GstClResample
   GstAudioInfo out_info;
   /* the negotiated formats to and from the engine's (gstclredge.h) */
   GstClrEdge in_edge, out_edge;
-  GstClockTime t0;              /* time of input frame 0 of this run */
-  guint64 out_offset0;          /* sample offset of output frame 0 */
-  gboolean started;             /* t0 is set: a buffer arrived since reset */
-  gboolean need_discont;
-  /* a failed push of held or drained output, for transform () to return */
-  GstFlowReturn pending_flow;
+  /* timestamps' origin, DISCONT, a failed push of held or drained
+   * output for transform () to return (gstclrcommon.h) */
+  GstClrRun run;
   /* After an output-rate switch the new filter's first frame, join_frame,
    * lies up to one new period after where the old output ended, at
    * join_time: that buffer starts there instead, so the timestamps run on

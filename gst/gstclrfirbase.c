@@ -54,6 +54,7 @@ static void
 gst_clr_fir_base_init (GstClrFirBase * self)
 {
   self->stream.owner = GST_OBJECT (self);
+  gst_clr_run_reset (&self->stream.run);
   gst_audio_info_init (&self->stream.in_info);
   gst_audio_info_init (&self->stream.out_info);
   gst_base_transform_set_gap_aware (GST_BASE_TRANSFORM (self), TRUE);
@@ -79,18 +80,13 @@ gst_clr_fir_base_drain (GstClrFirBase * self)
   GstBuffer *buf = NULL;
   GstFlowReturn ret;
 
-  if (!s->conv || !s->started)
+  if (!s->conv || !s->run.started)
     return GST_FLOW_OK;
   ret = gst_clr_fir_stream_drain (GST_BASE_TRANSFORM (self), s, &buf);
   reset_run (self);
   if (buf)
     ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-  if (ret != GST_FLOW_OK && s->pending_flow == GST_FLOW_OK) {
-    GST_DEBUG_OBJECT (self, "push of drained output: %s",
-        gst_flow_get_name (ret));
-    s->pending_flow = ret;
-  }
-  return ret;
+  return gst_clr_run_note_flow (&s->run, GST_OBJECT (self), ret);
 }
 
 static gboolean
@@ -134,7 +130,7 @@ gst_clr_fir_base_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
     case GST_EVENT_FLUSH_STOP:
       reset_run (self);
-      self->stream.pending_flow = GST_FLOW_OK;
+      self->stream.run.pending_flow = GST_FLOW_OK;
       break;
     default:
       break;

@@ -263,7 +263,7 @@ gst_clr_fir_stream_setup (GstClrFirStream * s, ClrConv * conv, gsize n_taps)
       sizeof (double) : sizeof (float));
 
   gst_clr_fir_stream_clear (s);
-  s->pending_flow = GST_FLOW_OK;
+  s->run.pending_flow = GST_FLOW_OK;
   gst_clr_edge_set (&s->in_edge, &s->in_info);
   gst_clr_edge_set (&s->out_edge, &s->out_info);
   s->sample_in = clr_format_sample_in (gst_clr_edge_clr_format
@@ -335,9 +335,7 @@ gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated)
     /* its room was made at the first: this allocates nothing */
     clr_xo_mix_reset (s->mix, 0, NULL);
   }
-  s->t0 = GST_CLOCK_TIME_NONE;
-  s->started = FALSE;
-  s->need_discont = TRUE;
+  gst_clr_run_reset (&s->run);
   s->in_total = s->out_total = 0;
   /* before the stream: silence */
   s->silent_run = G_MAXUINT64 / 4;
@@ -615,7 +613,7 @@ gst_clr_fir_stream_swap (GstClrFirStream * s, ClrConv * conv, ClrXoMix * mix,
     clr_xo_mix_free (mix);
     return FALSE;
   }
-  if (s->started && !s->conv_stale && s->in_total > 0) {
+  if (s->run.started && !s->conv_stale && s->in_total > 0) {
     s->old_conv = s->conv;
     s->old_mix = s->mix;
     s->fade_pos = 0;
@@ -653,7 +651,7 @@ gst_clr_fir_stream_drain (GstBaseTransform * trans, GstClrFirStream * s,
   gboolean ok, silent;
 
   *outbuf = NULL;
-  if (!s->conv || !s->started || n == 0)
+  if (!s->conv || !s->run.started || n == 0)
     return GST_FLOW_OK;
   buf = gst_clr_alloc_output (trans, &s->out_info, n);
   if (!gst_clr_edge_map (&s->out_edge, &abuf, buf, GST_MAP_WRITE)) {
@@ -669,8 +667,8 @@ gst_clr_fir_stream_drain (GstBaseTransform * trans, GstClrFirStream * s,
     return GST_FLOW_ERROR;
   }
   g_assert (s->out_total == first + n);
-  gst_clr_stamp (buf, s->t0, s->offset0, GST_AUDIO_INFO_RATE (&s->in_info),
-      first, n, &s->need_discont);
+  gst_clr_run_stamp (&s->run, buf, GST_AUDIO_INFO_RATE (&s->in_info), first,
+      n);
   if (silent)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
   GST_LOG_OBJECT (trans, "draining %" G_GUINT64_FORMAT " frames at %"
@@ -727,8 +725,8 @@ push_tail (GstBaseTransform * trans, GstClrFirStream * s, gsize frames)
   }
   if (!buf)
     return GST_FLOW_OK;
-  gst_clr_stamp (buf, s->t0, s->offset0, GST_AUDIO_INFO_RATE (&s->in_info),
-      first, n, &s->need_discont);
+  gst_clr_run_stamp (&s->run, buf, GST_AUDIO_INFO_RATE (&s->in_info), first,
+      n);
   return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
 }
 
@@ -745,21 +743,9 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
 
   if (G_UNLIKELY (!s->conv))
     return gst_clr_not_negotiated (element);
-  if (G_UNLIKELY (s->pending_flow != GST_FLOW_OK)) {
-    GstFlowReturn ret = s->pending_flow;
-
-    s->pending_flow = GST_FLOW_OK;
-    return ret;
-  }
-  if (!s->started) {
-    GstClockTime pts = GST_BUFFER_PTS (inbuf);
-
-    s->t0 = pts;
-    s->offset0 = GST_CLOCK_TIME_IS_VALID (pts) ?
-        gst_util_uint64_scale_int_round (pts,
-        GST_AUDIO_INFO_RATE (&s->in_info), GST_SECOND) : 0;
-    s->started = TRUE;
-  }
+  if (G_UNLIKELY (s->run.pending_flow != GST_FLOW_OK))
+    return gst_clr_run_take_flow (&s->run);
+  gst_clr_run_begin (&s->run, inbuf, GST_AUDIO_INFO_RATE (&s->in_info));
   if (!gst_clr_edge_map (&s->in_edge, &in_ab, inbuf, GST_MAP_READ))
     return gst_clr_map_failed (element);
   frames = in_ab.n_samples;
@@ -806,8 +792,8 @@ gst_clr_fir_stream_transform (GstBaseTransform * trans, GstClrFirStream * s,
   }
   if (expected == 0)
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
-  gst_clr_stamp (outbuf, s->t0, s->offset0, GST_AUDIO_INFO_RATE (&s->in_info),
-      first, expected, &s->need_discont);
+  gst_clr_run_stamp (&s->run, outbuf, GST_AUDIO_INFO_RATE (&s->in_info),
+      first, expected);
   if (silent)
     GST_BUFFER_FLAG_SET (outbuf, GST_BUFFER_FLAG_GAP);
   else

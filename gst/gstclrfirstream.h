@@ -14,6 +14,7 @@
 #include "core/clr-conv.h"
 #include "core/clr-crossover-mix.h"
 #include "gstclredge.h"
+#include "gstclrcommon.h"
 
 G_BEGIN_DECLS
 
@@ -54,13 +55,9 @@ typedef struct
   ClrConv *conv;
   ClrConv *old_conv;            /* fading out, or NULL */
   guint64 fade_pos, fade_len;   /* frames of the crossfade emitted, all */
-  GstClockTime t0;              /* time of input frame 0 of this run */
-  guint64 offset0;              /* sample offset of output frame 0 */
-  gboolean started;
-  gboolean need_discont;
-  /* a failed push of drained output (an event has no flow to return):
-   * the next transform () returns it upstream */
-  GstFlowReturn pending_flow;
+  /* timestamps' origin, DISCONT, a failed push of drained output for the
+   * next transform () to return (gstclrcommon.h) */
+  GstClrRun run;
   guint64 in_total, out_total;  /* frames of this run */
   guint64 silent_run;           /* GAP frames fed since the last audio */
   gboolean conv_stale;          /* conv skipped silence: reset before use */
