@@ -23,6 +23,7 @@
 #include <math.h>
 #include <string.h>
 #include "clr-conv.h"
+#include "clr-conv-profile.h"
 #include "clr-budget.h"
 #include "clr-hostmem.h"
 #include "clr-fft-host.h"
@@ -65,8 +66,6 @@
  * against 210 (docs/convolution.md) */
 #define CLR_CONV_AHEAD_BYTES (8u << 20)
 #define CLR_CONV_SLICES_MAX 256u
-/* a batch's device commands: upload, forward, sum, inverse, read-back */
-#define CLR_CONV_STAGES 5
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -151,9 +150,7 @@ struct _ClrConv {
    * (upload, the three kernels, read-back), the host's wall time around
    * the batch, and the caller's source and sink callbacks' wall time,
    * summed in ns since the last reset */
-  gboolean profile;
-  guint64 prof_ns[CLR_CONV_STAGES + 3];
-  guint64 prof_batches, prof_blocks;
+  ClrConvProfile prof;
 };
 
 /* B for blocks of `hop` frames: the hop itself when it is a power of two
@@ -697,7 +694,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->out_interleaved = c->interleaved && !cfg->planar_outputs;
   c->fifo_pitch = c->out_interleaved ? 1 : c->fifo_cap;
   c->fifo_step = c->out_interleaved ? c->n_out : 1;
-  c->profile = tuning->profile;
+  c->prof.on = tuning->profile;
   if (c->svm) {
     if (!(c->stage = clr_budget_svm_alloc (&c->budget, stage_bytes (c),
                 "input buffer", error)) || !(c->fifo =
@@ -739,26 +736,15 @@ failed:
 static void
 print_profile (ClrConv * c)
 {
-  const char *names[] = { "upload",
+  const char *const names[CLR_CONV_PROFILE_SLOTS] = { "upload",
     c->one_launch ? "forward and inverse" : "forward", "sum", "inverse",
     "read", "host wall", "source", "sink"
   };
-  const double n = (double) c->prof_batches;
-  GString *line = g_string_new (NULL);
-  guint i;
+  gchar *what = g_strdup_printf ("%u ch x %u out, B %u, %u partitions",
+      c->channels, c->n_out, c->block, c->parts);
 
-  g_string_append_printf (line, "clr-conv profile: %u ch x %u out, B %u, "
-      "%u partitions, %" G_GUINT64_FORMAT " batches of %.2f blocks; us a "
-      "batch:", c->channels, c->n_out, c->block, c->parts, c->prof_batches,
-      c->prof_blocks / n);
-  for (i = 0; i < G_N_ELEMENTS (names); i++)
-    g_string_append_printf (line, " %s %.1f", names[i],
-        c->prof_ns[i] / n / 1000.0);
-  g_printerr ("%s\n", line->str);
-  g_string_free (line, TRUE);
-  /* a report a stream: the next one starts from nothing */
-  memset (c->prof_ns, 0, sizeof (c->prof_ns));
-  c->prof_batches = c->prof_blocks = 0;
+  clr_conv_profile_report (&c->prof, what, names);
+  g_free (what);
 }
 
 void
@@ -777,7 +763,7 @@ clr_conv_free (ClrConv * c)
   clFinish (c->queue);
   if (c->ahead_event)
     clReleaseEvent (c->ahead_event);
-  if (c->profile && c->prof_batches)
+  if (c->prof.on)
     print_profile (c);
   for (i = 0; i < G_N_ELEMENTS (mems); i++)
     clr_budget_free (&c->budget, mems[i]);
@@ -858,7 +844,7 @@ clr_conv_reset (ClrConv * c)
   if (status == CL_SUCCESS)
     status = clFinish (c->queue);
   c->reset_status = status;
-  if (c->profile && c->prof_batches)
+  if (c->prof.on)
     print_profile (c);
   frames_zero (c->stage, c->stage_pitch, c->stage_step, c->channels, 0,
       c->keep, c->ssize);
@@ -1070,30 +1056,6 @@ fifo_compact (ClrConv * c)
   c->fifo_start = 0;
 }
 
-/* Adds a finished batch's stage times (and releases its events). */
-static void
-profile_batch (ClrConv * c, cl_event * ev, size_t n, gint64 wall_us)
-{
-  cl_ulong start, end;
-  guint i;
-
-  for (i = 0; i < CLR_CONV_STAGES; i++) {
-    /* a fused batch runs no sum */
-    if (!ev[i])
-      continue;
-    if (clGetEventProfilingInfo (ev[i], CL_PROFILING_COMMAND_START,
-            sizeof (start), &start, NULL) == CL_SUCCESS
-        && clGetEventProfilingInfo (ev[i], CL_PROFILING_COMMAND_END,
-            sizeof (end), &end, NULL) == CL_SUCCESS && end > start)
-      c->prof_ns[i] += end - start;
-    clReleaseEvent (ev[i]);
-    ev[i] = NULL;
-  }
-  c->prof_ns[CLR_CONV_STAGES] += (guint64) wall_us * 1000;
-  c->prof_batches++;
-  c->prof_blocks += n;
-}
-
 /* Launches the sum of block `blocks` over the partitions but the newest,
  * whose spectra the device has: the next one-block batch leaves it out. */
 static gboolean
@@ -1106,7 +1068,7 @@ sum_next_block (ClrConv * c, GError ** error)
   status = set_mac_args (c, 1, (cl_uint) (c->blocks % c->slots));
   if (status == CL_SUCCESS)
     status = clEnqueueNDRangeKernel (c->queue, mac_kernel (c, 1), 3, NULL,
-        global, local, 0, NULL, c->profile ? &c->ahead_event : NULL);
+        global, local, 0, NULL, c->prof.on ? &c->ahead_event : NULL);
   /* started now, not when the next call's commands go */
   if (status == CL_SUCCESS)
     status = clFlush (c->queue);
@@ -1148,13 +1110,13 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   cl_event ev[CLR_CONV_STAGES] = { NULL };
   /* events only when profiling: the driver then records their times */
   cl_event *evp[CLR_CONV_STAGES];
-  const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
+  const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
   const char *what;
   cl_int status;
   size_t i;
 
   for (i = 0; i < CLR_CONV_STAGES; i++)
-    evp[i] = c->profile ? &ev[i] : NULL;
+    evp[i] = c->prof.on ? &ev[i] : NULL;
   mac_range (c, n, mac_global, mac_local);
   /* the sum that ran ahead counts as this batch's; unused (a longer
    * batch sums again) it is dropped */
@@ -1206,8 +1168,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
         c->fifo, 0, NULL, evp[4]);
   if (status != CL_SUCCESS)
     goto failed;
-  if (c->profile)
-    profile_batch (c, ev, n, g_get_monotonic_time () - t0);
+  if (c->prof.on)
+    clr_conv_profile_batch (&c->prof, ev, n, g_get_monotonic_time () - t0);
 
   /* keep the last block as the next batch's history, and what is pending:
    * moved to the front every batch, so that the stage stays as short as a
@@ -1242,11 +1204,11 @@ stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
   const size_t at = c->keep + c->pending;
 
   if (source) {
-    const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
+    const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
     source (user, c->stage + at * c->stage_step * c->ssize, c->stage_pitch,
         c->stage_step, from, n);
-    if (c->profile)
-      c->prof_ns[CLR_CONV_STAGES + 1] += (g_get_monotonic_time () - t0) * 1000;
+    if (c->prof.on)
+      clr_conv_profile_since (&c->prof, CLR_CONV_PROFILE_SOURCE, t0);
   } else {
     frames_zero (c->stage, c->stage_pitch, c->stage_step, c->channels, at, n,
         c->ssize);
@@ -1259,13 +1221,13 @@ static size_t
 fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
 {
   const size_t n = MIN (want, c->fifo_len);
-  const gint64 t0 = c->profile ? g_get_monotonic_time () : 0;
+  const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
 
   if (n)
     sink (user, c->fifo + c->fifo_start * c->fifo_step * c->ssize,
         c->fifo_pitch, c->fifo_step, n);
-  if (c->profile)
-    c->prof_ns[CLR_CONV_STAGES + 2] += (g_get_monotonic_time () - t0) * 1000;
+  if (c->prof.on)
+    clr_conv_profile_since (&c->prof, CLR_CONV_PROFILE_SINK, t0);
   c->fifo_start += n;
   c->fifo_len -= n;
   return n;
