@@ -50,6 +50,12 @@ run firfilter $t/test-firfilter
 run firfilter-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-firfilter
 run crossover-design $t/test-crossover-design
 run crossover $t/test-crossover
+# every format, GAP, timestamps, flows, queries from other threads (issue
+# 26) and live redesigns off the streaming thread, on the GPU path
+run formats $t/test-formats
+run dropin $t/test-dropin
+run redesign $t/test-redesign
+run firfilter-api $t/test-firfilter-api
 run fft-path $t/test-fft-path
 run fft-path-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-fft-path
 run brickwall $t/quality/clr-brickwall --check
