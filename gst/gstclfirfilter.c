@@ -1299,21 +1299,6 @@ failed:
   fir_taps_unref (taps);
 }
 
-/* Whether `buf` is due: the clock has come within CLR_FIR_LOAD_MARGIN of
- * its running time. Never where no clock runs (not PLAYING, no clock). */
-static gboolean
-gst_cl_fir_filter_buffer_due (GstClFirFilter * self, GstClock * clock,
-    GstClockTime running)
-{
-  GstClockTime now, base;
-
-  if (!clock || GST_STATE (self) != GST_STATE_PLAYING)
-    return FALSE;
-  now = gst_clock_get_time (clock);
-  base = gst_element_get_base_time (GST_ELEMENT (self));
-  return now >= base && now - base + CLR_FIR_LOAD_MARGIN > running;
-}
-
 /* A `location` file still loading while PLAYING: where nobody waits for
  * the output in real time (no clock running: a file conversion, a test
  * harness, PAUSED; or `buf` well ahead of the clock) the buffer waits for
@@ -1323,8 +1308,8 @@ static void
 gst_cl_fir_filter_wait_load (GstClFirFilter * self, GstBuffer * buf)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstClockTime running = GST_CLOCK_TIME_NONE;
-  GstClock *clock = NULL;
+  GstClockTime running;
+  GstClock *clock;
   gboolean pending;
 
   GST_OBJECT_LOCK (self);
@@ -1332,14 +1317,9 @@ gst_cl_fir_filter_wait_load (GstClFirFilter * self, GstBuffer * buf)
   GST_OBJECT_UNLOCK (self);
   if (!pending)
     return;
-  if (GST_BUFFER_PTS_IS_VALID (buf)
-      && trans->segment.format == GST_FORMAT_TIME)
-    running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
-        GST_BUFFER_PTS (buf));
-  if (GST_CLOCK_TIME_IS_VALID (running))
-    clock = gst_element_get_clock (GST_ELEMENT (self));
-  /* the clock is read without the object lock (the base time takes it) */
-  while (!gst_cl_fir_filter_buffer_due (self, clock, running)
+  clock = gst_clr_buffer_deadline (trans, buf, &running);
+  while (!gst_clr_clock_reached (GST_ELEMENT (self), clock, running,
+          CLR_FIR_LOAD_MARGIN)
       && !GST_PAD_IS_FLUSHING (GST_BASE_TRANSFORM_SINK_PAD (trans))) {
     GST_OBJECT_LOCK (self);
     pending = self->load_pending && !self->unblock;

@@ -11,6 +11,7 @@
 #endif
 
 #include "gstclrbuilder.h"
+#include "gstclrcommon.h"
 
 /* How often a wait for a job looks at the clock: a small part of the
  * margin, so that the wait ends close to where it should. */
@@ -137,42 +138,21 @@ gst_clr_builder_take (GstClrBuilder * b)
   return job;
 }
 
-/* Whether the clock has come within GST_CLR_BUILDER_MARGIN of `running`
- * (a running time); never where no clock runs. */
-static gboolean
-deadline_reached (GstElement * element, GstClock * clock,
-    GstClockTime running)
-{
-  GstClockTime now, base;
-
-  if (!clock || GST_STATE (element) != GST_STATE_PLAYING)
-    return FALSE;
-  now = gst_clock_get_time (clock);
-  base = gst_element_get_base_time (element);
-  return now >= base && now - base + GST_CLR_BUILDER_MARGIN > running;
-}
-
 gboolean
 gst_clr_builder_wait (GstClrBuilder * b, GstBaseTransform * trans,
     GstBuffer * buf)
 {
   GstElement *element = GST_ELEMENT (trans);
-  GstClockTime running = GST_CLOCK_TIME_NONE;
-  GstClock *clock = NULL;
+  GstClockTime running;
+  GstClock *clock = gst_clr_buffer_deadline (trans, buf, &running);
   gboolean done;
-
-  if (GST_BUFFER_PTS_IS_VALID (buf)
-      && trans->segment.format == GST_FORMAT_TIME)
-    running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
-        GST_BUFFER_PTS (buf));
-  if (GST_CLOCK_TIME_IS_VALID (running))
-    clock = gst_element_get_clock (element);
 
   g_mutex_lock (&b->lock);
   /* A live source's buffer comes when the clock has passed it, a player's
    * as far ahead as the sink buffers: this ends at once there, and a sink
    * never runs dry for it. A frozen or absent clock waits for the job. */
-  while (b->active && !deadline_reached (element, clock, running))
+  while (b->active && !gst_clr_clock_reached (element, clock, running,
+          GST_CLR_BUILDER_MARGIN))
     g_cond_wait_until (&b->cond, &b->lock, g_get_monotonic_time () +
         POLL_US);
   done = !b->active;

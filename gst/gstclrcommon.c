@@ -301,3 +301,30 @@ gst_clr_run_take_flow (GstClrRun * run)
   run->pending_flow = GST_FLOW_OK;
   return ret;
 }
+
+GstClock *
+gst_clr_buffer_deadline (GstBaseTransform * trans, GstBuffer * buf,
+    GstClockTime * running)
+{
+  *running = GST_CLOCK_TIME_NONE;
+  if (GST_BUFFER_PTS_IS_VALID (buf)
+      && trans->segment.format == GST_FORMAT_TIME)
+    *running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+        GST_BUFFER_PTS (buf));
+  return GST_CLOCK_TIME_IS_VALID (*running) ?
+      gst_element_get_clock (GST_ELEMENT (trans)) : NULL;
+}
+
+gboolean
+gst_clr_clock_reached (GstElement * element, GstClock * clock,
+    GstClockTime running, GstClockTime margin)
+{
+  GstClockTime now, base;
+
+  if (!clock || GST_STATE (element) != GST_STATE_PLAYING)
+    return FALSE;
+  /* the clock is read without the object lock (the base time takes it) */
+  now = gst_clock_get_time (clock);
+  base = gst_element_get_base_time (element);
+  return now >= base && now - base + margin > running;
+}

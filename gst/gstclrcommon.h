@@ -103,6 +103,18 @@ GstBuffer *gst_clr_clip_input (GstBaseTransform * trans,
 gboolean gst_clr_is_discont (GstElement * element, GstBuffer * buf,
     GstClockTime t0, guint64 frames_in, gint rate);
 
+/* Where a buffer is due in real time: the clock the buffer is waited on
+ * against (a reference, NULL where it has no running time or the element
+ * no clock) and its running time, for gst_clr_clock_reached (). */
+GstClock *gst_clr_buffer_deadline (GstBaseTransform * trans, GstBuffer * buf,
+    GstClockTime * running);
+/* Whether the clock has come within `margin` of `running`: a live
+ * source's buffer at once, a player's as far ahead as its sink buffers.
+ * Never where no clock runs (not PLAYING, or no clock): a file conversion,
+ * PAUSED, a test harness. */
+gboolean gst_clr_clock_reached (GstElement * element, GstClock * clock,
+    GstClockTime running, GstClockTime margin);
+
 /* For generate_output: input that completes no output frame yet is no
  * loss, the stream goes on unbroken, so the next output must not be
  * marked DISCONT, as basetransform does after a dropped buffer. */
