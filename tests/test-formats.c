@@ -277,17 +277,27 @@ check_case (const Case * c)
 {
   guint n_formats, i, k;
   const GstAudioFormat *all = gst_audio_formats_raw (&n_formats);
-  double *x64 = make_signal (64);
-  GArray *ref = run (c, GST_AUDIO_FORMAT_F64, FALSE, x64);
-  GArray *f32_out;
+  /* without doubles on the device there is no float64 stream to hold the
+   * formats to: only to their carriers */
+  const gboolean fp64 = !g_getenv ("CLRESAMPLE_NO_FP64");
   double f32_err = 0;
-  double *x32 = g_new (double, FRAMES * CH);
 
-  for (i = 0; i < FRAMES * CH; i++)
-    x32[i] = (float) x64[i];
-  f32_out = run (c, GST_AUDIO_FORMAT_F32, FALSE, x32);
-  g_free (x32);
-  g_free (x64);
+  if (fp64) {
+    /* the float path's own error against float64 */
+    double *x64 = make_signal (64), *x32 = g_new (double, FRAMES * CH);
+    GArray *ref = run (c, GST_AUDIO_FORMAT_F64, FALSE, x64), *f32_out;
+
+    for (i = 0; i < FRAMES * CH; i++)
+      x32[i] = (float) x64[i];
+    f32_out = run (c, GST_AUDIO_FORMAT_F32, FALSE, x32);
+    for (k = 0; k < f32_out->len; k++)
+      f32_err = MAX (f32_err, fabs (g_array_index (f32_out, double, k) -
+              g_array_index (ref, double, k)));
+    g_array_unref (ref);
+    g_array_unref (f32_out);
+    g_free (x32);
+    g_free (x64);
+  }
 
   for (i = 0; i < n_formats; i++) {
     const GstAudioFormatInfo *f = gst_audio_format_get_info (all[i]);
@@ -300,7 +310,7 @@ check_case (const Case * c)
     double *q = make_signal (is_float ? (depth == 64 ? 64 : 24) : depth);
     double *xq = g_new (double, FRAMES * CH);
     double *xw = g_new (double, FRAMES * CH);
-    GArray *wout, *refq;
+    GArray *wout, *refq = NULL;
     gboolean planar;
 
     if (skip_f64 (all[i]))
@@ -312,12 +322,9 @@ check_case (const Case * c)
           GST_AUDIO_FORMAT_INFO_DEPTH (gst_audio_format_get_info (w)) - 1);
     }
     wout = run (c, w, FALSE, xw);
-    /* the float path's error against float64 on this same input */
-    refq = run (c, GST_AUDIO_FORMAT_F64, FALSE, q);
-    f32_err = 0;
-    for (k = 0; k < f32_out->len; k++)
-      f32_err = MAX (f32_err, fabs (g_array_index (f32_out, double, k) -
-              g_array_index (ref, double, k)));
+    /* the float64 stream of this same input */
+    if (fp64)
+      refq = run (c, GST_AUDIO_FORMAT_F64, FALSE, q);
     for (planar = FALSE; planar <= TRUE; planar++) {
       GArray *o = run (c, all[i], planar, xq);
       double worst = 0;
@@ -336,6 +343,8 @@ check_case (const Case * c)
               c->launch, gst_audio_format_to_string (all[i]),
               planar ? "non-interleaved" : "interleaved", k, got,
               gst_audio_format_to_string (w), want);
+        if (!refq)
+          continue;
         /* saturated where the filter's overshoot passes full scale */
         r = g_array_index (refq, double, k);
         if (!is_float)
@@ -345,20 +354,20 @@ check_case (const Case * c)
       /* within half the format's last bit of float64, plus what the
        * float path itself is off by (and the float carrier's own error
        * where it carries more bits than float holds) */
-      fail_unless (worst <= (is_float ? 0 : 0.5 / scale) + 2 * f32_err +
+      fail_unless (!refq || worst <= (is_float ? 0 : 0.5 / scale) +
+          2 * f32_err +
           1e-12, "%s %s: %.3g off float64 (half a bit %.3g, float path "
           "%.3g)", c->launch, gst_audio_format_to_string (all[i]), worst,
           is_float ? 0 : 0.5 / scale, f32_err);
       g_array_unref (o);
     }
     g_array_unref (wout);
-    g_array_unref (refq);
+    if (refq)
+      g_array_unref (refq);
     g_free (q);
     g_free (xq);
     g_free (xw);
   }
-  g_array_unref (ref);
-  g_array_unref (f32_out);
 }
 
 GST_START_TEST (test_every_format)
