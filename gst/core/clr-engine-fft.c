@@ -407,14 +407,13 @@ feed (ClrEngine * e, int64_t upto, void *const *out, size_t * w,
 
 gboolean
 clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
-    size_t max_out, void *const *out, size_t * out_frames, GError ** error)
+    size_t n_out, void *const *out, size_t * out_frames, GError ** error)
 {
   ClrFftPath *f = e->fft;
   const gboolean silent = !in && clr_fft_is_silent (e);
   size_t w = 0;
 
   *out_frames = 0;
-  max_out = MIN (max_out, clr_engine_out_frames (e, n_in));
   if (!hist_make_room (e, n_in, error))
     return FALSE;
   clr_history_append (&e->hist, in, e->cfg.planar, n_in);
@@ -430,11 +429,11 @@ clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
     f->fed = e->in_total;
     /* the outputs of the frames skipped: silence */
     emit (e, e->in_total - (int64_t) n_in - (int64_t) clr_fft_lag (e), n_in,
-        NULL, 0, out, &w, max_out);
-  } else if (!feed (e, e->in_total, out, &w, max_out, error)) {
+        NULL, 0, out, &w, n_out);
+  } else if (!feed (e, e->in_total, out, &w, n_out, error)) {
     return FALSE;
   }
-  g_assert (w == max_out);
+  g_assert (w == n_out);
   *out_frames = w;
   return TRUE;
 }

@@ -64,8 +64,11 @@ gboolean clr_fft_is_silent (ClrEngine * e);
 uint64_t clr_fft_silence_needed (ClrEngine * e);
 /* Trailing frames of silence in the input. */
 uint64_t clr_fft_zero_run (ClrEngine * e);
+/* n_in frames in, the first n_out of the output frames they complete out
+ * (the caller counts them: clr_engine_out_frames () at most), so that
+ * the FFT path needs nothing of clr-engine.c. */
 gboolean clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
-    size_t max_out, void *const *out, size_t * out_frames, GError ** error);
+    size_t n_out, void *const *out, size_t * out_frames, GError ** error);
 /* Continues a stream: in_total, out_total and e->hist set, the history
  * from input frame `start`. */
 gboolean clr_fft_continue (ClrEngine * e, int64_t start,

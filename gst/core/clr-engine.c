@@ -512,13 +512,14 @@ clr_engine_append (ClrEngine * e, const void *const *in, size_t n_in,
   return TRUE;
 }
 
+/* n_in frames in, the first n_out of the output frames they complete out
+ * (the caller's count: clr_engine_out_frames () at most) */
 static gboolean
-push (ClrEngine * e, const void *const *in, size_t n_in, size_t max_out,
+push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
     void *const *out, size_t * out_frames, GError ** error)
 {
   const int64_t half = e->filter.taps / 2;
   const size_t ss = e->ssize, ch = e->cfg.channels;
-  size_t n_out = MIN (clr_engine_out_frames (e, n_in), max_out);
   gboolean silent = in == NULL && clr_engine_is_silent (e);
   int64_t n1, in_end = e->in_total + (int64_t) n_in, j1;
   uint64_t p1;
@@ -594,8 +595,8 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   *out_frames = 0;
   do {
     len = MIN (in_frames, e->chunk_in);
-    if (!(e->fft ? clr_fft_push : push) (e, in ? ip : NULL, len, G_MAXSIZE,
-            op, &n, error))
+    if (!(e->fft ? clr_fft_push : push) (e, in ? ip : NULL, len,
+            clr_engine_out_frames (e, len), op, &n, error))
       return FALSE;
     for (c = 0; c < n_planes; c++) {
       ip[c] = in ? (const char *) ip[c] + len * step : NULL;
@@ -708,8 +709,8 @@ clr_engine_drain (ClrEngine * e, void *const *out, size_t * out_frames,
     return TRUE;
   }
   /* lag frames of silence complete the support of the last output frame */
-  ok = (e->fft ? clr_fft_push : push) (e, NULL, e->lag, want, out,
-      out_frames, error);
+  ok = (e->fft ? clr_fft_push : push) (e, NULL, e->lag,
+      MIN (want, clr_engine_out_frames (e, e->lag)), out, out_frames, error);
   e->drained = TRUE;
   return ok;
 }
