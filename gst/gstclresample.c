@@ -451,6 +451,8 @@ gst_cl_resample_reset_stream (GstClResample * self)
   if (self->engine)
     clr_engine_reset (self->engine);
   gst_clr_run_reset (&self->run);
+  /* a change being built continues the run before: not this one */
+  self->run_serial++;
   gst_clr_input_batch_clear (&self->held);
   self->arrivals = 0;
   self->may_hold = FALSE;
@@ -740,6 +742,11 @@ typedef struct
   gboolean build;               /* an engine to build (one is running) */
   ClrEngineConfig cfg;
   GstAudioInfo in_info, out_info;       /* the caps it was made for */
+  /* the running stream when the change came (and which run it was): the
+   * new engine continues it on the thread, so that only the input since
+   * runs through a long filter at the switch (clr_engine_catch_up ()) */
+  ClrEngineSnapshot *snap;
+  guint run_serial;
   /* made on the thread */
   ClrDevice *dev;               /* the device acquired, or NULL */
   ClrEngine *engine;
@@ -752,6 +759,7 @@ gst_cl_resample_job_free (gpointer data)
   GstClResampleJob *job = data;
 
   g_free (job->spec);
+  clr_engine_snapshot_free (job->snap);
   if (job->engine)
     clr_engine_free (job->engine);
   if (job->dev)
@@ -779,6 +787,10 @@ gst_cl_resample_job_build (gpointer data)
   /* another name for the same device with the same filter: nothing to do */
   if (job->build && (job->filter_changed || dev != job->current))
     job->engine = clr_engine_new (dev, &job->cfg, &job->error);
+  if (job->engine && job->snap
+      && !clr_engine_continue_from_snapshot (job->engine, job->snap,
+          &job->error))
+    g_clear_pointer (&job->engine, clr_engine_free);
 }
 
 /* Hands the properties as they are now to the builder. Every change makes
@@ -810,6 +822,10 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
   job->build = self->engine && (job->filter_changed || job->new_device)
       && config_from_info (&self->in_info, &self->out_info, quality, taps,
       &job->cfg);
+  if (job->build && self->run.started) {
+    job->snap = clr_engine_snapshot (self->engine, NULL);
+    job->run_serial = self->run_serial;
+  }
   GST_DEBUG_OBJECT (self, "new settings: quality %d, taps %u, device '%s'%s",
       quality, taps, job->spec, job->build ? ", building a new engine" : "");
   gst_clr_builder_submit (&self->builder, job);
@@ -939,8 +955,14 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
   if (job->engine) {
     /* the held input was given under the old settings */
     gst_cl_resample_flush_held (self);
-    if (self->run.started && !clr_engine_continue_from (job->engine,
-            self->engine, &err))
+    /* primed on the thread with the stream as it was: caught up with the
+     * input since; a stream restarted since then starts afresh */
+    if (job->snap && (!self->run.started
+            || job->run_serial != self->run_serial))
+      clr_engine_reset (job->engine);
+    if (self->run.started && !(job->snap && job->run_serial ==
+            self->run_serial ? clr_engine_catch_up :
+            clr_engine_continue_from) (job->engine, self->engine, &err))
       goto failed;
     clr_engine_free (self->engine);
     self->engine = job->engine;

@@ -58,6 +58,7 @@ struct _GstClResample
   /* timestamps' origin, DISCONT, a failed push of held or drained
    * output for transform () to return (gstclrcommon.h) */
   GstClrRun run;
+  guint run_serial;             /* runs since start: which one a job saw */
   /* After an output-rate switch the new filter's first frame, join_frame,
    * lies up to one new period after where the old output ended, at
    * join_time: that buffer starts there instead, so the timestamps run on

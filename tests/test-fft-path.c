@@ -496,6 +496,106 @@ test_memory_budget (void)
   g_error_free (err);
 }
 
+/* n frames of in (interleaved) from frame `from` through e; its output
+ * appended to out (frames of ch samples) at *got. */
+static void
+push_frames (const ClrEngineConfig * cfg, ClrEngine * e, const char *in,
+    size_t from, size_t n, char *out, size_t * got)
+{
+  const size_t fb = frame_bytes (cfg);
+  const void *ip[1] = { in + from * fb };
+  void *op[1] = { out + *got * fb };
+  GError *err = NULL;
+  size_t want = clr_engine_out_frames (e, n), k;
+
+  g_assert_true (clr_engine_process (e, ip, n, op, &k, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (k, ==, want);
+  *got += k;
+}
+
+/* A live filter change primed off the streaming thread: the successor
+ * continued from a snapshot of the running engine, then caught up with
+ * the input the running engine took since, continues the stream as one
+ * continued in one step at the switch does: the same lengths and, where
+ * both histories reach back to the same frame (so the FFT path's blocks
+ * fall alike), the same samples to the bit. */
+static void
+test_catch_up (void)
+{
+  const size_t n_in = 30000, snap_at = 9000, switch_at = 14321;
+  guint f, path;
+
+  /* path 0: direct kernels (they catch up by continuing afresh); 1: the
+   * FFT path, whose convolution runs only the 5321 frames since */
+  for (path = 0; path < 2; path++)
+    for (f = 0; f < 2; f++) {
+      ClrEngineConfig cfg = { 44100, 176400, 1, 10, 1024,
+        f ? CLR_FORMAT_F64 : CLR_FORMAT_F32, FALSE,
+        40000
+      };
+      ClrEngineConfig cfg2 = cfg;
+      ClrEngine *a, *b, *c;
+      ClrEngineSnapshot *snap;
+      GError *err = NULL;
+      size_t total, got_b, got_c, n;
+      char *in, *out_b, *out_c, *out_a;
+      void *op[1];
+
+      if (cfg.format == CLR_FORMAT_F64 && !clr_device_has_fp64 (device))
+        continue;
+      /* the new filter: twice the taps */
+      cfg2.taps = 2048;
+      in = make_input (&cfg, n_in);
+      a = engine_new (&cfg, path > 0, 128);
+      total = clr_ratio_out_total (clr_engine_get_ratio (a), n_in);
+      out_a = g_malloc0 ((total + 1) * frame_bytes (&cfg));
+      out_b = g_malloc0 ((total + 1) * frame_bytes (&cfg));
+      out_c = g_malloc0 ((total + 1) * frame_bytes (&cfg));
+      got_b = 0;
+      push_frames (&cfg, a, in, 0, snap_at, out_a, &got_b);
+      snap = clr_engine_snapshot (a, &err);
+      g_assert_no_error (err);
+      push_frames (&cfg, a, in, snap_at, switch_at - snap_at, out_a, &got_b);
+      memcpy (out_b, out_a, got_b * frame_bytes (&cfg));
+      memcpy (out_c, out_a, got_b * frame_bytes (&cfg));
+      got_c = got_b;
+
+      b = engine_new (&cfg2, path > 0, 128);
+      g_assert_true (clr_engine_continue_from_snapshot (b, snap, &err));
+      g_assert_no_error (err);
+      g_assert_true (clr_engine_catch_up (b, a, &err));
+      g_assert_no_error (err);
+      c = engine_new (&cfg2, path > 0, 128);
+      g_assert_true (clr_engine_continue_from (c, a, &err));
+      g_assert_no_error (err);
+      g_assert_cmpuint (clr_engine_get_out_total (b), ==,
+          clr_engine_get_out_total (c));
+      g_assert_cmpuint (clr_engine_get_in_total (b), ==,
+          clr_engine_get_in_total (c));
+      push_frames (&cfg, b, in, switch_at, n_in - switch_at, out_b, &got_b);
+      push_frames (&cfg, c, in, switch_at, n_in - switch_at, out_c, &got_c);
+      op[0] = out_b + got_b * frame_bytes (&cfg);
+      g_assert_true (clr_engine_drain (b, op, &n, &err));
+      got_b += n;
+      op[0] = out_c + got_c * frame_bytes (&cfg);
+      g_assert_true (clr_engine_drain (c, op, &n, &err));
+      got_c += n;
+      g_assert_cmpuint (got_b, ==, total);
+      g_assert_cmpuint (got_c, ==, total);
+      g_assert_cmpmem (out_b, total * frame_bytes (&cfg), out_c,
+          total * frame_bytes (&cfg));
+      clr_engine_snapshot_free (snap);
+      clr_engine_free (a);
+      clr_engine_free (b);
+      clr_engine_free (c);
+      g_free (in);
+      g_free (out_a);
+      g_free (out_b);
+      g_free (out_c);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -511,6 +611,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fft/integer-formats", test_integer_formats);
   g_test_add_func ("/fft/chunk-invariance", test_chunk_invariance);
   g_test_add_func ("/fft/hand-over", test_hand_over);
+  g_test_add_func ("/fft/catch-up", test_catch_up);
   g_test_add_func ("/fft/longer-filter", test_longer_filter);
   g_test_add_func ("/fft/memory-budget", test_memory_budget);
   ret = g_test_run ();

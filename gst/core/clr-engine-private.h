@@ -73,6 +73,11 @@ gboolean clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
  * from input frame `start`. */
 gboolean clr_fft_continue (ClrEngine * e, int64_t start,
     uint64_t silent_tail, GError ** error);
+/* After clr_fft_continue (): the n input frames since (host planes of n
+ * frames) appended and fed, the first output k0, the input's trailing
+ * silence silent_tail. */
+gboolean clr_fft_catch_up (ClrEngine * e, const char *host, size_t n,
+    uint64_t k0, uint64_t silent_tail, GError ** error);
 
 G_END_DECLS
 #endif

@@ -608,91 +608,166 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   return TRUE;
 }
 
+struct _ClrEngineSnapshot {
+  /* the stream: what a successor must share */
+  ClrEngineConfig cfg;
+  gboolean drained;
+  uint64_t in_total, out_total;
+  /* its last input frames [start, start + len), planes of len frames in
+   * the stream's format, and the silence at their end (G_MAXUINT64: all
+   * of it, and before) */
+  int64_t start;
+  size_t len;
+  uint64_t silent_tail;
+  char *host;
+};
+
+ClrEngineSnapshot *
+clr_engine_snapshot (ClrEngine * old, GError ** error)
+{
+  ClrEngineSnapshot *s = g_new0 (ClrEngineSnapshot, 1);
+  /* old's host copy (clr-history.h) where it reaches further back than
+   * old's window, which holds only what old's filter reads */
+  const gboolean from_hist = old->fft || (old->cfg.history > 0
+      && old->hist.start < old->win_start);
+
+  s->cfg = old->cfg;
+  s->drained = old->drained;
+  s->in_total = old->in_total;
+  s->out_total = old->out_total;
+  s->start = from_hist ? old->hist.start : old->win_start;
+  s->len = from_hist ? old->hist.len : old->win_len;
+  s->silent_tail = old->fft ? MIN (clr_fft_zero_run (old), s->len) :
+      old->silent_tail >= old->win_len && !from_hist ? G_MAXUINT64 :
+      MIN (old->silent_tail, s->len);
+  s->host = g_try_malloc (MAX (s->len, 1) * old->cfg.channels * old->ssize);
+  if (!s->host) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the filter history");
+    g_free (s);
+    return NULL;
+  }
+  if (s->len > 0 && from_hist)
+    clr_history_read (&old->hist, s->len, s->host);
+  else if (s->len > 0)
+    clr_window_get (&old->win, s->len, s->host);
+  return s;
+}
+
+void
+clr_engine_snapshot_free (ClrEngineSnapshot * s)
+{
+  if (!s)
+    return;
+  g_free (s->host);
+  g_free (s);
+}
+
+/* First output at or after the next one of a stream at out_total outputs
+ * of out_rate: ceil (m * out2 / out1); the product stays below 2^64 for
+ * years of audio at 16 MHz */
+static uint64_t
+successor_first_out (ClrEngine * e, uint64_t out_total, uint32_t out_rate)
+{
+  return (out_total * e->cfg.out_rate + out_rate - 1) / out_rate;
+}
+
+gboolean
+clr_engine_continue_from_snapshot (ClrEngine * e,
+    const ClrEngineSnapshot * s, GError ** error)
+{
+  const size_t ch = e->cfg.channels;
+  const int64_t half = e->filter.taps / 2;
+  const int64_t back = e->fft ? 0 : (int64_t) e->plan.back;
+  uint64_t k0, p0;
+  int64_t n0, j0, start;
+  size_t pad;
+
+  if (s->cfg.in_rate != e->cfg.in_rate || s->cfg.channels != ch
+      || s->cfg.format != e->cfg.format || s->cfg.planar != e->cfg.planar
+      || s->drained) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "Cannot continue a stream of another input format");
+    return FALSE;
+  }
+  k0 = successor_first_out (e, s->out_total, s->cfg.out_rate);
+  clr_ratio_position (&e->ratio, k0, &n0, &p0);
+  j0 = n0 - half + 1 - back;
+  start = MIN (j0, s->start);
+  pad = (size_t) (s->start - start);
+  if (!e->fft && !clr_window_reserve (&e->win, 0, pad + s->len +
+          CLR_WINDOW_SLACK, error))
+    return FALSE;
+
+  e->in_total = s->in_total;
+  e->out_total = k0;
+  e->drained = FALSE;
+  /* the host copy carries on in the successor, for its successor */
+  if ((e->fft || e->cfg.history > 0)
+      && !clr_history_set (&e->hist, start, s->host, pad, s->len, error))
+    return FALSE;
+  if (e->fft)
+    return clr_fft_continue (e, start, s->silent_tail, error);
+  clr_window_rewind (&e->win);
+  clr_window_write_zeros (&e->win, 0, pad);
+  if (s->len > 0)
+    clr_window_put (&e->win, pad, s->len, s->host);
+  e->win_start = start;
+  e->win_len = pad + s->len;
+  e->silent_tail = MIN (s->silent_tail, e->win_len);
+  return TRUE;
+}
+
 /* Copies the window through host memory: the two engines may live on
  * different devices (a live change of the device property), or take
  * different paths (direct kernels or FFT). */
 gboolean
 clr_engine_continue_from (ClrEngine * e, ClrEngine * old, GError ** error)
 {
-  const size_t ss = e->ssize, ch = e->cfg.channels;
-  const int64_t half = e->filter.taps / 2;
-  const int64_t back = e->fft ? 0 : (int64_t) e->plan.back;
-  uint64_t k0, p0, silent_tail;
-  int64_t n0, j0, start, old_start;
-  size_t pad, len;
-  gboolean from_hist;
-  char *host;
-  gboolean ok = TRUE;
-  cl_int status = CL_SUCCESS;
+  ClrEngineSnapshot *s = clr_engine_snapshot (old, error);
+  gboolean ok;
 
-  if (old->cfg.in_rate != e->cfg.in_rate || old->cfg.channels != ch
-      || old->cfg.format != e->cfg.format || old->cfg.planar != e->cfg.planar
-      || old->drained) {
-    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
-        "Cannot continue a stream of another input format");
+  if (!s)
     return FALSE;
-  }
-  /* first output at or after old's next one: ceil (m * out2 / out1); the
-   * product stays below 2^64 for years of audio at 16 MHz */
-  k0 = (old->out_total * e->cfg.out_rate + old->cfg.out_rate - 1) /
-      old->cfg.out_rate;
-  clr_ratio_position (&e->ratio, k0, &n0, &p0);
-  j0 = n0 - half + 1 - back;
-  /* the history: old's host copy (clr-history.h) where it reaches further
-   * back than old's window, which holds only what old's filter reads */
-  from_hist = old->fft || (old->cfg.history > 0
-      && old->hist.start < old->win_start);
-  old_start = from_hist ? old->hist.start : old->win_start;
-  len = from_hist ? old->hist.len : old->win_len;
-  start = MIN (j0, old_start);
-  pad = (size_t) (old_start - start);
-  /* trailing silence of that history (all of it: G_MAXUINT64) */
-  silent_tail = old->fft ? MIN (clr_fft_zero_run (old), len) :
-      old->silent_tail >= old->win_len && !from_hist ? G_MAXUINT64 :
-      MIN (old->silent_tail, len);
-  if (!e->fft && !clr_window_reserve (&e->win, 0, pad + len +
-          CLR_WINDOW_SLACK, error))
-    return FALSE;
+  ok = clr_engine_continue_from_snapshot (e, s, error);
+  clr_engine_snapshot_free (s);
+  return ok;
+}
 
-  host = g_try_malloc (MAX (len, 1) * ch * ss);
-  if (!host) {
+gboolean
+clr_engine_catch_up (ClrEngine * e, ClrEngine * old, GError ** error)
+{
+  const uint64_t n = old->in_total - e->in_total;
+  ClrEngineSnapshot *s;
+  gboolean ok;
+
+  /* The FFT path brings its primed convolution up to date with the input
+   * since: only that much runs here. Anything else (the direct kernels,
+   * whose continuation costs a copy of the window; a stream restarted
+   * since the snapshot) continues afresh. */
+  if (!e->fft || e->drained || old->drained || old->in_total < e->in_total
+      || old->cfg.in_rate != e->cfg.in_rate
+      || !(old->fft || old->cfg.history > 0)
+      || old->hist.len < n || successor_first_out (e, old->out_total,
+          old->cfg.out_rate) < e->out_total)
+    return clr_engine_continue_from (e, old, error);
+  /* what came since, and the silence at old's end */
+  s = g_new0 (ClrEngineSnapshot, 1);
+  s->len = (size_t) n;
+  s->host = g_try_malloc (MAX (s->len, 1) * e->cfg.channels * e->ssize);
+  if (!s->host) {
+    clr_engine_snapshot_free (s);
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for the filter history");
     return FALSE;
   }
-  if (len > 0 && from_hist)
-    clr_history_read (&old->hist, len, host);
-  else if (len > 0)
-    clr_window_get (&old->win, len, host);
-  e->in_total = old->in_total;
-  e->out_total = k0;
-  e->drained = FALSE;
-  /* the host copy carries on in the successor, for its successor */
-  if (status == CL_SUCCESS && (e->fft || e->cfg.history > 0)
-      && !clr_history_set (&e->hist, start, host, pad, len, error)) {
-    g_free (host);
-    return FALSE;
-  }
-  if (e->fft) {
-    ok = status == CL_SUCCESS && clr_fft_continue (e, start, silent_tail,
-        error);
-    g_free (host);
-    goto done;
-  }
-  clr_window_rewind (&e->win);
-  clr_window_write_zeros (&e->win, 0, pad);
-  if (len > 0)
-    clr_window_put (&e->win, pad, len, host);
-  g_free (host);
-  e->win_start = start;
-  e->win_len = pad + len;
-  e->silent_tail = MIN (silent_tail, e->win_len);
-
-done:
-  if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Moving the filter history");
-    return FALSE;
-  }
+  if (n > 0)
+    clr_history_read (&old->hist, s->len, s->host);
+  ok = clr_fft_catch_up (e, s->host, s->len, successor_first_out (e,
+          old->out_total, old->cfg.out_rate), old->fft ?
+      clr_fft_zero_run (old) : MIN (old->silent_tail, old->hist.len),
+      error);
+  clr_engine_snapshot_free (s);
   return ok;
 }
 

@@ -113,6 +113,26 @@ uint64_t clr_engine_silence_needed (ClrEngine * e);
 gboolean clr_engine_continue_from (ClrEngine * e, ClrEngine * old,
     GError ** error);
 
+/* The same in two steps, so that the costly one runs off the streaming
+ * thread: a snapshot of old's stream (its history copied: cheap) taken
+ * where old runs; e continued from it anywhere (the FFT path runs the
+ * history through its convolution here: 40-90 ms for a million taps on
+ * two CPU cores); then, where old runs again, e caught up with what old
+ * took since (only that runs through the convolution). Where it cannot
+ * catch up (the direct kernels, whose continuation is a copy; a stream
+ * restarted since), clr_engine_catch_up () continues afresh from old. In
+ * all cases e then continues old's stream as clr_engine_continue_from ()
+ * makes it, but for the FFT path's block grid, which starts at the
+ * snapshot's history instead of at the catch-up's (the same output to
+ * within the transforms' rounding). */
+typedef struct _ClrEngineSnapshot ClrEngineSnapshot;
+ClrEngineSnapshot *clr_engine_snapshot (ClrEngine * old, GError ** error);
+void clr_engine_snapshot_free (ClrEngineSnapshot * s);
+gboolean clr_engine_continue_from_snapshot (ClrEngine * e,
+    const ClrEngineSnapshot * s, GError ** error);
+gboolean clr_engine_catch_up (ClrEngine * e, ClrEngine * old,
+    GError ** error);
+
 /* Benchmarks the kernel alone, data already on the device: uploads in_frames
  * frames from `in` (layout and format as configured) once, then launches
  * the kernel over every output those frames complete, `iterations` times,
