@@ -387,12 +387,14 @@ GST_START_TEST (test_wavparse)
     "clresample ! audio/x-raw,rate=48000",
     "clcrossover frequencies=1500",
     "clresample quality=10 ! audio/x-raw,rate=96000",
+    /* its default kernel, audiofirfilter's: one tap of 1 */
+    "clfirfilter block-size=256",
   };
   /* ceil (N out / in) */
   const guint64 out_frames[] = { 24000ull * 48000 / 44100 + 1, 24000,
-    24000ull * 96000 / 44100 + 1
+    24000ull * 96000 / 44100 + 1, 24000
   };
-  const int out_ch[] = { 2, 4, 2 };
+  const int out_ch[] = { 2, 4, 2, 2 };
   gchar *path = g_build_filename (g_get_tmp_dir (), "clr-test-formats.wav",
       NULL);
   guint e;
