@@ -10,7 +10,6 @@
 #include <string.h>
 #include <stdlib.h>
 #include "clr-device.h"
-#include "clr-hostmem.h"
 #include "clr-log.h"
 #include "clr-tuning.h"
 
@@ -522,13 +521,30 @@ clr_device_unref (ClrDevice * dev)
   device_free (dev);
 }
 
+/* clr_device_set_clear_hook (): under registry_lock */
+static void (*clear_hook) (void);
+
+void
+clr_device_set_clear_hook (void (*hook) (void))
+{
+  g_mutex_lock (&registry_lock);
+  clear_hook = hook;
+  g_mutex_unlock (&registry_lock);
+}
+
 void
 clr_device_clear_cache (void)
 {
   GList *l, *drop = NULL;
 
+  void (*hook) (void);
+
   /* free page-locked blocks hold their device */
-  clr_host_release_idle ();
+  g_mutex_lock (&registry_lock);
+  hook = clear_hook;
+  g_mutex_unlock (&registry_lock);
+  if (hook)
+    hook ();
   g_mutex_lock (&registry_lock);
   for (l = registry; l; l = l->next) {
     ClrDevice *dev = l->data;

@@ -45,6 +45,12 @@ void clr_device_unref (ClrDevice * dev);
  * checkers). */
 void clr_device_clear_cache (void);
 
+/* What clr_device_clear_cache () calls first: another module's cache whose
+ * entries hold devices lets go of them (clr-hostmem.c's free page-locked
+ * blocks). Registered by that module, so that this one needs nothing of
+ * it. */
+void clr_device_set_clear_hook (void (*hook) (void));
+
 const char *clr_device_get_name (ClrDevice * dev);
 gboolean clr_device_has_fp64 (ClrDevice * dev);
 /* TRUE for GPUs (and other non-CPU devices): they get kernels laid out for

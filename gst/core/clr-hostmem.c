@@ -84,6 +84,8 @@ clr_host_alloc (ClrDevice * dev, size_t bytes, GError ** error)
   /* round up, so that slightly larger buffers later reuse the block */
   if (!(b = block_new (dev, bytes + bytes / 8, error)))
     return NULL;
+  /* idle blocks hold their device: let clr_device_clear_cache () free them */
+  clr_device_set_clear_hook (clr_host_release_idle);
   g_mutex_lock (&host_lock);
   blocks = g_list_prepend (blocks, b);
   g_mutex_unlock (&host_lock);

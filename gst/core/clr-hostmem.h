@@ -23,7 +23,8 @@ void clr_host_free (void *ptr);
 /* TRUE if [ptr, ptr + bytes) lies within one block allocated for dev. */
 gboolean clr_host_is_pinned (ClrDevice * dev, const void *ptr, size_t bytes);
 
-/* Releases every free block (clr_device_clear_cache calls it). */
+/* Releases every free block (clr_device_clear_cache () calls it, once a
+ * block was ever made). */
 void clr_host_release_idle (void);
 
 G_END_DECLS
