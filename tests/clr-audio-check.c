@@ -1,5 +1,6 @@
 /* clresample: what the element tests share. See clr-audio-check.h. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "clr-audio-check.h"
 
@@ -369,4 +370,75 @@ expect_error (gchar * text, const gchar * what)
   fail_unless (strstr (text, what) != NULL, "error '%s' does not say '%s'",
       text, what);
   g_free (text);
+}
+
+/* ---- filters ------------------------------------------------------------ */
+
+double *
+make_filter (gsize taps, guint64 seed)
+{
+  double *h = g_new (double, taps);
+  gsize k;
+
+  for (k = 0; k < taps; k++)
+    h[k] = (float) (next_uniform (&seed) * pow (10.0, -3.0 * k / taps) /
+        sqrt ((double) MIN (taps, 4096)));
+  return h;
+}
+
+G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+void
+set_kernel (GstElement * e, const double *h, gsize taps)
+{
+  GValueArray *va = g_value_array_new (taps);
+  GValue v = G_VALUE_INIT;
+  gsize k;
+
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (k = 0; k < taps; k++) {
+    g_value_set_double (&v, h[k]);
+    g_value_array_append (va, &v);
+  }
+  g_value_unset (&v);
+  g_object_set (e, "kernel", va, NULL);
+  g_value_array_free (va);
+}
+
+G_GNUC_END_IGNORE_DEPRECATIONS;
+
+gchar *
+write_wav (double *const *h, guint n_filters, gsize taps)
+{
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("clfir-XXXXXX.wav", &path, NULL);
+  FILE *fp = fdopen (fd, "wb");
+  guint32 data = taps * n_filters * 4, u32;
+  guint16 u16;
+  gsize k;
+  guint f;
+
+  fail_unless (fp != NULL);
+#define W32(v) (u32 = GUINT32_TO_LE (v), fwrite (&u32, 4, 1, fp))
+#define W16(v) (u16 = GUINT16_TO_LE (v), fwrite (&u16, 2, 1, fp))
+  fwrite ("RIFF", 1, 4, fp);
+  W32 (36 + data);
+  fwrite ("WAVEfmt ", 1, 8, fp);
+  W32 (16);
+  W16 (3);                      /* IEEE float */
+  W16 (n_filters);
+  W32 (RATE);
+  W32 (RATE * 4 * n_filters);
+  W16 (4 * n_filters);
+  W16 (32);
+  fwrite ("data", 1, 4, fp);
+  W32 (data);
+  for (k = 0; k < taps; k++)
+    for (f = 0; f < n_filters; f++) {
+      float v = h[f][k];
+      fwrite (&v, 4, 1, fp);
+    }
+#undef W32
+#undef W16
+  fail_unless (fclose (fp) == 0);
+  return path;
 }

@@ -60,6 +60,14 @@ void check_stamps (const Out * o, GstClockTime start);
  * samples); returns how many there are. */
 guint check_gap_buffers (const Out * o, guint channels);
 gsize *random_pieces (gsize n, gsize max, guint32 seed);
+/* Noise filter decaying by 60 dB over its length; values rounded to float
+ * so that a float WAV file holds them exactly. */
+double *make_filter (gsize taps, guint64 seed);
+/* `kernel` of an element (clfirfilter, audiofirfilter) from h */
+void set_kernel (GstElement * e, const double *h, gsize taps);
+/* A WAV file of float32 samples at RATE, written by hand: n_filters
+ * channels of taps (g_free the path) */
+gchar *write_wav (double *const *h, guint n_filters, gsize taps);
 /* x through e (taken), in pieces, then EOS */
 void run_stream (GstElement * e, const Fmt * f, const double *x,
     gsize frames, const gsize * pieces, gsize n_pieces, Out * o);

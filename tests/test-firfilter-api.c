@@ -30,76 +30,6 @@ static gboolean no_fp64;
 
 /* ---- signals ------------------------------------------------------------ */
 
-/* Noise filter decaying by 60 dB over its length; values rounded to float
- * so that a float WAV file holds them exactly. */
-static double *
-make_filter (gsize taps, guint64 seed)
-{
-  double *h = g_new (double, taps);
-  gsize k;
-
-  for (k = 0; k < taps; k++)
-    h[k] = (float) (next_uniform (&seed) * pow (10.0, -3.0 * k / taps) /
-        sqrt ((double) MIN (taps, 4096)));
-  return h;
-}
-
-G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-static void
-set_kernel (GstElement * e, const double *h, gsize taps)
-{
-  GValueArray *va = g_value_array_new (taps);
-  GValue v = G_VALUE_INIT;
-  gsize k;
-
-  g_value_init (&v, G_TYPE_DOUBLE);
-  for (k = 0; k < taps; k++) {
-    g_value_set_double (&v, h[k]);
-    g_value_array_append (va, &v);
-  }
-  g_value_unset (&v);
-  g_object_set (e, "kernel", va, NULL);
-  g_value_array_free (va);
-}
-
-G_GNUC_END_IGNORE_DEPRECATIONS;
-
-/* A mono WAV file of float32 taps, written by hand */
-static gchar *
-write_wav (const double *h, gsize taps)
-{
-  gchar *path = NULL;
-  gint fd = g_file_open_tmp ("clfir-api-XXXXXX.wav", &path, NULL);
-  FILE *fp = fdopen (fd, "wb");
-  guint32 data = taps * 4, u32;
-  guint16 u16;
-  gsize k;
-
-  fail_unless (fp != NULL);
-#define W32(v) (u32 = GUINT32_TO_LE (v), fwrite (&u32, 4, 1, fp))
-#define W16(v) (u16 = GUINT16_TO_LE (v), fwrite (&u16, 2, 1, fp))
-  fwrite ("RIFF", 1, 4, fp);
-  W32 (36 + data);
-  fwrite ("WAVEfmt ", 1, 8, fp);
-  W32 (16);
-  W16 (3);                      /* IEEE float */
-  W16 (1);
-  W32 (RATE);
-  W32 (RATE * 4);
-  W16 (4);
-  W16 (32);
-  fwrite ("data", 1, 4, fp);
-  W32 (data);
-  for (k = 0; k < taps; k++) {
-    float v = h[k];
-    fwrite (&v, 4, 1, fp);
-  }
-#undef W32
-#undef W16
-  fail_unless (fclose (fp) == 0);
-  return path;
-}
-
 /* ---- appsrc ! filter ! appsink ------------------------------------------ */
 
 typedef struct
@@ -601,7 +531,7 @@ GST_START_TEST (test_location_before_start)
   Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 1 };
   const gsize frames = 12000, taps = 700;
   double *h = make_filter (taps, 3), *x = make_input (&f, frames, 0.5, 4);
-  gchar *wav = write_wav (h, taps);
+  gchar *wav = write_wav (&h, 1, taps);
   double worst;
   LoadWatch w;
   Pipe p;
@@ -655,7 +585,7 @@ GST_START_TEST (test_location_stop_finalize)
   Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 1 };
   const gsize frames = 6000, taps = 400;
   double *h = make_filter (taps, 5), *x = make_input (&f, frames, 0.5, 6);
-  gchar *wav = write_wav (h, taps);
+  gchar *wav = write_wav (&h, 1, taps);
   GstElement *e;
   GThread *th;
   double worst;
@@ -731,7 +661,7 @@ check_location_while_playing (gboolean realtime)
   const gsize change = realtime ? 9600 : set_at;
   double *h0 = make_filter (t_old, 7), *ha = make_filter (t_a, 8),
       *hb = make_filter (t_b, 9), *x = make_input (&f, frames, 0.5, 10);
-  gchar *wav_a = write_wav (ha, t_a), *wav_b = write_wav (hb, t_b);
+  gchar *wav_a = write_wav (&ha, 1, t_a), *wav_b = write_wav (&hb, 1, t_b);
   GstClock *clock = gst_test_clock_new ();
   double worst = 0.0;
   LoadWatch w;

@@ -22,78 +22,7 @@ static gboolean no_fp64;
 
 /* ---- signals and the reference ---------------------------------------- */
 
-/* Noise filter decaying by 60 dB over its length; values rounded to float
- * so that a float WAV file holds them exactly. */
-static double *
-make_filter (gsize taps, guint64 seed)
-{
-  double *h = g_new (double, taps);
-  gsize k;
-
-  for (k = 0; k < taps; k++)
-    h[k] = (float) (next_uniform (&seed) * pow (10.0, -3.0 * k / taps) /
-        sqrt ((double) MIN (taps, 4096)));
-  return h;
-}
-
 /* ---- buffers ------------------------------------------------------------ */
-
-G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-static void
-set_kernel (GstElement * e, const double *h, gsize taps)
-{
-  GValueArray *va = g_value_array_new (taps);
-  GValue v = G_VALUE_INIT;
-  gsize k;
-
-  g_value_init (&v, G_TYPE_DOUBLE);
-  for (k = 0; k < taps; k++) {
-    g_value_set_double (&v, h[k]);
-    g_value_array_append (va, &v);
-  }
-  g_value_unset (&v);
-  g_object_set (e, "kernel", va, NULL);
-  g_value_array_free (va);
-}
-
-G_GNUC_END_IGNORE_DEPRECATIONS;
-
-/* A WAV file of float32 samples: n_filters channels of taps */
-static gchar *
-write_wav (double **h, guint n_filters, gsize taps)
-{
-  gchar *path = NULL;
-  gint fd = g_file_open_tmp ("clfir-XXXXXX.wav", &path, NULL);
-  FILE *fp = fdopen (fd, "wb");
-  guint32 data = taps * n_filters * 4, u32;
-  guint16 u16;
-  gsize k;
-  guint f;
-
-#define W32(v) (u32 = GUINT32_TO_LE (v), fwrite (&u32, 4, 1, fp))
-#define W16(v) (u16 = GUINT16_TO_LE (v), fwrite (&u16, 2, 1, fp))
-  fwrite ("RIFF", 1, 4, fp);
-  W32 (36 + data);
-  fwrite ("WAVEfmt ", 1, 8, fp);
-  W32 (16);
-  W16 (3);                      /* IEEE float */
-  W16 (n_filters);
-  W32 (RATE);
-  W32 (RATE * 4 * n_filters);
-  W16 (4 * n_filters);
-  W16 (32);
-  fwrite ("data", 1, 4, fp);
-  W32 (data);
-  for (k = 0; k < taps; k++)
-    for (f = 0; f < n_filters; f++) {
-      float v = h[f][k];
-      fwrite (&v, 4, 1, fp);
-    }
-#undef W32
-#undef W16
-  fclose (fp);
-  return path;
-}
 
 static GstElement *
 make_fir (guint block_size, guint64 latency)
