@@ -438,26 +438,16 @@ clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
   return TRUE;
 }
 
-gboolean
-clr_fft_catch_up (ClrEngine * e, const char *host, size_t n, uint64_t k0,
-    uint64_t silent_tail, GError ** error)
+/* Feeds what completes no output at or after out_total yet (the input of
+ * conv frames up to the one of a = n (out_total) - 1); the rest goes in
+ * with the next push. */
+static gboolean
+feed_to_next_out (ClrEngine * e, GError ** error)
 {
-  ClrFftPath *f = e->fft;
-  const void *planes[CLR_CHANNELS_MAX];
   int64_t n0, upto;
   uint64_t p0;
-  size_t c, w = 0;
+  size_t w = 0;
 
-  if (!hist_make_room (e, n, error))
-    return FALSE;
-  for (c = 0; c < e->cfg.channels; c++)
-    planes[c] = host + c * n * e->ssize;
-  clr_history_append (&e->hist, planes, TRUE, n);
-  e->in_total += (int64_t) n;
-  e->out_total = k0;
-  f->zero_run = MIN (silent_tail, f->flushed);
-  /* as clr_fft_continue (): what completes no output at or after
-   * out_total yet; the rest goes in with the next push */
   clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
   upto = MIN (e->in_total, n0 + (int64_t) clr_fft_lag (e));
   if (!feed (e, upto, NULL, &w, 0, error))
@@ -467,26 +457,34 @@ clr_fft_catch_up (ClrEngine * e, const char *host, size_t n, uint64_t k0,
 }
 
 gboolean
+clr_fft_catch_up (ClrEngine * e, const char *host, size_t n, uint64_t k0,
+    uint64_t silent_tail, GError ** error)
+{
+  ClrFftPath *f = e->fft;
+  const void *planes[CLR_CHANNELS_MAX];
+  size_t c;
+
+  if (!hist_make_room (e, n, error))
+    return FALSE;
+  for (c = 0; c < e->cfg.channels; c++)
+    planes[c] = host + c * n * e->ssize;
+  clr_history_append (&e->hist, planes, TRUE, n);
+  e->in_total += (int64_t) n;
+  e->out_total = k0;
+  f->zero_run = MIN (silent_tail, f->flushed);
+  return feed_to_next_out (e, error);
+}
+
+gboolean
 clr_fft_continue (ClrEngine * e, int64_t start, uint64_t silent_tail,
     GError ** error)
 {
   ClrFftPath *f = e->fft;
-  int64_t n0, upto;
-  uint64_t p0;
-  size_t w = 0;
 
   clr_conv_reset (f->conv);
   f->fed = start;
   f->s0 = start;
   f->conv_idle = TRUE;
   f->zero_run = MIN (silent_tail, f->flushed);
-  /* feed what completes no output at or after out_total yet (the input of
-   * conv frames up to the one of a = n (out_total) - 1); the rest goes in
-   * with the next push */
-  clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
-  upto = MIN (e->in_total, n0 + (int64_t) clr_fft_lag (e));
-  if (!feed (e, upto, NULL, &w, 0, error))
-    return FALSE;
-  g_assert (w == 0);
-  return TRUE;
+  return feed_to_next_out (e, error);
 }

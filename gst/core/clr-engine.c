@@ -738,7 +738,7 @@ gboolean
 clr_engine_catch_up (ClrEngine * e, ClrEngine * old, GError ** error)
 {
   const uint64_t n = old->in_total - e->in_total;
-  ClrEngineSnapshot *s;
+  char *host;
   gboolean ok;
 
   /* The FFT path brings its primed convolution up to date with the input
@@ -752,22 +752,19 @@ clr_engine_catch_up (ClrEngine * e, ClrEngine * old, GError ** error)
           old->cfg.out_rate) < e->out_total)
     return clr_engine_continue_from (e, old, error);
   /* what came since, and the silence at old's end */
-  s = g_new0 (ClrEngineSnapshot, 1);
-  s->len = (size_t) n;
-  s->host = g_try_malloc (MAX (s->len, 1) * e->cfg.channels * e->ssize);
-  if (!s->host) {
-    clr_engine_snapshot_free (s);
+  host = g_try_malloc (MAX (n, 1) * e->cfg.channels * e->ssize);
+  if (!host) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for the filter history");
     return FALSE;
   }
   if (n > 0)
-    clr_history_read (&old->hist, s->len, s->host);
-  ok = clr_fft_catch_up (e, s->host, s->len, successor_first_out (e,
+    clr_history_read (&old->hist, (size_t) n, host);
+  ok = clr_fft_catch_up (e, host, (size_t) n, successor_first_out (e,
           old->out_total, old->cfg.out_rate), old->fft ?
       clr_fft_zero_run (old) : MIN (old->silent_tail, old->hist.len),
       error);
-  clr_engine_snapshot_free (s);
+  g_free (host);
   return ok;
 }
 
