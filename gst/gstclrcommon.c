@@ -181,15 +181,38 @@ gst_clr_stamp (GstBuffer * buf, GstClockTime t0, guint64 offset0, gint rate,
 }
 
 gboolean
-gst_clr_query_latency (GstBaseTransform * trans, GstQuery * query,
+gst_clr_latency_publish (GstObject * element, GstClrLatency * l,
     guint64 frames, gint rate)
+{
+  gboolean changed;
+
+  GST_OBJECT_LOCK (element);
+  changed = frames != l->frames || rate != l->rate;
+  l->frames = frames;
+  l->rate = rate;
+  GST_OBJECT_UNLOCK (element);
+  return changed;
+}
+
+gboolean
+gst_clr_query_latency (GstBaseTransform * trans, GstQuery * query,
+    const GstClrLatency * l, gboolean * res)
 {
   GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (trans);
   GstClockTime min, max, ours;
   gboolean live;
+  guint64 frames;
+  gint rate;
 
-  if (!gst_pad_peer_query (sinkpad, query))
+  GST_OBJECT_LOCK (trans);
+  frames = l->frames;
+  rate = l->rate;
+  GST_OBJECT_UNLOCK (trans);
+  if (rate <= 0)
     return FALSE;
+  *res = gst_pad_peer_query (sinkpad, query);
+  if (!*res)
+    return TRUE;
   gst_query_parse_latency (query, &live, &min, &max);
   ours = gst_util_uint64_scale_int_round (frames, GST_SECOND, rate);
   GST_DEBUG_OBJECT (trans, "our latency: %" GST_TIME_FORMAT,

@@ -88,9 +88,26 @@ GstFlowReturn gst_clr_run_take_flow (GstClrRun * run);
 void gst_clr_stamp (GstBuffer * buf, GstClockTime t0, guint64 offset0,
     gint rate, guint64 first, guint64 n, gboolean * need_discont);
 
-/* Answers a latency query upstream's answer plus `frames` at `rate`. */
-gboolean gst_clr_query_latency (GstBaseTransform * trans, GstQuery * query,
+/* The latency a query from any thread answers: `frames` at `rate` (rate 0:
+ * none), published by the streaming thread under the element's object
+ * lock whenever its filter changes, so that a query never reads a filter
+ * that thread may be freeing. */
+typedef struct
+{
+  guint64 frames;
+  gint rate;
+} GstClrLatency;
+
+/* Publishes frames at rate (0: no latency to add); TRUE if the answer
+ * changed. */
+gboolean gst_clr_latency_publish (GstObject * element, GstClrLatency * l,
     guint64 frames, gint rate);
+
+/* A LATENCY query: where a latency is published, upstream's answer plus
+ * it, *res what the query gave, and TRUE; else FALSE, for the parent
+ * class to answer. */
+gboolean gst_clr_query_latency (GstBaseTransform * trans, GstQuery * query,
+    const GstClrLatency * l, gboolean * res);
 
 /* Input outside the segment clipped away (NULL: wholly outside), so the
  * output starts where the segment does (after a seek, say). Takes input. */

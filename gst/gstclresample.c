@@ -312,16 +312,10 @@ gst_cl_resample_get_property (GObject * object, guint prop_id,
 static void
 gst_cl_resample_publish_latency (GstClResample * self)
 {
-  guint64 frames = self->engine ? clr_engine_get_latency (self->engine) : 0;
-  gint rate = self->engine ? GST_AUDIO_INFO_RATE (&self->in_info) : 0;
-  gboolean changed;
-
-  GST_OBJECT_LOCK (self);
-  changed = frames != self->latency_frames || rate != self->latency_rate;
-  self->latency_frames = frames;
-  self->latency_rate = rate;
-  GST_OBJECT_UNLOCK (self);
-  if (changed && self->engine)
+  if (gst_clr_latency_publish (GST_OBJECT (self), &self->latency,
+          self->engine ? clr_engine_get_latency (self->engine) : 0,
+          self->engine ? GST_AUDIO_INFO_RATE (&self->in_info) : 0)
+      && self->engine)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
 }
@@ -1344,20 +1338,12 @@ gst_cl_resample_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
+  gboolean res;
 
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && !gst_base_transform_is_passthrough (trans)) {
-    guint64 frames;
-    gint rate;
-
-    /* from any thread: what the streaming thread published */
-    GST_OBJECT_LOCK (self);
-    frames = self->latency_frames;
-    rate = self->latency_rate;
-    GST_OBJECT_UNLOCK (self);
-    if (rate > 0)
-      return gst_clr_query_latency (trans, query, frames, rate);
-  }
+      && !gst_base_transform_is_passthrough (trans)
+      && gst_clr_query_latency (trans, query, &self->latency, &res))
+    return res;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }

@@ -44,13 +44,9 @@ struct _GstClResample
    * built on a thread of its own while the old one plays on */
   GstClrBuilder builder;
   ClrEngine *engine;
-  /* the latency a query from any thread answers (frames at the input
-   * rate; 0 rate: none), published under the object lock by
-   * gst_cl_resample_publish_latency () whenever the engine changes: the
-   * query never touches the engine, which this thread may free at any
-   * time */
-  guint64 latency_frames;
-  gint latency_rate;
+  /* the latency a query from any thread answers, published whenever the
+   * engine changes (gstclrcommon.h) */
+  GstClrLatency latency;
   GstAudioInfo in_info;
   GstAudioInfo out_info;
   /* the negotiated formats to and from the engine's (gstclredge.h) */

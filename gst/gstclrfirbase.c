@@ -145,22 +145,12 @@ static gboolean
 gst_clr_fir_base_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  GstClrFirStream *s = &GST_CLR_FIR_BASE (trans)->stream;
+  gboolean res;
 
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) ==
-      GST_QUERY_LATENCY) {
-    gboolean valid;
-    guint64 frames;
-    gint rate;
-
-    GST_OBJECT_LOCK (trans);
-    valid = s->latency_valid;
-    frames = s->latency_frames;
-    rate = s->latency_rate;
-    GST_OBJECT_UNLOCK (trans);
-    if (valid && rate > 0)
-      return gst_clr_query_latency (trans, query, frames, rate);
-  }
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && gst_clr_query_latency (trans, query,
+          &GST_CLR_FIR_BASE (trans)->stream.latency, &res))
+    return res;
   return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
       query);
 }

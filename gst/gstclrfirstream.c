@@ -247,13 +247,9 @@ prime (GstClrFirStream * s, ClrConv * conv, ClrXoMix * mix, gsize frames,
 static void
 publish_latency (GstClrFirStream * s)
 {
-  if (!s->owner)
-    return;
-  GST_OBJECT_LOCK (s->owner);
-  s->latency_valid = s->conv != NULL;
-  s->latency_frames = s->delay;
-  s->latency_rate = GST_AUDIO_INFO_RATE (&s->in_info);
-  GST_OBJECT_UNLOCK (s->owner);
+  if (s->owner)
+    gst_clr_latency_publish (s->owner, &s->latency, s->conv ? s->delay : 0,
+        s->conv ? GST_AUDIO_INFO_RATE (&s->in_info) : 0);
 }
 
 void

@@ -27,13 +27,9 @@ typedef struct
   /* the element, set at its init: its object lock guards the latency
    * published for queries from other threads */
   GstObject *owner;
-  /* the latency the query answers (D frames at the input rate; valid
-   * while there is a filter), written under the owner's lock whenever the
-   * streaming thread changes it, so that a query never reads the conv,
-   * which that thread may free at any time */
-  gboolean latency_valid;
-  guint64 latency_frames;
-  gint latency_rate;
+  /* the latency the query answers: D frames at the input rate while there
+   * is a filter, published whenever it changes (gstclrcommon.h) */
+  GstClrLatency latency;
 
   /* set by the element before gst_clr_fir_stream_setup () */
   ClrDevice *device;
