@@ -510,70 +510,17 @@ gst_cl_resample_note_flow (GstClResample * self, GstFlowReturn ret)
 }
 
 /* Converts the held batch, if any, and pushes its output. */
+/* `frames` input frames (in NULL: silence) through the engine into a
+ * buffer of their own, pushed (`what` says what for the log); no buffer
+ * where they complete no output frame. */
 static GstFlowReturn
-gst_cl_resample_flush_held (GstClResample * self)
+gst_cl_resample_push_out (GstClResample * self, const void *const *in,
+    gsize frames, const char *what)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GError *err = NULL;
   GstBuffer *buf;
   GstAudioBuffer abuf;
-  void *in[CLR_CHANNELS_MAX];
   /* the engine reads a pointer a plane even when it writes no frame */
-  void *no_planes[CLR_CHANNELS_MAX] = { NULL };
-  guint64 first;
-  size_t n, got = 0;
-  gboolean ok;
-
-  if (!self->engine || self->held.frames == 0)
-    return GST_FLOW_OK;
-  n = clr_engine_out_frames (self->engine, self->held.frames);
-  first = clr_engine_get_out_total (self->engine);
-  buf = gst_cl_resample_alloc_output (self, n);
-  if (n > 0 && !gst_clr_edge_map (&self->out_edge, &abuf, buf,
-          GST_MAP_WRITE)) {
-    gst_buffer_unref (buf);
-    gst_clr_input_batch_clear (&self->held);
-    return gst_cl_resample_note_flow (self,
-        gst_clr_map_failed (GST_ELEMENT (self)));
-  }
-  gst_clr_input_batch_planes (&self->held, in);
-  ok = clr_engine_process (self->engine, (const void *const *) in,
-      self->held.frames, n > 0 ? abuf.planes : no_planes, &got, &err);
-  if (n > 0)
-    gst_clr_edge_unmap (&self->out_edge, &abuf);
-  gst_clr_input_batch_clear (&self->held);
-  if (!ok)
-    goto failed;
-  g_assert (got == n);
-  if (n == 0) {
-    gst_buffer_unref (buf);
-    return GST_FLOW_OK;
-  }
-  gst_cl_resample_stamp (self, buf, first, n);
-  GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " frames from held input at %"
-      GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
-  return gst_cl_resample_note_flow (self,
-      gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf));
-
-failed:
-  gst_buffer_unref (buf);
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("OpenCL resampling failed on '%s'", clr_device_get_name (self->device)),
-      ("%s", err->message));
-  g_error_free (err);
-  return gst_cl_resample_note_flow (self, GST_FLOW_ERROR);
-}
-
-/* A GAP after audio: its first `frames` frames of silence through the
- * filter, whose output is the filter's tail (real samples), pushed as a
- * buffer of its own; the rest of the GAP then comes out as a GAP buffer.
- * As audioresample splits it. */
-static GstFlowReturn
-gst_cl_resample_push_tail (GstClResample * self, gsize frames)
-{
-  GError *err = NULL;
-  GstBuffer *buf;
-  GstAudioBuffer abuf;
   void *no_planes[CLR_CHANNELS_MAX] = { NULL };
   guint64 first = clr_engine_get_out_total (self->engine);
   size_t n = clr_engine_out_frames (self->engine, frames), got = 0;
@@ -585,7 +532,7 @@ gst_cl_resample_push_tail (GstClResample * self, gsize frames)
     gst_buffer_unref (buf);
     return gst_clr_map_failed (GST_ELEMENT (self));
   }
-  ok = clr_engine_process (self->engine, NULL, frames, n > 0 ? abuf.planes :
+  ok = clr_engine_process (self->engine, in, frames, n > 0 ? abuf.planes :
       no_planes, &got, &err);
   if (n > 0)
     gst_clr_edge_unmap (&self->out_edge, &abuf);
@@ -603,10 +550,24 @@ gst_cl_resample_push_tail (GstClResample * self, gsize frames)
     return GST_FLOW_OK;
   }
   gst_cl_resample_stamp (self, buf, first, n);
-  GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " frames of the filter's tail "
-      "into a GAP at %" GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS
-          (buf)));
+  GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " frames of %s at %"
+      GST_TIME_FORMAT, n, what, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
   return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+}
+
+static GstFlowReturn
+gst_cl_resample_flush_held (GstClResample * self)
+{
+  void *in[CLR_CHANNELS_MAX];
+  GstFlowReturn ret;
+
+  if (!self->engine || self->held.frames == 0)
+    return GST_FLOW_OK;
+  gst_clr_input_batch_planes (&self->held, in);
+  ret = gst_cl_resample_push_out (self, (const void *const *) in,
+      self->held.frames, "held input");
+  gst_clr_input_batch_clear (&self->held);
+  return gst_cl_resample_note_flow (self, ret);
 }
 
 /* Pushes the filter tail of the current run and resets for a new one. */
@@ -1169,9 +1130,13 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (gap && !clr_engine_is_silent (self->engine)) {
     guint64 need = clr_engine_silence_needed (self->engine);
 
-    /* the tail as audio, the rest of the GAP as GAP */
+    /* A GAP after audio: the silence the filter's tail needs goes
+     * through it and out as a buffer of its own, real samples; the rest
+     * of the GAP then comes out as a GAP buffer. As audioresample splits
+     * it. */
     if (need > 0 && need < in_frames) {
-      GstFlowReturn ret = gst_cl_resample_push_tail (self, need);
+      GstFlowReturn ret = gst_cl_resample_push_out (self, NULL, need,
+          "the filter's tail into a GAP");
 
       if (ret != GST_FLOW_OK) {
         gst_clr_edge_unmap (&self->in_edge, &in_ab);
