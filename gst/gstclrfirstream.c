@@ -636,41 +636,62 @@ post_failed (GstBaseTransform * trans, GstClrFirStream * s, GError * err)
   g_error_free (err);
 }
 
-GstFlowReturn
-gst_clr_fir_stream_drain (GstBaseTransform * trans, GstClrFirStream * s,
+/* `frames` frames of silence through the filter into *outbuf (NULL where
+ * they complete no output frame), stamped, GAP where silent by
+ * construction. Posts errors on the element. */
+static GstFlowReturn
+feed_silence (GstBaseTransform * trans, GstClrFirStream * s, gsize frames,
     GstBuffer ** outbuf)
 {
   GError *err = NULL;
-  GstBuffer *buf = NULL;
+  GstBuffer *buf;
   GstAudioBuffer abuf;
-  guint64 first = s->out_total, n = s->in_total - s->out_total;
-  gboolean ok, silent;
+  guint64 first = s->out_total, n = gst_clr_fir_stream_emitted_for (s,
+      frames);
+  gboolean silent, ok;
 
   *outbuf = NULL;
-  if (!s->conv || !s->run.started || n == 0)
-    return GST_FLOW_OK;
-  buf = gst_clr_alloc_output (trans, &s->out_info, n);
-  if (!gst_clr_edge_map (&s->out_edge, &abuf, buf, GST_MAP_WRITE)) {
+  buf = n > 0 ? gst_clr_alloc_output (trans, &s->out_info, n) : NULL;
+  if (buf && !gst_clr_edge_map (&s->out_edge, &abuf, buf, GST_MAP_WRITE)) {
     gst_buffer_unref (buf);
     return gst_clr_map_failed (GST_ELEMENT (trans));
   }
-  /* D more frames of silence complete the last D output frames */
-  ok = feed (s, NULL, s->delay, &abuf, &silent, &err);
-  gst_clr_edge_unmap (&s->out_edge, &abuf);
+  ok = feed (s, NULL, frames, buf ? &abuf : NULL, &silent, &err);
+  if (buf)
+    gst_clr_edge_unmap (&s->out_edge, &abuf);
   if (!ok) {
-    gst_buffer_unref (buf);
+    gst_clear_buffer (&buf);
     post_failed (trans, s, err);
     return GST_FLOW_ERROR;
   }
+  if (!buf)
+    return GST_FLOW_OK;
   g_assert (s->out_total == first + n);
   gst_clr_run_stamp (&s->run, buf, GST_AUDIO_INFO_RATE (&s->in_info), first,
       n);
   if (silent)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
-  GST_LOG_OBJECT (trans, "draining %" G_GUINT64_FORMAT " frames at %"
-      GST_TIME_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
   *outbuf = buf;
   return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_clr_fir_stream_drain (GstBaseTransform * trans, GstClrFirStream * s,
+    GstBuffer ** outbuf)
+{
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (!s->conv || !s->run.started || s->in_total == s->out_total)
+    return GST_FLOW_OK;
+  /* D more frames of silence complete the last D output frames */
+  ret = feed_silence (trans, s, s->delay, outbuf);
+  if (*outbuf)
+    GST_LOG_OBJECT (trans, "draining %" G_GSIZE_FORMAT " frames at %"
+        GST_TIME_FORMAT, gst_buffer_get_size (*outbuf) /
+        GST_AUDIO_INFO_BPF (&s->out_info), GST_TIME_ARGS (GST_BUFFER_PTS
+            (*outbuf)));
+  return ret;
 }
 
 gboolean
@@ -699,31 +720,12 @@ gst_clr_fir_stream_transform_size (GstClrFirStream * s,
 static GstFlowReturn
 push_tail (GstBaseTransform * trans, GstClrFirStream * s, gsize frames)
 {
-  GError *err = NULL;
   GstBuffer *buf;
-  GstAudioBuffer abuf;
-  guint64 first = s->out_total, n = gst_clr_fir_stream_emitted_for (s,
-      frames);
-  gboolean silent, ok;
+  GstFlowReturn ret = feed_silence (trans, s, frames, &buf);
 
-  buf = n > 0 ? gst_clr_alloc_output (trans, &s->out_info, n) : NULL;
-  if (buf && !gst_clr_edge_map (&s->out_edge, &abuf, buf, GST_MAP_WRITE)) {
-    gst_buffer_unref (buf);
-    return gst_clr_map_failed (GST_ELEMENT (trans));
-  }
-  ok = feed (s, NULL, frames, buf ? &abuf : NULL, &silent, &err);
   if (buf)
-    gst_clr_edge_unmap (&s->out_edge, &abuf);
-  if (!ok) {
-    gst_clear_buffer (&buf);
-    post_failed (trans, s, err);
-    return GST_FLOW_ERROR;
-  }
-  if (!buf)
-    return GST_FLOW_OK;
-  gst_clr_run_stamp (&s->run, buf, GST_AUDIO_INFO_RATE (&s->in_info), first,
-      n);
-  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+    ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (trans), buf);
+  return ret;
 }
 
 GstFlowReturn
