@@ -63,6 +63,21 @@
 #define CLR_CONV_HOP CLR_CONV_B
 #endif
 #define HOP CLR_CONV_HOP
+
+#ifdef CLR_CONV_STREAMS
+/* A row of the stream table (clr-conv.c's CONV_ROW_*, the scheduler's
+ * rows): words of a stream's call in a batch of many streams' */
+#define ROW_WORDS 16
+#define ROW_WIN 0               /* the window, samples into in */
+#define ROW_OUT 1               /* the output, samples into out */
+#define ROW_POOL 2              /* the stream's pool slot */
+#define ROW_BLOCK 3             /* the stream's block count at the first */
+#define ROW_BLOCKS 4            /* blocks in this call */
+#define ROW_IN_CHAN 5
+#define ROW_IN_FRAME 6
+#define ROW_OUT_CHAN 7
+#define ROW_OUT_FRAME 8
+#endif
 /* B + 1 bins a spectrum, stored CLR_CONV_BIN_STRIDE apart (a multiple of
  * 4: the sum takes 4 bins a work-item); the padding stays 0 */
 #define BINS CLR_CONV_BIN_STRIDE
@@ -690,6 +705,33 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
 #endif
 #else
 
+/* The spectrum of the 2B-sample window w (samples in_frame apart) into x:
+ * bins 0 .. B. Every work-item of the group calls it. */
+static void
+forward_block (__global const real_t * w, uint in_frame, __local fft_t * z,
+    __global const fft_t * tw, __global cplx_t * x)
+{
+  const uint lid = get_local_id (0), ls = get_local_size (0);
+  uint n, k;
+
+  for (n = lid; n < B; n += ls)
+    z[bit_reverse (n)] = (fft_t) (w[2 * n * in_frame],
+        w[(2 * n + 1) * in_frame]);
+  barrier (CLK_LOCAL_MEM_FENCE);
+  fft_local (z, tw, 0);
+
+  for (k = lid; k <= B; k += ls) {
+    /* Z = E + i O with E, O the transforms of the even and odd samples:
+     * E = (Z[k] + conj Z[B-k]) / 2, O = (Z[k] - conj Z[B-k]) / 2i, and
+     * X[k] = E + exp (-i pi k / B) O */
+    fft_t zk = z[k & (B - 1)], zr = conj_c (z[(B - k) & (B - 1)]);
+    fft_t e = (zk + zr) * (fft_real) 0.5, d = (zk - zr) * (fft_real) 0.5;
+    fft_t o = (fft_t) (d.y, -d.x);
+
+    x[k] = TO_STORE (e + cmul (tw[k], o));
+  }
+}
+
 /* in: channel c's frame f at c * in_chan + f * in_frame (planes, or frames
  * of all channels in turn); block b of the batch reads frames
  * [b H, b H + 2B). Work-group g transforms block g / channels of
@@ -709,12 +751,8 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
   const uint g = get_group_id (0), blk = g / channels, c = g % channels;
   __global const real_t *w = in + (size_t) c * in_chan +
       (size_t) blk * HOP * in_frame;
-  __global cplx_t *x;
-  uint n, k;
+  uint n;
 
-  for (n = lid; n < B; n += ls)
-    z[bit_reverse (n)] = (fft_t) (w[2 * n * in_frame],
-        w[(2 * n + 1) * in_frame]);
   /* only the blocks the ring keeps: in a batch longer than the ring, an
    * older block would race a newer one for the same place */
   if (hist_cap && blk + hist_cap / HOP >= get_num_groups (0) / channels) {
@@ -724,20 +762,8 @@ clr_conv_forward (__global const real_t * in, uint in_chan, uint in_frame,
     for (n = lid; n < HOP; n += ls)
       h[n] = w[(2 * B - HOP + n) * in_frame];
   }
-  barrier (CLK_LOCAL_MEM_FENCE);
-  fft_local (z, tw, 0);
-
-  x = ring + ring_at (slot0, slots, channels, blk, c);
-  for (k = lid; k <= B; k += ls) {
-    /* Z = E + i O with E, O the transforms of the even and odd samples:
-     * E = (Z[k] + conj Z[B-k]) / 2, O = (Z[k] - conj Z[B-k]) / 2i, and
-     * X[k] = E + exp (-i pi k / B) O */
-    fft_t zk = z[k & (B - 1)], zr = conj_c (z[(B - k) & (B - 1)]);
-    fft_t e = (zk + zr) * (fft_real) 0.5, d = (zk - zr) * (fft_real) 0.5;
-    fft_t o = (fft_t) (d.y, -d.x);
-
-    x[k] = TO_STORE (e + cmul (tw[k], o));
-  }
+  forward_block (w, in_frame, z, tw,
+      ring + ring_at (slot0, slots, channels, blk, c));
 }
 
 #endif /* CLR_CONV_FFT_VEC */
@@ -980,6 +1006,68 @@ clr_conv_mac_wide (__global const cplx4_t * ring, uint slot0, uint slots,
   mac_blocks (MAC_WIDE, ring, slot0, slots, parts, spectra, filter_stride,
       prod, n, tree, in_channels, filter_div);
 }
+#ifdef CLR_CONV_STREAMS
+/* The sum over the partitions for the blocks of many streams (see
+ * clr_convs_forward): dimension 0 the vectors of 4 bins, 1 the outputs, 2
+ * the rows' blocks (maxblk a row) x the slices. Spectra of blocks before
+ * the stream's start are silence: left out, so a pool slot needs no
+ * clearing when a stream takes it. */
+__kernel void
+clr_convs_mac (__global const ulong * table, uint first, uint maxblk,
+    __global const cplx4_t * ring, uint slots, uint parts,
+    __global const cplx4_t * spectra, uint filter_stride,
+    __global cplx4_t * prod, uint max_batch, __local acc4_t * tree,
+    uint in_channels, uint filter_div)
+{
+  const uint v = get_global_id (0), c = get_global_id (1);
+  const uint g2 = get_global_id (2), q = g2 / CLR_CONV_SLICES;
+  const uint outputs = get_global_size (1), blk = q % maxblk;
+  __global const ulong *row = table + (size_t) (first + q / maxblk) *
+      ROW_WORDS;
+  const size_t slot_stride = (size_t) in_channels * VBINS;
+  const ulong now = row[ROW_BLOCK] + blk;
+  const uint vc = min (v, (uint) VBINS - 1);
+  __global const cplx4_t *h, *xv;
+  acc4_t re = (acc4_t) (0), im = (acc4_t) (0), xr, xi, hr, hi;
+  cplx4_t x, hp;
+  uint p0, p1, slot, p;
+
+  /* the same for the whole work-group (its dimension 2 is one block's
+   * slices), so no barrier is left waiting */
+  if (blk >= row[ROW_BLOCKS])
+    return;
+#if CLR_CONV_SLICES == 1
+  if (v >= VBINS)
+    return;
+#endif
+  h = spectra + (size_t) (c / filter_div) * filter_stride + vc;
+  xv = ring + (size_t) row[ROW_POOL] * slots * slot_stride +
+      (size_t) (c % in_channels) * VBINS + vc;
+  slice_parts (parts, g2, &p0, &p1);
+  p1 = (ulong) p1 > now + 1 ? (uint) now + 1 : p1;
+  slot = (uint) ((now + slots - min ((ulong) p0, now)) % slots);
+  for (p = p0; p < p1; p++) {
+    x = xv[slot * slot_stride];
+    hp = h[(size_t) p * VBINS];
+    xr = TO_ACC (x.even);
+    xi = TO_ACC (x.odd);
+    hr = TO_ACC (hp.even);
+    hi = TO_ACC (hp.odd);
+    re += xr * hr - xi * hi;
+    im += xr * hi + xi * hr;
+    slot = slot ? slot - 1 : slots - 1;
+  }
+#if CLR_CONV_SLICES > 1
+  slices_add (tree, &re, &im);
+  if (get_local_id (2) != 0)
+    return;
+#endif
+  if (v >= VBINS)
+    return;
+  put_sum (prod + (((size_t) row[ROW_POOL] * max_batch + blk) * outputs +
+          c) * VBINS + v, re, im);
+}
+#endif /* CLR_CONV_STREAMS */
 #pragma OPENCL FP_CONTRACT ON
 
 #ifndef CLR_CONV_FFT_VEC
@@ -1004,31 +1092,15 @@ y_at (__global const cplx_t * y, __global const cplx_t * x,
 #define Y_AT(k) CONVERT_FFT (y[k])
 #endif
 
-/* Work-group g: block g / channels of output g % channels (channels: the
- * output planes). Writes the H output samples to out at frame b H, output
- * c's frame f at c * out_chan + f * out_frame. CLR_CONV_NEWEST_APART:
- * output c is filter c / filter_div (whose partition 0 is at
- * spectra + (c / filter_div) * filter_bins) on input channel
- * c % in_channels, the block's spectrum in ring slot slot0 + block. */
-__kernel void
-clr_conv_inverse (__global const cplx_t * prod, uint channels,
-    __global const fft_t * tw, __global real_t * out, uint out_chan,
-    uint out_frame, __global const cplx_t * ring, uint slot0, uint slots,
-    __global const cplx_t * spectra, uint filter_bins, uint in_channels,
-    uint filter_div)
+/* The product spectrum y (CLR_CONV_NEWEST_APART: with the newest
+ * partition's product of x and h added) -> the block's H output samples,
+ * out_frame apart from o on. Every work-item of the group calls it. */
+static void
+inverse_block (__global const cplx_t * y, __global const cplx_t * x,
+    __global const cplx_t * h, __global const fft_t * tw, __local fft_t * z,
+    __global real_t * o, uint out_frame)
 {
-  __local fft_t z[B];
   const uint lid = get_local_id (0), ls = get_local_size (0);
-  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
-  __global const cplx_t *y = prod + (size_t) g * BINS;
-  __global real_t *o = out + (size_t) c * out_chan +
-      (size_t) blk * HOP * out_frame;
-#ifdef CLR_CONV_NEWEST_APART
-  __global const cplx_t *x = ring + ring_at (slot0, slots, in_channels,
-      blk, c % in_channels);
-  __global const cplx_t *h = filter_at (spectra, filter_div, filter_bins,
-      c);
-#endif
   uint n, k;
 
   for (k = lid; k < B; k += ls) {
@@ -1053,4 +1125,79 @@ clr_conv_inverse (__global const cplx_t * prod, uint channels,
     o[(2 * n + 1) * out_frame] = (real_t) v.y;
   }
 }
+
+/* Work-group g: block g / channels of output g % channels (channels: the
+ * output planes). Writes the H output samples to out at frame b H, output
+ * c's frame f at c * out_chan + f * out_frame. CLR_CONV_NEWEST_APART:
+ * output c is filter c / filter_div (whose partition 0 is at
+ * spectra + (c / filter_div) * filter_bins) on input channel
+ * c % in_channels, the block's spectrum in ring slot slot0 + block. */
+__kernel void
+clr_conv_inverse (__global const cplx_t * prod, uint channels,
+    __global const fft_t * tw, __global real_t * out, uint out_chan,
+    uint out_frame, __global const cplx_t * ring, uint slot0, uint slots,
+    __global const cplx_t * spectra, uint filter_bins, uint in_channels,
+    uint filter_div)
+{
+  __local fft_t z[B];
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  __global const cplx_t *x = 0, *h = 0;
+
+#ifdef CLR_CONV_NEWEST_APART
+  x = ring + ring_at (slot0, slots, in_channels, blk, c % in_channels);
+  h = filter_at (spectra, filter_div, filter_bins, c);
+#endif
+  inverse_block (prod + (size_t) g * BINS, x, h, tw, z,
+      out + (size_t) c * out_chan + (size_t) blk * HOP * out_frame,
+      out_frame);
+}
+
+#ifdef CLR_CONV_STREAMS
+/* Many streams' blocks in one launch (clr-conv.c's shared mode, run by the
+ * device's scheduler): the stream table (clr-sched.h) heads the batch's
+ * input buffer, a row a stream's call, and the launch covers rows
+ * [first, first + gsize(1)) (forward, inverse) or a row a run of maxblk x
+ * CLR_CONV_SLICES along dimension 2 (the sum). A row's blocks past its
+ * own count do nothing. Each stream's device state lies in pools, at its
+ * pool slot: its ring of spectra ([slot][channel][BINS], `slots` of them)
+ * and its products ([block][output][BINS], max_batch of them). A block's
+ * arithmetic is the same whatever else shares its launch. */
+
+__kernel void
+clr_convs_forward (__global const real_t * in, __global const ulong * table,
+    uint first, uint channels, __global cplx_t * ring, uint slots,
+    __global const fft_t * tw)
+{
+  __local fft_t z[B];
+  const uint g = get_group_id (0), blk = g / channels, c = g % channels;
+  __global const ulong *row = table + (size_t) (first + get_group_id (1)) *
+      ROW_WORDS;
+  const size_t stream = (size_t) row[ROW_POOL] * slots * channels;
+
+  if (blk >= row[ROW_BLOCKS])
+    return;
+  forward_block (in + row[ROW_WIN] + c * row[ROW_IN_CHAN] +
+      (size_t) blk * HOP * row[ROW_IN_FRAME], (uint) row[ROW_IN_FRAME], z, tw,
+      ring + (stream + (row[ROW_BLOCK] + blk) % slots * channels + c) *
+      BINS);
+}
+
+__kernel void
+clr_convs_inverse (__global const ulong * table, uint first, uint outputs,
+    __global const cplx_t * prod, uint max_batch, __global const fft_t * tw,
+    __global real_t * out)
+{
+  __local fft_t z[B];
+  const uint g = get_group_id (0), blk = g / outputs, c = g % outputs;
+  __global const ulong *row = table + (size_t) (first + get_group_id (1)) *
+      ROW_WORDS;
+
+  if (blk >= row[ROW_BLOCKS])
+    return;
+  inverse_block (prod + (((size_t) row[ROW_POOL] * max_batch + blk) *
+          outputs + c) * BINS, 0, 0, tw, z, out + row[ROW_OUT] +
+      c * row[ROW_OUT_CHAN] + (size_t) blk * HOP * row[ROW_OUT_FRAME],
+      (uint) row[ROW_OUT_FRAME]);
+}
+#endif /* CLR_CONV_STREAMS */
 #endif /* CLR_CONV_FFT_VEC */

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "clr-conv.h"
 #include "clr-conv-profile.h"
+#include "clr-conv-shared.h"
 #include "clr-budget.h"
 #include "clr-hostmem.h"
 #include "clr-fft-host.h"
@@ -145,6 +146,15 @@ struct _ClrConv {
    * stale spectra would read as this stream's past, so every call fails
    * until a reset succeeds */
   cl_int reset_status;
+
+  /* shared mode (clr-conv-shared.h): the blocks run in the device
+   * scheduler's batches with other streams', the device state is a seat
+   * in a group's pools, and the stage and fifo are plain memory copied
+   * into and out of the batch's staging; the input history is kept here,
+   * hist_host: [channel][hist_cap] */
+  gboolean shared;
+  ClrConvSeat seat;
+  char *hist_host;
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
    * (upload, the three kernels, read-back), the host's wall time around
@@ -375,6 +385,25 @@ upload_twiddles (ClrConv * c, GError ** error)
   return c->twiddles != NULL;
 }
 
+/* The conv program's build options for c's shape (shared mode: the
+ * streams' kernels, which sum every partition). */
+static char *
+program_options (ClrConv * c, gboolean f64, gboolean acc_double)
+{
+  return g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_HOP=%u "
+      "-DCLR_CONV_LOG2B=%d "
+      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u "
+      "-DCLR_CONV_OPW=%u -DCLR_CONV_REST=%d%s%s%s%s%s%s%s", c->block, c->hop,
+      g_bit_nth_lsf (c->block, -1), c->bin_stride, c->slices, c->opw,
+      c->parts > 1, c->fft_vec ? " -DCLR_CONV_FFT_VEC" : "",
+      c->fused ? " -DCLR_CONV_FUSED_SUM" : "",
+      c->newest_apart ? " -DCLR_CONV_NEWEST_APART" : "",
+      c->shared ? " -DCLR_CONV_STREAMS" : "",
+      f64 ? " -DCLR_CONV_F64" : "",
+      acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
+      c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
+}
+
 static gboolean
 build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
     GError ** error)
@@ -390,17 +419,7 @@ build_kernels (ClrConv * c, gboolean f64, gboolean acc_double,
   char *options;
   guint i;
 
-  options = g_strdup_printf ("-DCLR_CONV_B=%u -DCLR_CONV_HOP=%u "
-      "-DCLR_CONV_LOG2B=%d "
-      "-DCLR_CONV_BIN_STRIDE=%" G_GSIZE_FORMAT " -DCLR_CONV_SLICES=%u "
-      "-DCLR_CONV_OPW=%u -DCLR_CONV_REST=%d%s%s%s%s%s%s", c->block, c->hop,
-      g_bit_nth_lsf (c->block, -1), c->bin_stride, c->slices, c->opw,
-      c->parts > 1, c->fft_vec ? " -DCLR_CONV_FFT_VEC" : "",
-      c->fused ? " -DCLR_CONV_FUSED_SUM" : "",
-      c->newest_apart ? " -DCLR_CONV_NEWEST_APART" : "",
-      f64 ? " -DCLR_CONV_F64" : "",
-      acc_double ? " -DCLR_CONV_ACC_DOUBLE" : "",
-      c->fft_double && !f64 ? " -DCLR_CONV_FFT_DOUBLE" : "");
+  options = program_options (c, f64, acc_double);
   program = clr_device_get_program (c->dev, clr_kernel_source_conv, options,
       error);
   g_free (options);
@@ -589,13 +608,119 @@ clr_conv_new (ClrDevice * dev, const ClrConvConfig * cfg, GError ** error)
   return clr_conv_new_tuned (dev, cfg, clr_tuning_get (), error);
 }
 
+/* in vectors of 4 bins: the spectra of one filter (0: all outputs share
+ * one filter) */
+static cl_uint
+filter_stride (ClrConv * c)
+{
+  return c->n_filters > 1 ? c->parts * c->bin_stride / 4 : 0;
+}
+
+/* The device buffers of a conv of its own: the delay line, the batch's
+ * input, products and output, the input history. */
+static gboolean
+alloc_buffers (ClrConv * c, GError ** error)
+{
+  const size_t bins = c->bin_stride, ch = c->channels, H = c->hop;
+
+  if (!(c->ring = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
+              (size_t) c->slots * ch * bins * c->csize,
+              NULL, "frequency-domain delay line", error))
+      || (!c->svm && !(c->in = clr_budget_alloc (&c->budget,
+                  CL_MEM_READ_ONLY, ch * (c->max_batch * H + c->keep) *
+                  c->ssize, NULL, "input buffer", error)))
+      || (runs_sum (c) && !(c->prod = clr_budget_alloc (&c->budget,
+                  CL_MEM_READ_WRITE, (size_t) c->max_batch * c->n_out * bins *
+                  c->csize, NULL, "product spectra", error)))
+      || (!c->svm && !(c->out = clr_budget_alloc (&c->budget,
+                  CL_MEM_WRITE_ONLY, (size_t) c->n_out * c->max_batch * H *
+                  c->ssize, NULL, "output buffer", error))))
+    return FALSE;
+  if (c->hist_cap && !(c->hist = clr_budget_alloc (&c->budget,
+              CL_MEM_READ_WRITE, ch * c->hist_cap * c->ssize, NULL,
+              "input history", error)))
+    return FALSE;
+  return TRUE;
+}
+
+typedef struct
+{
+  ClrConv *c;
+  const ClrConvConfig *cfg;
+  gboolean f64;
+} TableMake;
+
+/* A new group's twiddles and spectra: made as c's own, then handed over. */
+static gboolean
+make_group_tables (gpointer user, cl_mem * twiddles, cl_mem * spectra,
+    GError ** error)
+{
+  TableMake *m = user;
+
+  if (!upload_twiddles (m->c, error) || !upload_spectra (m->c, m->cfg,
+          m->f64, error))
+    return FALSE;
+  *twiddles = m->c->twiddles;
+  *spectra = m->c->spectra;
+  m->c->twiddles = m->c->spectra = NULL;
+  return TRUE;
+}
+
+/* The group's key: its program and shape, and a digest of the filter,
+ * so that streams with the same filter share its spectra and launches. */
+static char *
+group_key (ClrConv * c, const ClrConvConfig * cfg, const char *options)
+{
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
+  char *key;
+  uint32_t f;
+
+  for (f = 0; f < cfg->n_filters; f++)
+    g_checksum_update (sum, (const guchar *) cfg->taps[f],
+        cfg->n_taps * sizeof (double));
+  key = g_strdup_printf ("conv %s ch %u out %u div %u taps %" G_GSIZE_FORMAT
+      " x %u filter %s", options, c->channels, c->n_out, c->filter_div,
+      c->n_taps, c->n_filters, g_checksum_get_string (sum));
+  g_checksum_free (sum);
+  return key;
+}
+
+/* Shared mode: a seat in the group of c's shape and filter, its device
+ * memory counted against c's budget as a conv of its own would be. */
+static gboolean
+take_seat (ClrConv * c, const ClrConvConfig * cfg, gboolean f64,
+    gboolean acc_double, ClrStaging staging, GError ** error)
+{
+  TableMake tables = { c, cfg, f64 };
+  char *options = program_options (c, f64, acc_double);
+  char *key = group_key (c, cfg, options);
+  const ClrConvShape shape = {
+    c->channels, c->n_out, c->block, c->hop, c->parts, c->slots,
+    c->max_batch, c->slices, c->filter_div, filter_stride (c),
+    c->bin_stride, c->csize, c->acc_size, c->mac_items, options,
+    make_group_tables, &tables
+  };
+  const size_t bytes = clr_conv_seat_bytes (&shape);
+  gboolean ok = FALSE;
+
+  if (clr_budget_check (&c->budget, bytes, "frequency-domain delay line",
+          error)) {
+    c->budget.used += bytes;
+    ok = clr_conv_seat_take (c->dev, staging, key, &shape, &c->seat, error);
+  }
+  g_free (key);
+  g_free (options);
+  return ok;
+}
+
 ClrConv *
 clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     const ClrTuning * tuning, GError ** error)
 {
   ClrConv *c;
   gboolean f64, acc_double;
-  size_t B, H, bins, ch;
+  ClrStaging staging;
+  size_t B, H, ch;
 
   if (!config_validate (dev, cfg, error))
     return NULL;
@@ -627,13 +752,16 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * ~1e-6 of the output RMS (docs/convolution.md) */
   c->fft_double = clr_device_has_fp64 (dev) && (f64
       || !cfg->float_transforms);
-  c->fft_vec = choose_fft_vec (c, tuning);
+  /* GPUs: many streams' blocks in one launch (clr-conv-shared.h) */
+  c->shared = clr_knob_or (tuning->conv_shared, clr_device_is_gpu (dev))
+      != 0;
+  c->fft_vec = !c->shared && choose_fft_vec (c, tuning);
   /* with one partition the sum is one product a bin, which the vector
    * inverse transform takes as it reads its input */
   c->fused = c->fft_vec && c->parts == 1
       && clr_knob_or (tuning->conv_fused, 1) != 0;
   c->one_launch = choose_one_launch (c, tuning);
-  c->newest_apart = !c->fft_vec;
+  c->newest_apart = !c->fft_vec && !c->shared;
   c->ssize = f64 ? sizeof (double) : sizeof (float);
   c->csize = 2 * c->ssize;
   c->bin_stride = (B + 4) / 4 * 4;
@@ -648,7 +776,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
         && c->mac_items * 2 * 8 <= c->bin_stride / 4)
       c->mac_items *= 2;
   }
-  c->opw = choose_opw (c, tuning);
+  c->opw = c->shared ? 1 : choose_opw (c, tuning);
   c->slices = choose_slices (c, tuning);
   c->hist_keep = cfg->history;
   c->hist_cap = (cfg->history + H - 1) / H * H;
@@ -659,29 +787,24 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->pinned = clr_knob_or (tuning->pinned, clr_device_is_gpu (dev)) != 0;
   c->svm = !c->pinned && clr_knob_or (tuning->svm, 1) != 0
       && clr_budget_svm_supported (dev);
-  bins = c->bin_stride;
+  /* shared: the scheduler's batches are page-locked or shared; the stage
+   * and the fifo stay plain memory */
+  staging = c->pinned ? CLR_STAGING_PINNED : c->svm ? CLR_STAGING_SVM :
+      CLR_STAGING_PLAIN;
+  c->pinned = c->pinned && !c->shared;
+  c->svm = c->svm && !c->shared;
   ch = c->channels;
 
-  if (!check_local_memory (c, error) || !build_kernels (c, f64, acc_double,
-          error) || !upload_twiddles (c, error)
-      || !upload_spectra (c, cfg, f64, error))
-    goto failed;
-  if (!(c->ring = clr_budget_alloc (&c->budget, CL_MEM_READ_WRITE,
-              (size_t) c->slots * ch * bins * c->csize,
-              NULL, "frequency-domain delay line", error))
-      || (!c->svm && !(c->in = clr_budget_alloc (&c->budget,
-                  CL_MEM_READ_ONLY, ch * (c->max_batch * H + c->keep) *
-                  c->ssize, NULL, "input buffer", error)))
-      || (runs_sum (c) && !(c->prod = clr_budget_alloc (&c->budget,
-                  CL_MEM_READ_WRITE, (size_t) c->max_batch * c->n_out * bins *
-                  c->csize, NULL, "product spectra", error)))
-      || (!c->svm && !(c->out = clr_budget_alloc (&c->budget,
-                  CL_MEM_WRITE_ONLY, (size_t) c->n_out * c->max_batch * H *
-                  c->ssize, NULL, "output buffer", error))))
-    goto failed;
-  if (c->hist_cap && !(c->hist = clr_budget_alloc (&c->budget,
-              CL_MEM_READ_WRITE, ch * c->hist_cap * c->ssize, NULL,
-              "input history", error)))
+  if (c->shared) {
+    if (!check_local_memory (c, error) || !take_seat (c, cfg, f64,
+            acc_double, staging, error))
+      goto failed;
+    if (c->hist_cap)
+      c->hist_host = g_malloc0 (ch * c->hist_cap * c->ssize);
+  } else if (!check_local_memory (c, error)
+      || !build_kernels (c, f64, acc_double, error)
+      || !upload_twiddles (c, error) || !upload_spectra (c, cfg, f64, error)
+      || !alloc_buffers (c, error))
     goto failed;
 
   /* clr-engine-fft.c reads the fifo a frame from each plane in turn, and a
@@ -718,13 +841,13 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
       "filter(s) of %" G_GSIZE_FORMAT " taps, blocks of %u frames, %u "
       "partitions of %u frames summed in %u slice(s), %s%s%s, transforms %s, %"
-      G_GUINT64_FORMAT " bytes of device memory", c->channels, c->n_out,
+      G_GUINT64_FORMAT " bytes of device memory%s", c->channels, c->n_out,
       c->n_filters, c->n_taps, c->hop, c->parts, c->block, c->slices,
       f64 ? "F64" : "F32",
       acc_double ? ", partition sums in double" : "",
       c->fft_double && !f64 ? ", transforms in double" : "",
       c->fft_vec ? "a work-item each, in vectors" : "a work-group each",
-      c->budget.used);
+      c->budget.used, c->shared ? ", in the device's shared batches" : "");
   return c;
 
 failed:
@@ -761,6 +884,8 @@ clr_conv_free (ClrConv * c)
     c->block_kernel
   };
   clFinish (c->queue);
+  clr_conv_seat_leave (&c->seat);
+  g_free (c->hist_host);
   if (c->ahead_event)
     clReleaseEvent (c->ahead_event);
   if (c->prof.on)
@@ -837,11 +962,12 @@ clr_conv_reset (ClrConv * c)
   const cl_uchar zero = 0;
   cl_int status;
 
-  /* spectra of blocks before the stream: silence */
-  status = clEnqueueFillBuffer (c->queue, c->ring, &zero, 1, 0,
-      (size_t) c->slots * c->channels * c->bin_stride * c->csize, 0, NULL,
-      NULL);
-  if (status == CL_SUCCESS)
+  /* spectra of blocks before the stream: silence (shared mode's kernels
+   * leave them out instead) */
+  status = c->shared ? CL_SUCCESS : clEnqueueFillBuffer (c->queue, c->ring,
+      &zero, 1, 0, (size_t) c->slots * c->channels * c->bin_stride *
+      c->csize, 0, NULL, NULL);
+  if (status == CL_SUCCESS && !c->shared)
     status = clFinish (c->queue);
   c->reset_status = status;
   if (c->prof.on)
@@ -885,12 +1011,16 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
     const size_t at = (f - (total - back)) * ss;
 
     for (ch = 0; ch < c->channels && status == CL_SUCCESS; ch++)
-      status = clEnqueueReadBuffer (c->queue, c->hist, CL_FALSE,
-          (ch * c->hist_cap + pos) * ss, len * ss, (char *) planes[ch] + at,
-          0, NULL, NULL);
+      if (c->shared)
+        memcpy ((char *) planes[ch] + at, c->hist_host + (ch * c->hist_cap +
+                pos) * ss, len * ss);
+      else
+        status = clEnqueueReadBuffer (c->queue, c->hist, CL_FALSE,
+            (ch * c->hist_cap + pos) * ss, len * ss,
+            (char *) planes[ch] + at, 0, NULL, NULL);
     f += len;
   }
-  if (status == CL_SUCCESS)
+  if (status == CL_SUCCESS && !c->shared)
     status = clFinish (c->queue);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Reading the input history back");
@@ -928,14 +1058,6 @@ static cl_kernel
 mac_kernel (ClrConv * c, size_t n)
 {
   return n >= CLR_CONV_MAC_WIDE ? c->mac_wide : c->mac;
-}
-
-/* in vectors of 4 bins: the spectra of one filter (0: all outputs share
- * one filter) */
-static cl_uint
-filter_stride (ClrConv * c)
-{
-  return c->n_filters > 1 ? c->parts * c->bin_stride / 4 : 0;
 }
 
 /* The sum's arguments for n blocks from the one in ring slot slot0. */
@@ -1080,6 +1202,102 @@ sum_next_block (ClrConv * c, GError ** error)
   return TRUE;
 }
 
+/* After n blocks ran: their input leaves the stage, their output is on
+ * the fifo. */
+static void
+blocks_done (ClrConv * c, size_t n)
+{
+  const size_t H = c->hop;
+
+  /* keep the last block as the next batch's history, and what is pending:
+   * moved to the front every batch, so that the stage stays as short as a
+   * batch and in the cache (moving only when full walked 17 blocks a plane,
+   * 4.4 MiB at 64 channels x B = 1024, and writing the input into it cold
+   * cost 4x the move it saved: perf, PoCL, 173 against 41 us) */
+  c->pending -= n * H;
+  frames_to_front (c->stage, c->stage_pitch, c->stage_step, c->channels,
+      n * H, c->keep + c->pending, c->ssize);
+  c->fifo_len += n * H;
+  c->blocks += n;
+}
+
+/* Copies n frames, from frame `from` of planes laid out by (pitch, step),
+ * to frame `to` of planes laid out by (dpitch, dstep): the same layout
+ * either way, planes or interleaved. */
+static void
+frames_copy (char *dst, size_t dpitch, const char *src, size_t pitch,
+    size_t step, size_t planes, size_t from, size_t to, size_t n, size_t ss)
+{
+  size_t k;
+
+  if (step > 1)
+    memcpy (dst + to * step * ss, src + from * step * ss, n * step * ss);
+  else
+    for (k = 0; k < planes; k++)
+      memcpy (dst + (k * dpitch + to) * ss, src + (k * pitch + from) * ss,
+          n * ss);
+}
+
+/* Shared mode's run_blocks (): the blocks as a job of the device's
+ * scheduler, which runs them with whatever other streams have ready. */
+static gboolean
+run_blocks_shared (ClrConv * c, size_t n, GError ** error)
+{
+  const size_t H = c->hop, ss = c->ssize, ch = c->channels;
+  const size_t win = n * H + c->keep;
+  ClrSchedJob job = { 0 };
+  gboolean ok;
+  size_t f, first;
+
+  job.kern = c->seat.kern;
+  job.win_bytes = ch * win * ss;
+  job.win_sample = ss;
+  job.out_bytes = c->n_out * n * H * ss;
+  job.out_sample = ss;
+  job.items = n;
+  job.row[CLR_CONV_ROW_SEAT] = c->seat.seat;
+  job.row[CLR_CONV_ROW_BLOCK] = c->blocks;
+  job.row[CLR_CONV_ROW_BLOCKS] = n;
+  job.row[CLR_CONV_ROW_IN_CHAN] = c->interleaved ? 1 : win;
+  job.row[CLR_CONV_ROW_IN_FRAME] = c->interleaved ? ch : 1;
+  job.row[CLR_CONV_ROW_OUT_CHAN] = c->out_interleaved ? 1 : n * H;
+  job.row[CLR_CONV_ROW_OUT_FRAME] = c->out_interleaved ? c->n_out : 1;
+  if (!clr_sched_reserve (c->seat.sched, &job, error))
+    return FALSE;
+  frames_copy (job.win, win, c->stage, c->stage_pitch, c->stage_step, ch, 0,
+      0, win, ss);
+  ok = clr_sched_run (c->seat.sched, &job, error);
+  if (ok) {
+    fifo_compact (c);
+    frames_copy (c->fifo, c->fifo_cap, job.out, n * H, c->fifo_step,
+        c->n_out, 0, c->fifo_len, n * H, ss);
+  }
+  clr_sched_release (c->seat.sched, &job);
+  if (!ok)
+    return FALSE;
+  /* the new frames into the history, as far back as it reaches */
+  first = n * H > c->hist_cap ? n * H - c->hist_cap : 0;
+  for (f = first; f < n * H && c->hist_cap;) {
+    const size_t pos = (c->blocks * H + f) % c->hist_cap;
+    const size_t len = MIN (n * H - f, c->hist_cap - pos);
+    size_t k;
+
+    for (k = 0; k < ch; k++)
+      if (c->interleaved) {
+        size_t i;
+        for (i = 0; i < len; i++)
+          memcpy (c->hist_host + (k * c->hist_cap + pos + i) * ss,
+              c->stage + ((c->keep + f + i) * ch + k) * ss, ss);
+      } else {
+        memcpy (c->hist_host + (k * c->hist_cap + pos) * ss,
+            c->stage + (k * c->stage_pitch + c->keep + f) * ss, len * ss);
+      }
+    f += len;
+  }
+  blocks_done (c, n);
+  return TRUE;
+}
+
 /* The first n whole blocks of the stage through the device: their B output
  * frames each onto the fifo. */
 static gboolean
@@ -1115,6 +1333,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   cl_int status;
   size_t i;
 
+  if (c->shared)
+    return run_blocks_shared (c, n, error);
   for (i = 0; i < CLR_CONV_STAGES; i++)
     evp[i] = c->prof.on ? &ev[i] : NULL;
   mac_range (c, n, mac_global, mac_local);
@@ -1171,16 +1391,7 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   if (c->prof.on)
     clr_conv_profile_batch (&c->prof, ev, n, g_get_monotonic_time () - t0);
 
-  /* keep the last block as the next batch's history, and what is pending:
-   * moved to the front every batch, so that the stage stays as short as a
-   * batch and in the cache (moving only when full walked 17 blocks a plane,
-   * 4.4 MiB at 64 channels x B = 1024, and writing the input into it cold
-   * cost 4x the move it saved: perf, PoCL, 173 against 41 us) */
-  c->pending -= n * H;
-  frames_to_front (c->stage, c->stage_pitch, c->stage_step, ch, n * H,
-      c->keep + c->pending, ss);
-  c->fifo_len += n * H;
-  c->blocks += n;
+  blocks_done (c, n);
   /* a stream that comes a block at a time (real time) has the next
    * block's sum run now: its launch and its time leave the next call */
   if (c->sum_ahead && n == 1)

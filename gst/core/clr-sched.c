@@ -294,6 +294,13 @@ launch_group (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   cl_int status;
   guint t;
 
+  if (ki->launch) {
+    const gboolean svm = s->staging == CLR_STAGING_SVM;
+    const ClrSchedLaunchArgs args = { b->in_dev, b->out_dev,
+      svm ? b->in_host : NULL, svm ? b->out_host : NULL, first, n, items
+    };
+    return ki->launch (ki->launch_data, q, &args, ev);
+  }
   status = set_mem_arg (s, kern, a++, b->in_dev, b->in_host);
   status |= set_mem_arg (s, kern, a++, b->out_dev, b->out_host);
   status |= clSetKernelArg (kern, a++, sizeof (cl_mem), &ki->coef);
@@ -514,6 +521,8 @@ kernel_free (gpointer data)
 {
   ClrSchedKernel *k = data;
 
+  if (k->info.launch_free)
+    k->info.launch_free (k->info.launch_data);
   if (k->info.kernel)
     clReleaseKernel (k->info.kernel);
   if (k->info.coef)
@@ -664,6 +673,12 @@ clr_sched_kernel_unref (ClrSched * s, ClrSchedKernel * k)
   g_mutex_unlock (&s->kern_lock);
 }
 
+gpointer
+clr_sched_kernel_get_launch_data (ClrSchedKernel * k)
+{
+  return k->info.launch_data;
+}
+
 static size_t
 align_up (size_t n)
 {
@@ -775,7 +790,7 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
   status = b->status;
   g_mutex_unlock (&b->lock);
   if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Running the resampling kernel");
+    clr_set_cl_error (error, status, "Running a batch on the device");
     return FALSE;
   }
   job->out = job->direct && s->staging != CLR_STAGING_SVM ? job->direct :

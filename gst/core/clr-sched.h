@@ -33,10 +33,31 @@ typedef enum {
 typedef struct _ClrSched ClrSched;
 typedef struct _ClrSchedBatch ClrSchedBatch;
 
+/* What a kernel of its own launching (ClrSchedLaunch) gets of a batch:
+ * its device buffers (or with SVM staging the pointers that take their
+ * place: ClrKernelArg's svm) and its jobs' rows [first, first + n) of the
+ * stream table, which heads `in`. */
+typedef struct {
+  cl_mem in, out;
+  void *in_svm, *out_svm;
+  cl_uint first, n;
+  size_t items;                 /* the largest of the jobs' items */
+} ClrSchedLaunchArgs;
+
+/* Enqueues a launch group's commands on q; *last: the last one's event. */
+typedef cl_int (*ClrSchedLaunch) (gpointer data, cl_command_queue q,
+    const ClrSchedLaunchArgs * args, cl_event * last);
+
 /* A kernel and its coefficients, shared by every stream whose key (the
  * program, kernel, filter and launch shape) is the same; their jobs run in
- * one launch. */
+ * one launch. A kernel with `launch` set runs its jobs its own way (the
+ * convolution's three kernels over pooled device state: clr-conv.c); the
+ * resampler's fields below are then unused, and launch_free frees
+ * launch_data with the kernel. */
 typedef struct {
+  ClrSchedLaunch launch;
+  gpointer launch_data;
+  GDestroyNotify launch_free;
   cl_kernel kernel;             /* owned */
   cl_mem coef;                  /* owned */
   cl_uint channels, taps;       /* taps: what the kernel runs over */
@@ -100,6 +121,8 @@ void clr_sched_unref (ClrSched * s);
 ClrSchedKernel *clr_sched_kernel_get (ClrSched * s, const char *key,
     ClrSchedKernelMake make, gpointer data, GError ** error);
 void clr_sched_kernel_unref (ClrSched * s, ClrSchedKernel * k);
+/* The launch_data of a kernel that launches itself. */
+gpointer clr_sched_kernel_get_launch_data (ClrSchedKernel * k);
 
 /* A job: clr_sched_reserve () gives it room (job->win); the caller writes
  * the window there and calls clr_sched_run (), which returns once the

@@ -35,6 +35,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->conv_fused = knob (envp, "CLRESAMPLE_CONV_FUSED");
   t->conv_ahead = knob (envp, "CLRESAMPLE_CONV_AHEAD");
   t->conv_block = knob (envp, "CLRESAMPLE_CONV_BLOCK");
+  t->conv_shared = knob (envp, "CLRESAMPLE_CONV_SHARED");
   t->xo_planes = knob (envp, "CLRESAMPLE_XO_PLANES");
   t->fft = knob (envp, "CLRESAMPLE_FFT");
   t->fft_block = knob (envp, "CLRESAMPLE_FFT_BLOCK");

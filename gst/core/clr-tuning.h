@@ -65,6 +65,12 @@
  *                                            launch; 0: two (default: one
  *                                            where the channels are at
  *                                            least the compute units)
+ * CLRESAMPLE_CONV_SHARED    tests,  0|1      convolution: 1: its blocks run
+ *                           bench            in the device's scheduler's
+ *                                            batches with every other
+ *                                            stream's (work-group
+ *                                            transforms); 0: on its own
+ *                                            queue (default: 1 on GPUs)
  * CLRESAMPLE_XO_PLANES      tests,  0|1      clcrossover: the lower bands
  *                                            from the convolution in planes
  *                                            (1, the default on CPUs) or in
@@ -132,6 +138,7 @@ typedef struct {
   ClrKnob conv_fused;
   ClrKnob conv_ahead;
   ClrKnob conv_block;
+  ClrKnob conv_shared;
   ClrKnob xo_planes;
   ClrKnob fft;
   ClrKnob fft_block;
