@@ -71,14 +71,14 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
     no-device >/dev/null || true
   ASAN_OPTIONS=$leak_check meson test -C build-asan --print-errorlogs \
     --num-processes 1 --logbase sanitizers lsan-canary core sched element robust \
-    batching streams conv firfilter firfilter-api crossover crossover-design \
-    fft-path dropin redesign no-device || status=$?
+    batching streams conv conv-streams firfilter firfilter-api crossover \
+    crossover-design fft-path dropin redesign no-device || status=$?
   phase_done "sanitizers: elements and core"
   # and the GPU code path (GPU kernels, page-locked staging) on this CPU
   CLRESAMPLE_KERNELS=gpu CLRESAMPLE_PINNED=1 ASAN_OPTIONS=$leak_check \
     meson test -C build-asan --print-errorlogs \
     --num-processes 1 --logbase sanitizers-gpu-path core sched element streams conv \
-    fft-path \
+    conv-streams fft-path \
     || status=$?
   phase_done "sanitizers: GPU code path"
   # and the copying path of CPU devices without shared virtual memory
