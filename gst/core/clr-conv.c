@@ -624,6 +624,23 @@ filter_stride (ClrConv * c)
   return c->n_filters > 1 ? c->parts * c->bin_stride / 4 : 0;
 }
 
+/* Whether a block's data is small enough for shared mode to pay: a
+ * block of 64 channels at B = 1024 (512 KiB in, 256 KiB out) keeps an
+ * H200 busy on its own, and ran 326-388 us a block shared (its copies into
+ * and out of the batch, its sum no longer run ahead) against 124-155 us on
+ * its own queue; stereo at B = 256 ran 39-49 against 37 us, and batched
+ * 64 such streams 13x faster. */
+#define CLR_CONV_SHARED_MAX_BYTES (256u * 1024u)
+
+static gboolean
+shared_pays (ClrConv * c, gboolean f64)
+{
+  const size_t ss = f64 ? sizeof (double) : sizeof (float);
+
+  return ((size_t) c->channels * 2 * c->block + (size_t) c->n_out *
+      c->hop) * ss <= CLR_CONV_SHARED_MAX_BYTES;
+}
+
 /* The device buffers of a conv of its own: the delay line, the batch's
  * input, products and output, the input history. */
 static gboolean
@@ -760,9 +777,11 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
    * ~1e-6 of the output RMS (docs/convolution.md) */
   c->fft_double = clr_device_has_fp64 (dev) && (f64
       || !cfg->float_transforms);
-  /* GPUs: many streams' blocks in one launch (clr-conv-shared.h) */
-  c->shared = clr_knob_or (tuning->conv_shared, clr_device_is_gpu (dev))
-      != 0;
+  /* GPUs: many streams' blocks in one launch (clr-conv-shared.h), where a
+   * block is small enough that its launches, not its work, would cost the
+   * device (docs/performance.md) */
+  c->shared = clr_knob_or (tuning->conv_shared, clr_device_is_gpu (dev)
+      && shared_pays (c, f64)) != 0;
   c->fft_vec = !c->shared && choose_fft_vec (c, tuning);
   /* with one partition the sum is one product a bin, which the vector
    * inverse transform takes as it reads its input */
