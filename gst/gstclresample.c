@@ -43,6 +43,13 @@
  * ]| Oversamples 16 times through 1,015,808 taps (a brick-wall filter, flat
  * to 22.04 kHz); past a few thousand taps a phase, integer ratios run
  * through the FFT convolution engine, with a block more latency.
+ * |[
+ * gst-launch-1.0 filesrc location=song.wav ! wavparse ! audioconvert ! \
+ *     clresample quality=10 cutoff=0.97 ! audio/x-raw,rate=48000 ! \
+ *     audioconvert ! autoaudiosink
+ * ]| Keeps the treble flat to 0.97 of 22.05 kHz (21.4 kHz) instead of the
+ * quality's 0.93, at the price of less attenuation between 22.05 kHz and
+ * the stopband's new start.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -84,6 +91,7 @@ enum
   PROP_0,
   PROP_QUALITY,
   PROP_TAPS,
+  PROP_CUTOFF,
   PROP_DEVICE,
   PROP_DEVICE_NAME,
 };
@@ -177,6 +185,24 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
           0, CLR_TAPS_MAX, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClResample:cutoff:
+   *
+   * Where the passband ends, a fraction of the lower of the two Nyquist
+   * frequencies; the transition band (the quality's width, or the narrower
+   * one of more `taps`) starts there. 0 keeps the quality's own edge
+   * (0.80 at quality 0 to 0.93 at 10, the stopband starting at Nyquist).
+   * Past the quality's edge it trades attenuation just above Nyquist
+   * (aliasing or imaging there) for treble; below it, it buys a guard
+   * band. Values between 0 and 0.05 are taken as 0.05. Changes while
+   * playing are seamless, as for `taps`.
+   */
+  g_object_class_install_property (gobject_class, PROP_CUTOFF,
+      g_param_spec_double ("cutoff", "Cutoff",
+          "End of the passband, a fraction of the lower Nyquist frequency "
+          "(0: the quality's own edge; up to 1)", 0.0, CLR_CUTOFF_MAX, 0.0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           GST_CLR_DEVICE_BLURB,
@@ -226,6 +252,7 @@ gst_cl_resample_init (GstClResample * self)
 {
   self->quality = CLR_QUALITY_DEFAULT;
   self->taps = 0;
+  self->cutoff = 0.0;
   self->device_spec = g_strdup (DEFAULT_DEVICE);
   gst_clr_run_reset (&self->run);
   self->join_frame = G_MAXUINT64;
@@ -265,6 +292,10 @@ gst_cl_resample_set_property (GObject * object, guint prop_id,
       self->props_changed |= self->taps != g_value_get_uint (value);
       self->taps = g_value_get_uint (value);
       break;
+    case PROP_CUTOFF:
+      self->props_changed |= self->cutoff != g_value_get_double (value);
+      self->cutoff = g_value_get_double (value);
+      break;
     case PROP_DEVICE:
       g_free (self->device_spec);
       self->device_spec = g_value_dup_string (value);
@@ -292,6 +323,9 @@ gst_cl_resample_get_property (GObject * object, guint prop_id,
       break;
     case PROP_TAPS:
       g_value_set_uint (value, self->taps);
+      break;
+    case PROP_CUTOFF:
+      g_value_set_double (value, self->cutoff);
       break;
     case PROP_DEVICE:
       g_value_set_string (value, self->device_spec);
@@ -632,10 +666,11 @@ failed:
 
 static gboolean
 config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
-    gint quality, guint taps, ClrEngineConfig * cfg)
+    gint quality, guint taps, gdouble cutoff, ClrEngineConfig * cfg)
 {
   cfg->quality = quality;
   cfg->taps = taps;
+  cfg->cutoff = cutoff > 0.0 ? MAX (cutoff, CLR_CUTOFF_MIN) : 0.0;
   cfg->in_rate = GST_AUDIO_INFO_RATE (in);
   cfg->out_rate = GST_AUDIO_INFO_RATE (out);
   cfg->channels = GST_AUDIO_INFO_CHANNELS (in);
@@ -665,13 +700,15 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
   ClrEngine *engine;
   gint quality;
   guint taps;
+  gdouble cutoff;
 
   GST_OBJECT_LOCK (self);
   quality = self->quality;
   taps = self->taps;
+  cutoff = self->cutoff;
   GST_OBJECT_UNLOCK (self);
   if (!config_from_info (&self->in_info, &self->out_info, quality, taps,
-          &cfg)) {
+          cutoff, &cfg)) {
     g_set_error (err, CLR_ERROR, CLR_ERROR_INVALID, "unsupported format");
     return NULL;
   }
@@ -682,6 +719,7 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
     /* a later change of the properties back to these builds nothing */
     self->engine_quality = quality;
     self->engine_taps = taps;
+    self->engine_cutoff = cutoff;
   }
   return engine;
 }
@@ -693,7 +731,9 @@ typedef struct
   gchar *spec;                  /* the device property */
   gboolean new_device;          /* spec is to be acquired */
   ClrDevice *current;           /* the device in use */
-  gboolean filter_changed;      /* quality or taps differ from the engine's */
+  gboolean filter_changed;      /* quality, taps or cutoff differ from the
+                                 * engine's */
+  gdouble cutoff;               /* the property's, for engine_cutoff */
   gboolean build;               /* an engine to build (one is running) */
   ClrEngineConfig cfg;
   GstAudioInfo in_info, out_info;       /* the caps it was made for */
@@ -758,11 +798,13 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
   GstClResampleJob *job = g_new0 (GstClResampleJob, 1);
   gint quality;
   guint taps;
+  gdouble cutoff;
 
   GST_OBJECT_LOCK (self);
   job->spec = g_strdup (self->device_spec);
   quality = self->quality;
   taps = self->taps;
+  cutoff = job->cutoff = self->cutoff;
   self->props_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
 
@@ -771,18 +813,19 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
           self->device_spec_in_use)
       && g_strcmp0 (job->spec, self->device_spec_failed));
   job->filter_changed = quality != self->engine_quality
-      || taps != self->engine_taps;
+      || taps != self->engine_taps || cutoff != self->engine_cutoff;
   job->in_info = self->in_info;
   job->out_info = self->out_info;
   job->build = self->engine && (job->filter_changed || job->new_device)
       && config_from_info (&self->in_info, &self->out_info, quality, taps,
-      &job->cfg);
+      cutoff, &job->cfg);
   if (job->build && self->run.started) {
     job->snap = clr_engine_snapshot (self->engine, NULL);
     job->run_serial = self->run_serial;
   }
-  GST_DEBUG_OBJECT (self, "new settings: quality %d, taps %u, device '%s'%s",
-      quality, taps, job->spec, job->build ? ", building a new engine" : "");
+  GST_DEBUG_OBJECT (self, "new settings: quality %d, taps %u, cutoff %g, "
+      "device '%s'%s", quality, taps, cutoff, job->spec,
+      job->build ? ", building a new engine" : "");
   gst_clr_builder_submit (&self->builder, job);
 }
 
@@ -804,7 +847,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (GST_AUDIO_INFO_FORMAT (&in) != GST_AUDIO_INFO_FORMAT (&out)
       || GST_AUDIO_INFO_CHANNELS (&in) != GST_AUDIO_INFO_CHANNELS (&out)
       || GST_AUDIO_INFO_LAYOUT (&in) != GST_AUDIO_INFO_LAYOUT (&out)
-      || !config_from_info (&in, &out, CLR_QUALITY_DEFAULT, 0, &cfg))
+      || !config_from_info (&in, &out, CLR_QUALITY_DEFAULT, 0, 0.0, &cfg))
     goto invalid_caps;
   resampling = cfg.in_rate != cfg.out_rate;
   if (resampling && !clr_engine_config_validate (&cfg, &err))
@@ -924,6 +967,7 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
     job->engine = NULL;
     self->engine_quality = job->cfg.quality;
     self->engine_taps = job->cfg.taps;
+    self->engine_cutoff = job->cutoff;
     GST_DEBUG_OBJECT (self, "new filter: quality %d, taps %u",
         job->cfg.quality, job->cfg.taps);
     gst_cl_resample_publish_latency (self);

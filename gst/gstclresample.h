@@ -27,6 +27,7 @@ struct _GstClResample
   /* properties, under the object lock */
   gint quality;
   guint taps;
+  gdouble cutoff;
   gchar *device_spec;
   gboolean props_changed;       /* applied at the next buffer */
 
@@ -37,9 +38,11 @@ struct _GstClResample
   /* a device that could not be had, not tried again until the property
    * names another one (a later quality or taps change still applies) */
   gchar *device_spec_failed;
-  /* quality and taps the engine was built with */
+  /* quality, taps and cutoff the engine was built with (the cutoff as
+   * the property said) */
   gint engine_quality;
   guint engine_taps;
+  gdouble engine_cutoff;
   /* live changes of quality, taps and device: the new engine (and device)
    * built on a thread of its own while the old one plays on */
   GstClrBuilder builder;

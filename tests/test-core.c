@@ -118,6 +118,69 @@ test_filter_design (void)
   g_assert_cmpuint (f.taps, >=, 4 * 24);
 }
 
+/* The prototype's gain at f cycles per input sample, from its samples at
+ * I per input sample (h is band-limited far below I / 2). */
+static double
+prototype_gain (const ClrFilter * f, const ClrRatio * r, double freq)
+{
+  double re = 0.0, im = 0.0;
+  int64_t n, lim = (int64_t) (f->half_width * r->I);
+
+  for (n = -lim; n <= lim; n++) {
+    const double h = clr_filter_eval (f, (double) n / r->I);
+    re += h * cos (2.0 * M_PI * freq * n / r->I);
+    im -= h * sin (2.0 * M_PI * freq * n / r->I);
+  }
+  return hypot (re, im) / r->I;
+}
+
+/* A cutoff moves the quality's transition band to start there: the
+ * passband flat to the cutoff, the quality's attenuation from the new
+ * stop edge on, the same taps; with more taps the band narrows as
+ * without a cutoff. */
+static void
+test_filter_cutoff (void)
+{
+  static const double cutoffs[] = { 0.8, 0.95, 0.97, 1.0 };
+  ClrRatio r;
+  ClrFilter f, q;
+  guint i;
+
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&q, &r, 4, 0);
+  g_assert_cmpfloat (q.cutoff, ==, 0.0);
+  g_assert_cmpfloat (q.stop_edge, ==, 1.0);
+  for (i = 0; i < G_N_ELEMENTS (cutoffs); i++) {
+    const double nyq = 0.5, c = cutoffs[i];
+    double pass, stop, ripple = pow (10.0, -q.stop_db / 20.0);
+
+    clr_filter_design_cut (&f, &r, 4, 0, c);
+    g_assert_cmpuint (f.taps, ==, q.taps);
+    g_assert_cmpfloat (fabs (f.pass_edge - c), <, 1e-12);
+    g_assert_cmpfloat (fabs ((f.stop_edge - f.pass_edge) - (1.0 -
+                q.pass_edge)), <, 1e-12);
+    pass = prototype_gain (&f, &r, 0.999 * c * nyq);
+    stop = prototype_gain (&f, &r, f.stop_edge * nyq * 1.001);
+    g_test_message ("cutoff %.2f: %.2e off unity at 0.999 of it, %.1f dB at "
+        "the stop edge (%.3f)", c, fabs (pass - 1.0), 20 * log10 (stop),
+        f.stop_edge);
+    /* Kaiser's design: the ripple of the passband is that of the
+     * stopband; its length estimate leaves the first lobe within ~10 dB
+     * of the target (clr-filter.c) */
+    g_assert_cmpfloat (fabs (pass - 1.0), <, 2.0 * ripple);
+    g_assert_cmpfloat (20 * log10 (stop), <, -q.stop_db + 12.0);
+  }
+  /* below the minimum: the minimum */
+  clr_filter_design_cut (&f, &r, 4, 0, 0.01);
+  g_assert_cmpfloat (f.pass_edge, ==, CLR_CUTOFF_MIN);
+  /* more taps narrow the band that starts at the cutoff */
+  clr_filter_design_cut (&f, &r, 4, 4 * q.taps, 0.97);
+  g_assert_cmpfloat (fabs (f.pass_edge - 0.97), <, 1e-12);
+  g_assert_cmpfloat (f.stop_edge - f.pass_edge, <, (1.0 - q.pass_edge) / 3.0);
+  g_assert_cmpfloat (20 * log10 (prototype_gain (&f, &r, f.stop_edge * 0.5
+              * 1.001)), <, -q.stop_db);
+}
+
 static void
 test_bank_cap (void)
 {
@@ -1250,6 +1313,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rate/positions", test_ratio_positions);
   g_test_add_func ("/rate/totals", test_ratio_totals);
   g_test_add_func ("/filter/design", test_filter_design);
+  g_test_add_func ("/filter/cutoff", test_filter_cutoff);
   g_test_add_func ("/filter/bank-cap", test_bank_cap);
   g_test_add_func ("/filter/design-cache", test_design_cache);
   g_test_add_func ("/filter/design-cache-engines", test_design_cache_engines);

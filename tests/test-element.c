@@ -18,8 +18,8 @@
 #include "clr-harness.h"
 
 static void
-check_reference_launch (const char *launch, guint taps, int in_rate,
-    int out_rate, int channels)
+check_reference_cut (const char *launch, guint taps, double cutoff,
+    int in_rate, int out_rate, int channels)
 {
   size_t frames = 4000, n_ref, i;
   float *in = g_new (float, frames * channels);
@@ -32,7 +32,7 @@ check_reference_launch (const char *launch, guint taps, int in_rate,
   clr_run_stream (launch, in_rate, out_rate, channels, in, frames, NULL, 0,
       &c);
   clr_ratio_init (&r, in_rate, out_rate);
-  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, taps);
+  clr_filter_design_cut (&f, &r, CLR_QUALITY_DEFAULT, taps, cutoff);
   ref = clr_reference_resample (&r, &f, in, frames, channels, &n_ref);
   fail_unless_equals_uint64 (c.frames, n_ref);
   for (i = 0; i < n_ref * channels; i++)
@@ -44,6 +44,13 @@ check_reference_launch (const char *launch, guint taps, int in_rate,
   g_free (ref);
   g_free (in);
   clr_collected_free (&c);
+}
+
+static void
+check_reference_launch (const char *launch, guint taps, int in_rate,
+    int out_rate, int channels)
+{
+  check_reference_cut (launch, taps, 0.0, in_rate, out_rate, channels);
 }
 
 static void
@@ -509,6 +516,56 @@ time_offset (int in_rate, int out_rate, int quality)
   return d;
 }
 
+/* A tone's amplitude through `launch`, 44.1 -> 48 kHz, over the middle
+ * half second: in dB against the input's. */
+static double
+tone_gain_db (const char *launch, double freq)
+{
+  const size_t frames = 44100;
+  float *in = g_new (float, frames);
+  ClrSineFit fit;
+  Collected c;
+
+  clr_signal_sine (in, frames, 1, freq, 44100, 0.5, 0.0);
+  clr_run_stream (launch, 44100, 48000, 1, in, frames, NULL, 0, &c);
+  fail_unless_equals_uint64 (c.frames, 48000);
+  clr_sine_fit (c.data, 12000, 24000, 1, 0, freq, 48000.0, &fit);
+  g_free (in);
+  clr_collected_free (&c);
+  return 20.0 * log10 (MAX (fit.amplitude, 1e-30) / 0.5);
+}
+
+/* cutoff moves the passband's end: the output is the float64 reference
+ * of the filter designed with it, and a tone between the quality's edge
+ * and the new one passes, where the quality's own filter cuts it; a
+ * lower cutoff puts a tone that passed before into the stopband. */
+GST_START_TEST (test_cutoff)
+{
+  double q4, cut, low, low_ref;
+
+  check_reference_cut ("clresample cutoff=0.97", 0, 0.97, 44100, 48000, 2);
+  check_reference_cut ("clresample cutoff=0.8", 0, 0.8, 48000, 44100, 2);
+  /* and on the FFT path */
+  check_reference_cut ("clresample taps=8192 cutoff=0.99", 8192, 0.99, 44100,
+      88200, 2);
+  /* 21 kHz: 0.952 of the input's Nyquist, past quality 4's 0.90 */
+  q4 = tone_gain_db ("clresample", 21000.0);
+  cut = tone_gain_db ("clresample cutoff=0.97", 21000.0);
+  /* 19 kHz: inside quality 4's passband; with cutoff 0.8 the stopband
+   * starts at 0.8 + 0.1 of 22050 Hz = 19845 Hz: 19.9 kHz is in it */
+  low_ref = tone_gain_db ("clresample", 19000.0);
+  low = tone_gain_db ("clresample cutoff=0.8", 19900.0);
+  g_printerr ("21 kHz: quality 4 %.3f dB, cutoff=0.97 %.6f dB; 19 kHz "
+      "quality 4 %.6f dB; 19.9 kHz cutoff=0.8 %.1f dB\n", q4, cut, low_ref,
+      low);
+  fail_unless (q4 < -3.0, "21 kHz through quality 4: %.3f dB", q4);
+  fail_unless (fabs (cut) < 1e-4, "21 kHz with cutoff=0.97: %.6f dB", cut);
+  fail_unless (fabs (low_ref) < 1e-4, "19 kHz, quality 4: %.6f dB", low_ref);
+  fail_unless (low < -100.0, "19.9 kHz with cutoff=0.8: %.1f dB", low);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_time_alignment)
 {
   static const int pairs[][2] = {
@@ -755,6 +812,7 @@ clresample_suite (void)
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_thdn_default);
   tcase_add_test (tc, test_time_alignment);
+  tcase_add_test (tc, test_cutoff);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_fft_path);
   tcase_add_test (tc, test_device_name);

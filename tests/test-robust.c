@@ -224,6 +224,51 @@ GST_START_TEST (test_quality_change)
 
 GST_END_TEST;
 
+/* cutoff changed while playing: as seamless as quality (the same taps, so
+ * the same latency), each side the samples of a run with that filter from
+ * the start. */
+GST_START_TEST (test_cutoff_change)
+{
+  GstHarness *h = clr_make_harness ("clresample", 44100, 48000, 2);
+  GstElement *e = find_resampler (h);
+  const size_t n = 30000;
+  float *in = g_new (float, n * 2);
+  Collected before, after, q4, cut;
+  GValue v = G_VALUE_INIT;
+  GstClockTime latency;
+  size_t i;
+
+  clr_signal_noise (in, n * 2, 0.5, 5);
+  clr_run_stream ("clresample", 44100, 48000, 2, in, n, NULL, 0, &q4);
+  clr_run_stream ("clresample cutoff=0.97", 44100, 48000, 2, in, n, NULL, 0,
+      &cut);
+  gst_harness_set_upstream_latency (h, 0);
+  latency = gst_harness_query_latency (h);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_set_double (&v, 0.97);
+  change_mid_stream (h, e, "cutoff", &v, in, n, &before, &after);
+  fail_unless_equals_uint64 (before.frames + after.frames, q4.frames);
+  for (i = 0; i < before.frames * 2; i++)
+    fail_unless_equals_float (before.data[i], q4.data[i]);
+  for (i = 0; i < after.frames * 2; i++)
+    fail_unless_equals_float (after.data[i], cut.data[before.frames * 2 + i]);
+  fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
+          GST_BUFFER_FLAG_DISCONT));
+  fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
+          (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
+          GST_SECOND, 48000));
+  fail_unless_equals_clocktime (gst_harness_query_latency (h), latency);
+  clr_collected_free (&before);
+  clr_collected_free (&after);
+  clr_collected_free (&q4);
+  clr_collected_free (&cut);
+  gst_object_unref (e);
+  g_free (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* taps changed while playing, across the crossover: the direct kernels
  * hand the stream to the FFT path (clr-engine-fft.c) and back. No DISCONT,
  * no gap, and the samples on each side are those of a run with that filter
@@ -854,6 +899,7 @@ robust_suite (void)
   tcase_add_test (tc, test_input_caps_change);
   tcase_add_test (tc, test_output_rate_change);
   tcase_add_test (tc, test_quality_change);
+  tcase_add_test (tc, test_cutoff_change);
   tcase_add_test (tc, test_taps_change_paths);
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_long_gap);

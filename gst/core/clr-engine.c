@@ -58,6 +58,14 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
         cfg->channels);
     return FALSE;
   }
+  if (!(cfg->cutoff == 0.0 || (cfg->cutoff >= CLR_CUTOFF_MIN
+              && cfg->cutoff <= CLR_CUTOFF_MAX))) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The cutoff must be 0 (the quality's) or between %g and %g of the "
+        "lower Nyquist frequency (got %g)", CLR_CUTOFF_MIN, CLR_CUTOFF_MAX,
+        cfg->cutoff);
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -165,9 +173,10 @@ static char *
 kernel_key (ClrEngine * e, const ClrTuning * tuning)
 {
   char *options = build_options (e, tuning);
-  char *key = g_strdup_printf ("%s|%s|%u>%u|q%d|k%u|ch%u|ls%" G_GSIZE_FORMAT
-      "|l%u|s%u|i%d", options, e->plan.kernel, e->cfg.in_rate,
-      e->cfg.out_rate, e->filter.quality, e->filter.taps, e->cfg.channels,
+  char *key = g_strdup_printf ("%s|%s|%u>%u|q%d|k%u|c%.17g|ch%u|ls%"
+      G_GSIZE_FORMAT "|l%u|s%u|i%d", options, e->plan.kernel, e->cfg.in_rate,
+      e->cfg.out_rate, e->filter.quality, e->filter.taps, e->filter.cutoff,
+      e->cfg.channels,
       e->plan.local_size, e->plan.lead, e->plan.span,
       e->bank.interpolated);
 
@@ -244,7 +253,8 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
     goto failed;
   }
   clr_ratio_init (&e->ratio, cfg->in_rate, cfg->out_rate);
-  clr_filter_design (&e->filter, &e->ratio, cfg->quality, cfg->taps);
+  clr_filter_design_cut (&e->filter, &e->ratio, cfg->quality, cfg->taps,
+      cfg->cutoff);
 
   /* the kernel and everything about how it runs (clr-kernel-plan.c) */
   facts.is_gpu = clr_device_is_gpu (dev);

@@ -39,6 +39,9 @@ typedef struct {
                                  * so that a successor engine with a longer
                                  * filter can continue seamlessly; 0 = only
                                  * what this filter needs */
+  double cutoff;                /* the passband's end, a fraction of the
+                                 * lower Nyquist (CLR_CUTOFF_MIN ..
+                                 * CLR_CUTOFF_MAX); 0 = from quality */
 } ClrEngineConfig;
 
 typedef struct _ClrEngine ClrEngine;

@@ -56,6 +56,13 @@ void
 clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
     uint32_t taps)
 {
+  clr_filter_design_cut (f, r, quality, taps, 0.0);
+}
+
+void
+clr_filter_design_cut (ClrFilter * f, const ClrRatio * r, int quality,
+    uint32_t taps, double cutoff)
+{
   const ClrQualitySpec *q = clr_quality_spec (quality);
   /* lower Nyquist relative to the input Nyquist */
   double rho = r->I < r->D ? (double) r->I / (double) r->D : 1.0;
@@ -81,7 +88,17 @@ clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
   taps = taps == 0 ? k_quality : round_up4 (taps);
   if (taps < min_taps)
     taps = round_up4 (min_taps);
-  if (taps > k_quality) {
+  if (cutoff > 0.0) {
+    /* the quality's transition band (or the narrower one of more taps, as
+     * below) moved to start at the cutoff */
+    const double width = taps > k_quality ? 1.05 * (a - 7.95) / (2.285 *
+        2.0 * M_PI * (taps - 1)) : f_stop - f_pass;
+
+    f_pass = 0.5 * rho * fmin (fmax (cutoff, CLR_CUTOFF_MIN), CLR_CUTOFF_MAX);
+    f_stop = f_pass + width;
+    f->pass_edge = f_pass / (0.5 * rho);
+    f->fc = 0.5 * (f_pass + f_stop);
+  } else if (taps > k_quality) {
     /* More taps than the quality needs buy a steeper transition, still
      * ending at the lower Nyquist frequency, at the same attenuation: the
      * passband reaches as far as Kaiser's formula allows with K taps
@@ -93,6 +110,8 @@ clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
     f->pass_edge = f_pass / f_stop;
     f->fc = 0.5 * (f_pass + f_stop);
   }
+  f->stop_edge = f_stop / (0.5 * rho);
+  f->cutoff = cutoff;
   f->taps = taps;
   f->half_width = taps / 2.0;
 }

@@ -17,6 +17,10 @@
 #define CLR_QUALITY_MAX 10
 #define CLR_QUALITY_DEFAULT 4
 #define CLR_TAPS_MAX 65536
+/* The passband's end a user may ask for (clr_filter_design_cut ()), a
+ * fraction of the lower Nyquist frequency; 0 asks for the quality's. */
+#define CLR_CUTOFF_MIN 0.05
+#define CLR_CUTOFF_MAX 1.0
 
 /* Coefficient tables larger than this are not allocated: the bank switches to
  * an interpolated grid (libsoxr and libsamplerate do the same). */
@@ -33,7 +37,12 @@ const ClrQualitySpec *clr_quality_spec (int quality);
 typedef struct {
   int quality;
   double stop_db;
-  double pass_edge;
+  double pass_edge;             /* passband end, fraction of the lower Nyquist */
+  /* where the stopband starts, the same way: 1 unless a cutoff moved it
+   * (above 1: what lies between the lower Nyquist and it aliases or
+   * images, attenuated less than stop_db) */
+  double stop_edge;
+  double cutoff;                /* what was asked: 0, or the passband's end */
   double fc;                    /* -6 dB cutoff, cycles per input sample */
   double beta;                  /* Kaiser window beta */
   double i0_beta;               /* I0 (beta), the window's scale */
@@ -49,6 +58,15 @@ typedef struct {
  * up (pass_edge says where), the stopband still starts at Nyquist. */
 void clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
     uint32_t taps);
+/* The same with the passband ending at `cutoff` (CLR_CUTOFF_MIN ..
+ * CLR_CUTOFF_MAX; 0: the quality's own, as clr_filter_design ()), a fraction
+ * of the lower Nyquist frequency: the transition band the quality (or
+ * `taps`) gives starts there, so a cutoff past the quality's edge trades
+ * attenuation just above the lower Nyquist (aliasing or imaging there) for
+ * treble, one below it buys a guard band, as libsoxr's passband_end and
+ * r8brain's transition band do. */
+void clr_filter_design_cut (ClrFilter * f, const ClrRatio * r, int quality,
+    uint32_t taps, double cutoff);
 
 /* The prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
 double clr_filter_eval (const ClrFilter * f, double t);

@@ -4,8 +4,9 @@
  * plotting, and in --check mode asserts the project's targets.
  *
  * Contestants:
- *   clresample:Q:FMT[:ni]     appsrc ! clresample quality=Q ! capsfilter !
- *                             appsink
+ *   clresample:Q:FMT[:ni][:cutoff=C]
+ *                             appsrc ! clresample quality=Q [cutoff=C] !
+ *                             capsfilter ! appsink
  *   audioresample:Q:FMT[:ni]  the same with the stock element
  *   soxr:RECIPE[:F32LE|F64LE] libsoxr called directly (default float64 I/O,
  *                             one thread, whole signal then drained)
@@ -274,6 +275,7 @@ typedef struct
   char *name;
   Kind kind;
   int quality;
+  double cutoff;                /* clresample's; 0: the quality's */
   GstAudioFormat format;
   gboolean planar;
   unsigned long soxr_recipe;
@@ -363,6 +365,8 @@ parse_contestant (const char *spec, GPtrArray * arr)
     int q0 = 4, q1 = 4, q;
     GstAudioFormat fmt = GST_AUDIO_FORMAT_F32LE;
     gboolean planar = FALSE;
+    double cutoff = 0.0;
+    guint i;
 
     if (n >= 2 && *p[1]) {
       if (!strcmp (p[1], "all")) {
@@ -388,23 +392,30 @@ parse_contestant (const char *spec, GPtrArray * arr)
       if (!format_supported_here (fmt))
         goto out;
     }
-    if (n >= 4) {
-      if (!strcmp (p[3], "ni") || !strcmp (p[3], "non-interleaved"))
+    for (i = 3; i < n; i++) {
+      if (!strcmp (p[i], "ni") || !strcmp (p[i], "non-interleaved"))
         planar = TRUE;
-      else if (strcmp (p[3], "i") && strcmp (p[3], "interleaved"))
+      else if (kind == KIND_CLR && sscanf (p[i], "cutoff=%lf", &cutoff) == 1)
+        continue;
+      else if (strcmp (p[i], "i") && strcmp (p[i], "interleaved"))
         goto out;
     }
-    if (n > 4)
-      goto out;
     for (q = q0; q <= q1; q++) {
       Contestant *c = g_new0 (Contestant, 1);
       c->kind = kind;
       c->quality = q;
+      c->cutoff = cutoff;
       c->format = fmt;
       c->planar = planar;
-      c->name = g_strdup_printf ("%s:%d:%s%s",
+      c->name = g_strdup_printf ("%s:%d:%s%s%s",
           kind == KIND_CLR ? "clresample" : "audioresample", q,
-          format_short (fmt), planar ? ":ni" : "");
+          format_short (fmt), planar ? ":ni" : "", cutoff > 0 ? ":cutoff=" :
+          "");
+      if (cutoff > 0) {
+        gchar *named = g_strdup_printf ("%s%g", c->name, cutoff);
+        g_free (c->name);
+        c->name = named;
+      }
       g_ptr_array_add (arr, c);
     }
     ok = TRUE;
@@ -582,6 +593,8 @@ make_resampler (Ctx * ctx, const Contestant * c)
   if (!e)
     return NULL;
   g_object_set (e, "quality", c->quality, NULL);
+  if (c->kind == KIND_CLR && c->cutoff > 0)
+    g_object_set (e, "cutoff", c->cutoff, NULL);
   if (c->kind == KIND_CLR && ctx->device)
     g_object_set (e, "device", ctx->device, NULL);
   return e;
@@ -1825,7 +1838,7 @@ add_contestants (Ctx * ctx, const char *list)
     if (!*s)
       continue;
     if (!parse_contestant (s, tmp)) {
-      g_printerr ("bad contestant '%s' (want clresample:Q:FMT[:ni], "
+      g_printerr ("bad contestant '%s' (want clresample:Q:FMT[:ni][:cutoff=C], "
           "audioresample:Q:FMT[:ni] or soxr:RECIPE[:F32LE])\n", s);
       g_strfreev (p);
       g_ptr_array_free (tmp, TRUE);

@@ -15,6 +15,8 @@ Writes into OUTDIR:
                                  one panel per contestant, 0 to -200 dB
   response-clresample-FMT.png    (ii) magnitude response 96 -> 44.1 kHz of
                                  clresample at every quality found, per format
+                                 (-cutoff.png: the runs of a format where
+                                 some had a cutoff, clresample:Q:FMT:cutoff=C)
   response-others.png            the same for the other contestants, if any
 
 How the response is measured (in clr-quality.c, metric_response): one run
@@ -168,16 +170,24 @@ def plot_responses(dumps, outdir):
         c = (d["contestant"], a[:, 0], a[:, 2], d.get("floor_db", -999.0))
         parts = d["contestant"].split(":")
         if parts[0] == "clresample":
-            key = ":".join(parts[2:])
-            groups.setdefault(key, []).append((int(parts[1]), c))
+            # runs with a cutoff (clresample:Q:FMT[:ni]:cutoff=C) get a
+            # figure of their own per format, beside the quality's own edge
+            cut = [x for x in parts[3:] if x.startswith("cutoff=")]
+            plain = [x for x in parts[2:] if not x.startswith("cutoff=")]
+            key = ":".join(plain)
+            cutoff = float(cut[0].split("=")[1]) if cut else 0.0
+            groups.setdefault(key, []).append((int(parts[1]), cutoff, c))
         else:
             others.append(c)
     for key, lst in sorted(groups.items()):
-        lst.sort(key=lambda qc: qc[0])
-        curves = [("q=%d" % q, f, g, fl) for q, (_, f, g, fl) in lst]
-        response_panels(curves, "clresample %s, each quality" % key,
-                        os.path.join(outdir, "response-clresample-%s.png"
-                                     % key.replace(":", "-")))
+        lst.sort(key=lambda qc: (qc[0], qc[1]))
+        cut = any(x[1] > 0 for x in lst)
+        curves = [("q=%d%s" % (q, ", cutoff=%g" % co if co else ""), f, g,
+                   fl) for q, co, (_, f, g, fl) in lst]
+        response_panels(curves, "clresample %s, %s" % (
+            key, "with and without cutoff" if cut else "each quality"),
+            os.path.join(outdir, "response-clresample-%s%s.png" % (
+                key.replace(":", "-"), "-cutoff" if cut else "")))
     if others:
         others.sort(key=lambda c: contestant_key(c[0]))
         response_panels(others, "other contestants",
