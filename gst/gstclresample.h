@@ -17,6 +17,15 @@ G_BEGIN_DECLS
 #define CLR_HOLD_WINDOW 16
 
 #define GST_TYPE_CL_RESAMPLE (gst_cl_resample_get_type ())
+/* The filter's phase (the `phase` property). */
+typedef enum {
+  GST_CL_RESAMPLE_PHASE_LINEAR,
+  GST_CL_RESAMPLE_PHASE_INTERMEDIATE,
+  GST_CL_RESAMPLE_PHASE_MINIMUM,
+} GstClResamplePhase;
+
+GType gst_cl_resample_phase_get_type (void);
+
 G_DECLARE_FINAL_TYPE (GstClResample, gst_cl_resample, GST, CL_RESAMPLE,
     GstBaseTransform);
 
@@ -28,6 +37,7 @@ struct _GstClResample
   gint quality;
   guint taps;
   gdouble cutoff;
+  GstClResamplePhase phase;
   gchar *device_spec;
   gboolean props_changed;       /* applied at the next buffer */
 
@@ -38,11 +48,12 @@ struct _GstClResample
   /* a device that could not be had, not tried again until the property
    * names another one (a later quality or taps change still applies) */
   gchar *device_spec_failed;
-  /* quality, taps and cutoff the engine was built with (the cutoff as
-   * the property said) */
+  /* quality, taps, cutoff and phase the engine was built with (the cutoff
+   * as the property said) */
   gint engine_quality;
   guint engine_taps;
   gdouble engine_cutoff;
+  GstClResamplePhase engine_phase;
   /* live changes of quality, taps and device: the new engine (and device)
    * built on a thread of its own while the old one plays on */
   GstClrBuilder builder;

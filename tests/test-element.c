@@ -18,8 +18,8 @@
 #include "clr-harness.h"
 
 static void
-check_reference_cut (const char *launch, guint taps, double cutoff,
-    int in_rate, int out_rate, int channels)
+check_reference_phase (const char *launch, guint taps, double cutoff,
+    double phase, int in_rate, int out_rate, int channels)
 {
   size_t frames = 4000, n_ref, i;
   float *in = g_new (float, frames * channels);
@@ -33,6 +33,7 @@ check_reference_cut (const char *launch, guint taps, double cutoff,
       &c);
   clr_ratio_init (&r, in_rate, out_rate);
   clr_filter_design_cut (&f, &r, CLR_QUALITY_DEFAULT, taps, cutoff);
+  fail_unless (clr_filter_set_phase (&f, &r, phase));
   ref = clr_reference_resample (&r, &f, in, frames, channels, &n_ref);
   fail_unless_equals_uint64 (c.frames, n_ref);
   for (i = 0; i < n_ref * channels; i++)
@@ -44,6 +45,14 @@ check_reference_cut (const char *launch, guint taps, double cutoff,
   g_free (ref);
   g_free (in);
   clr_collected_free (&c);
+}
+
+static void
+check_reference_cut (const char *launch, guint taps, double cutoff,
+    int in_rate, int out_rate, int channels)
+{
+  check_reference_phase (launch, taps, cutoff, 0.0, in_rate, out_rate,
+      channels);
 }
 
 static void
@@ -566,6 +575,49 @@ GST_START_TEST (test_cutoff)
 
 GST_END_TEST;
 
+/* phase: the output is the float64 reference of the kernel designed with
+ * that phase (clr-phase.h), on the direct kernels, an interpolated bank
+ * and the FFT path; exact lengths; a low tone comes out where it went in;
+ * the latency is the kernel's reach ahead. */
+GST_START_TEST (test_phase)
+{
+  GstHarness *h;
+  ClrRatio r;
+  ClrFilter f;
+  double d;
+
+  check_reference_phase ("clresample phase=minimum", 0, 0.0, 1.0, 44100,
+      48000, 2);
+  check_reference_phase ("clresample phase=intermediate", 0, 0.0, 0.5,
+      48000, 44100, 2);
+  check_reference_phase ("clresample phase=minimum", 0, 0.0, 1.0, 44100,
+      44101, 1);
+  check_reference_phase ("clresample taps=8192 phase=minimum", 8192, 0.0,
+      1.0, 44100, 88200, 2);
+  d = time_offset_launch ("clresample phase=minimum quality=10", 44100,
+      48000);
+  fail_unless (fabs (d) <= 0.05, "minimum phase, 997 Hz: %g samples", d);
+  d = time_offset_launch ("clresample phase=intermediate", 44100, 48000);
+  fail_unless (fabs (d) <= 0.05, "intermediate phase, 997 Hz: %g samples",
+      d);
+  /* the latency: the kernel's reach ahead, a few samples */
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&f, &r, 10, 0);
+  fail_unless (clr_filter_set_phase (&f, &r, 1.0));
+  h = clr_make_harness ("clresample phase=minimum quality=10", 44100, 48000,
+      2);
+  gst_harness_set_upstream_latency (h, 0);
+  fail_unless_equals_clocktime (gst_harness_query_latency (h),
+      gst_util_uint64_scale_int_round (f.lead, GST_SECOND, 44100));
+  g_printerr ("minimum phase, quality 10, 44.1 -> 48 kHz: latency %u input "
+      "samples (%.3f ms), linear %u\n", f.lead, f.lead * 1000.0 / 44100,
+      f.taps / 2);
+  fail_unless (f.lead * 1000.0 / 44100 <= 1.0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_time_alignment)
 {
   static const int pairs[][2] = {
@@ -813,6 +865,7 @@ clresample_suite (void)
   tcase_add_test (tc, test_thdn_default);
   tcase_add_test (tc, test_time_alignment);
   tcase_add_test (tc, test_cutoff);
+  tcase_add_test (tc, test_phase);
   tcase_add_test (tc, test_formats);
   tcase_add_test (tc, test_fft_path);
   tcase_add_test (tc, test_device_name);

@@ -9,11 +9,15 @@ typedef struct {
   double beta;
   double i0_beta;
   double half_width;
-  uint64_t I;                   /* table rows only: a grid does not read it */
+  double phase;
+  uint64_t I;                   /* table rows only, and phases' prototype
+                                 * rate */
   uint32_t interpolated;
   uint32_t rows;
   uint32_t taps;
   uint32_t grid;
+  uint32_t lead;
+  uint32_t pad;
 } DesignKey;
 
 struct _ClrDesign {
@@ -38,7 +42,9 @@ key_init (DesignKey * k, const ClrBankLayout * b, const ClrFilter * f,
   k->beta = f->beta;
   k->i0_beta = f->i0_beta;
   k->half_width = f->half_width;
-  k->I = b->interpolated ? 0 : r->I;
+  k->phase = f->phase;
+  k->lead = f->lead;
+  k->I = b->interpolated && f->phase == 0.0 ? 0 : r->I;
   k->interpolated = b->interpolated;
   k->rows = b->rows;
   k->taps = b->taps;
@@ -112,7 +118,10 @@ clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
     return NULL;
   }
   for (i = 0; i < b->rows; i++)
-    clr_bank_row (b, f, r, i, d->coef + (size_t) i * b->taps);
+    if (!clr_bank_row (b, f, r, i, d->coef + (size_t) i * b->taps)) {
+      design_free (d);
+      return NULL;
+    }
 
   g_mutex_lock (&cache_lock);
   /* another thread made the same bank meanwhile: one copy is enough */

@@ -138,7 +138,7 @@ clr_fft_new (ClrEngine * e, uint32_t block, const ClrTuning * tuning,
   }
   clr_log (CLR_LOG_INFO, "FFT path: %u phases of %u taps as long FIRs, "
       "blocks of %u frames, %s; %u frames of latency", planes, K, block,
-      f->dbl ? "F64" : "F32", K / 2 + block);
+      f->dbl ? "F64" : "F32", e->filter.lead + block);
   return TRUE;
 }
 
@@ -152,7 +152,7 @@ clr_fft_free (ClrEngine * e)
 uint32_t
 clr_fft_lag (ClrEngine * e)
 {
-  return e->filter.taps / 2 + e->fft->block;
+  return e->filter.lead + e->fft->block;
 }
 
 void

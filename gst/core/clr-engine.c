@@ -17,6 +17,7 @@
 #include "clr-engine-private.h"
 #include "clr-conv.h"
 #include "clr-design-cache.h"
+#include "clr-phase.h"
 #include "clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
@@ -56,6 +57,12 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "Channel count must be between 1 and %u (got %u)", CLR_CHANNELS_MAX,
         cfg->channels);
+    return FALSE;
+  }
+  if (!(cfg->phase >= 0.0 && cfg->phase <= 1.0)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The phase must be between 0 (linear) and 1 (minimum) (got %g)",
+        cfg->phase);
     return FALSE;
   }
   if (!(cfg->cutoff == 0.0 || (cfg->cutoff >= CLR_CUTOFF_MIN
@@ -173,10 +180,10 @@ static char *
 kernel_key (ClrEngine * e, const ClrTuning * tuning)
 {
   char *options = build_options (e, tuning);
-  char *key = g_strdup_printf ("%s|%s|%u>%u|q%d|k%u|c%.17g|ch%u|ls%"
+  char *key = g_strdup_printf ("%s|%s|%u>%u|q%d|k%u|c%.17g|ph%.17g|ch%u|ls%"
       G_GSIZE_FORMAT "|l%u|s%u|i%d", options, e->plan.kernel, e->cfg.in_rate,
       e->cfg.out_rate, e->filter.quality, e->filter.taps, e->filter.cutoff,
-      e->cfg.channels,
+      e->filter.phase, e->cfg.channels,
       e->plan.local_size, e->plan.lead, e->plan.span,
       e->bank.interpolated);
 
@@ -255,6 +262,13 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   clr_ratio_init (&e->ratio, cfg->in_rate, cfg->out_rate);
   clr_filter_design_cut (&e->filter, &e->ratio, cfg->quality, cfg->taps,
       cfg->cutoff);
+  if (!clr_filter_set_phase (&e->filter, &e->ratio, cfg->phase)) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "Out of host memory "
+        "for the %s-phase design of %u taps a phase (it takes up to %u "
+        "points)", cfg->phase >= 1.0 ? "minimum" : "intermediate",
+        e->filter.taps, CLR_PHASE_FFT_MAX);
+    goto failed;
+  }
 
   /* the kernel and everything about how it runs (clr-kernel-plan.c) */
   facts.is_gpu = clr_device_is_gpu (dev);
@@ -267,7 +281,7 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   facts.taps = e->filter.taps;
   facts.fft_block_max = clr_conv_max_block (dev);
   clr_kernel_plan_choose (&facts, tuning, &e->plan);
-  e->lag = e->filter.taps / 2;
+  e->lag = e->filter.lead;
 
   clr_bank_layout (&e->bank, &e->filter, &e->ratio, e->plan.coef_double ?
       sizeof (double) : sizeof (float));
@@ -399,7 +413,8 @@ clr_engine_silence_needed (ClrEngine * e)
 void
 clr_engine_reset (ClrEngine * e)
 {
-  uint32_t half = e->filter.taps / 2;
+  /* the taps at and behind the output's time (K / 2 when linear) */
+  uint32_t behind = e->filter.taps - e->filter.lead;
 
   /* The stream is preceded by zeros: output 0 then sits exactly on input 0
    * and the filter delay never shows in the timestamps. */
@@ -410,8 +425,8 @@ clr_engine_reset (ClrEngine * e)
     clr_fft_reset (e);
     return;
   }
-  e->win_start = -(int64_t) (half - 1 + e->plan.back);
-  e->win_len = half - 1 + e->plan.back;
+  e->win_start = -(int64_t) (behind - 1 + e->plan.back);
+  e->win_len = behind - 1 + e->plan.back;
   e->silent_tail = e->win_len;
   clr_window_rewind (&e->win);
   clr_window_write_zeros (&e->win, 0, e->win_len);
@@ -464,7 +479,7 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
 {
   /* the history, the input appended, and the zeros after it */
   const size_t frames = e->win_len + n_in + e->plan.spare;
-  const int64_t half = e->filter.taps / 2;
+  const int64_t behind = e->filter.taps - e->filter.lead;
   const size_t ch = e->cfg.channels, ss = e->ssize, ws = e->plan.wsize;
   const size_t pitch = (frames + CLR_PLANE_ALIGN - 1) / CLR_PLANE_ALIGN *
       CLR_PLANE_ALIGN;
@@ -483,14 +498,14 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   job.items = (n_out + e->plan.fpi - 1) / e->plan.fpi;
   job.launches = launches;
   job.direct = direct_output (e, out, n_out);
-  job.row[CLR_ROW_FIRST_TAP] = (cl_ulong) (n0 - half + 1 - e->win_start);
+  job.row[CLR_ROW_FIRST_TAP] = (cl_ulong) (n0 - behind + 1 - e->win_start);
   job.row[CLR_ROW_PHASE0] = p0;
   job.row[CLR_ROW_N_OUT] = n_out;
   job.row[CLR_ROW_W_CSTRIDE] = pitch;
   job.row[CLR_ROW_O_FSTRIDE] = e->cfg.planar ? 1 : ch;
   job.row[CLR_ROW_O_CSTRIDE] = e->cfg.planar ? n_out : 1;
   /* the stream index of the first tap, mod 4 */
-  job.row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - half + 1) % 4 + 4) % 4);
+  job.row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - behind + 1) % 4 + 4) % 4);
   /* the device memory the job takes in its batch, against the budget */
   if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,
           "input window and output", error))
@@ -528,7 +543,7 @@ static gboolean
 push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
     void *const *out, size_t * out_frames, GError ** error)
 {
-  const int64_t half = e->filter.taps / 2;
+  const int64_t behind = e->filter.taps - e->filter.lead;
   const size_t ss = e->ssize, ch = e->cfg.channels;
   gboolean silent = in == NULL && clr_engine_is_silent (e);
   int64_t n1, in_end = e->in_total + (int64_t) n_in, j1;
@@ -544,7 +559,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
   /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1,
    * and `back` more. */
   clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
-  j1 = n1 - half + 1 - (int64_t) e->plan.back;
+  j1 = n1 - behind + 1 - (int64_t) e->plan.back;
   g_assert (j1 >= e->win_start && j1 <= in_end);
   skip = (size_t) (j1 - e->win_start);
   keep = (size_t) (in_end - j1);
@@ -687,7 +702,7 @@ clr_engine_continue_from_snapshot (ClrEngine * e,
     const ClrEngineSnapshot * s, GError ** error)
 {
   const size_t ch = e->cfg.channels;
-  const int64_t half = e->filter.taps / 2;
+  const int64_t behind = e->filter.taps - e->filter.lead;
   const int64_t back = e->fft ? 0 : (int64_t) e->plan.back;
   uint64_t k0, p0;
   int64_t n0, j0, start;
@@ -702,7 +717,7 @@ clr_engine_continue_from_snapshot (ClrEngine * e,
   }
   k0 = successor_first_out (e, s->out_total, s->cfg.out_rate);
   clr_ratio_position (&e->ratio, k0, &n0, &p0);
-  j0 = n0 - half + 1 - back;
+  j0 = n0 - behind + 1 - back;
   start = MIN (j0, s->start);
   pad = (size_t) (s->start - start);
   if (!e->fft && !clr_window_reserve (&e->win, 0, pad + s->len +

@@ -42,6 +42,8 @@ typedef struct {
   double cutoff;                /* the passband's end, a fraction of the
                                  * lower Nyquist (CLR_CUTOFF_MIN ..
                                  * CLR_CUTOFF_MAX); 0 = from quality */
+  double phase;                 /* 0 linear, 0.5 intermediate, 1 minimum
+                                 * (clr-phase.h) */
 } ClrEngineConfig;
 
 typedef struct _ClrEngine ClrEngine;

@@ -50,6 +50,21 @@ fft_complex (double *z, size_t m)
 }
 
 void
+clr_fft_host_complex (double *z, size_t m, gboolean inverse)
+{
+  size_t i;
+
+  g_return_if_fail (m >= 1 && (m & (m - 1)) == 0);
+  /* the inverse as the conjugate of the forward transform of the
+   * conjugate */
+  for (i = 0; inverse && i < m; i++)
+    z[2 * i + 1] = -z[2 * i + 1];
+  fft_complex (z, m);
+  for (i = 0; inverse && i < m; i++)
+    z[2 * i + 1] = -z[2 * i + 1];
+}
+
+void
 clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out)
 {
   size_t m = n / 2, k;

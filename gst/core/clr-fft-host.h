@@ -21,5 +21,10 @@ G_BEGIN_DECLS
  * holds n + 2 doubles (re, im pairs). */
 void clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out);
 
+/* In place, z holding m complex values (re, im pairs), m a power of two:
+ * Z[k] = sum_j z[j] e^(-+2 pi i j k / m), the sign + when inverse (no
+ * 1 / m scale). */
+void clr_fft_host_complex (double *z, size_t m, gboolean inverse);
+
 G_END_DECLS
 #endif

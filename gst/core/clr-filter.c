@@ -1,6 +1,8 @@
 /* clresample: filter design. See clr-filter.h. */
 #include <math.h>
+#include <string.h>
 #include "clr-filter.h"
+#include "clr-phase.h"
 
 /* Stopband attenuation and passband edge per quality level; the table in
  * docs/quality.md is this one. The transition band always ends at the lower
@@ -114,6 +116,29 @@ clr_filter_design_cut (ClrFilter * f, const ClrRatio * r, int quality,
   f->cutoff = cutoff;
   f->taps = taps;
   f->half_width = taps / 2.0;
+  f->phase = 0.0;
+  f->lead = taps / 2;
+  f->delay = taps / 2.0;
+}
+
+int
+clr_filter_set_phase (ClrFilter * f, const ClrRatio * r, double phase)
+{
+  ClrPhaseProto *p;
+
+  if (phase <= 0.0) {
+    f->phase = 0.0;
+    f->lead = f->taps / 2;
+    f->delay = f->taps / 2.0;
+    return 1;
+  }
+  if (!(p = clr_phase_proto_get (f, clr_phase_rate (r->I), phase)))
+    return 0;
+  f->phase = phase;
+  f->lead = p->lead;
+  f->delay = p->delay;
+  clr_phase_proto_unref (p);
+  return 1;
 }
 
 double
@@ -157,10 +182,12 @@ clr_bank_layout (ClrBankLayout * b, const ClrFilter * f, const ClrRatio * r,
   b->rows = grid + 3;
 }
 
-void
+int
 clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r, uint32_t row, double *out)
 {
+  const double behind = (double) (f->taps - f->lead);
+  ClrPhaseProto *p = NULL;
   double frac;
   uint32_t k;
 
@@ -168,6 +195,12 @@ clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
     frac = ((double) row - 1.0) / (double) b->grid;
   else
     frac = (double) row / (double) r->I;
+  if (f->phase > 0.0
+      && !(p = clr_phase_proto_get (f, clr_phase_rate (r->I), f->phase)))
+    return 0;
   for (k = 0; k < b->taps; k++)
-    out[k] = clr_filter_eval (f, frac + f->half_width - 1.0 - (double) k);
+    out[k] = p ? clr_phase_eval (p, frac + behind - 1.0 - (double) k) :
+        clr_filter_eval (f, frac + behind - 1.0 - (double) k);
+  clr_phase_proto_unref (p);
+  return 1;
 }

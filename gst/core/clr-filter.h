@@ -48,6 +48,14 @@ typedef struct {
   double i0_beta;               /* I0 (beta), the window's scale */
   uint32_t taps;                /* K: taps per phase, a multiple of 4 */
   double half_width;            /* K / 2: support of h in input samples */
+  /* The phase (clr-phase.h): 0 linear, 1 minimum, 0.5 intermediate. The
+   * kernel the bank holds, g, reaches `lead` input samples ahead of the
+   * output's time and K - lead behind it (K / 2 each way when linear):
+   * the engine's latency. `delay` is the low-frequency delay of the
+   * filter's own, which the engine compensates (K / 2 when linear). */
+  double phase;
+  uint32_t lead;
+  double delay;
 } ClrFilter;
 
 /* Designs the filter for ratio r. taps = 0 takes the length from quality;
@@ -68,7 +76,13 @@ void clr_filter_design (ClrFilter * f, const ClrRatio * r, int quality,
 void clr_filter_design_cut (ClrFilter * f, const ClrRatio * r, int quality,
     uint32_t taps, double cutoff);
 
-/* The prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
+/* Gives a designed (linear) filter the phase `phase` (0 linear, 0.5
+ * intermediate, 1 minimum; clr-phase.h), for ratio r: the same magnitude,
+ * lead and delay set. 0 where its prototype could not be made (out of
+ * memory, or more than CLR_PHASE_FFT_MAX / 4 points). */
+int clr_filter_set_phase (ClrFilter * f, const ClrRatio * r, double phase);
+
+/* The linear prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
 double clr_filter_eval (const ClrFilter * f, double t);
 
 /* Zeroth-order modified Bessel function of the first kind. */
@@ -89,12 +103,14 @@ int clr_bank_table_fits (uint64_t I, uint32_t taps, size_t coef_size);
 void clr_bank_layout (ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r, size_t coef_size);
 
-/* Fills row `row` of the bank: taps values of h.
- * Table rows: row p holds h(p/I + K/2 - 1 - k), k = 0..K-1.
- * Grid rows:  row q holds h((q-1)/grid + K/2 - 1 - k), q = 0..grid+2, so that
+/* Fills row `row` of the bank: taps values of the kernel g (h when linear;
+ * clr-phase.h otherwise), P = K - lead the taps behind the output's time.
+ * Table rows: row p holds g(p/I + P - 1 - k), k = 0..K-1.
+ * Grid rows:  row q holds g((q-1)/grid + P - 1 - k), q = 0..grid+2, so that
  * cubic Lagrange interpolation between rows q0..q0+3 gives the phase u in
- * [q0/grid, (q0+1)/grid). */
-void clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
+ * [q0/grid, (q0+1)/grid). 0 where a phase's prototype could not be made
+ * (out of memory). */
+int clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r, uint32_t row, double *out);
 
 #endif
