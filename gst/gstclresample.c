@@ -150,15 +150,13 @@ static gboolean gst_cl_resample_query (GstBaseTransform * trans,
 
 G_DEFINE_ENUM_TYPE (GstClResamplePhase, gst_cl_resample_phase,
     G_DEFINE_ENUM_VALUE (GST_CL_RESAMPLE_PHASE_LINEAR, "linear"),
-    G_DEFINE_ENUM_VALUE (GST_CL_RESAMPLE_PHASE_INTERMEDIATE, "intermediate"),
     G_DEFINE_ENUM_VALUE (GST_CL_RESAMPLE_PHASE_MINIMUM, "minimum"));
 
 /* the cepstral fold of each (clr-phase.h) */
 static double
 phase_alpha (GstClResamplePhase phase)
 {
-  return phase == GST_CL_RESAMPLE_PHASE_MINIMUM ? 1.0 :
-      phase == GST_CL_RESAMPLE_PHASE_INTERMEDIATE ? 0.5 : 0.0;
+  return phase == GST_CL_RESAMPLE_PHASE_MINIMUM ? 1.0 : 0.0;
 }
 
 static void
@@ -222,19 +220,20 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
    *
    * The filter's phase, its magnitude response unchanged: `linear` (every
    * frequency delayed alike, by half the filter: ringing before and after
-   * a transient), `minimum` (no ringing before the transient and a latency
-   * of a few samples: 6 input samples at quality 10, against 188 linear)
-   * or `intermediate` (between the two). Whatever the phase, the element
-   * compensates the filter's delay at low frequencies, so a bass tone
-   * comes out where it went in; higher frequencies keep the filter's own
-   * phase. A named choice rather than libsoxr's 0-100 number: the three
-   * are what SoX's -L, -I and -M offer and what gst-inspect can list.
+   * a transient) or `minimum` (no ringing before the transient, and a
+   * latency of a few samples: 6 input samples at quality 10, against 188
+   * linear). Whatever the phase, the element compensates the filter's
+   * delay at low frequencies, so a bass tone comes out where it went in;
+   * higher frequencies keep the filter's own phase. A named choice, as
+   * SoX's -L and -M, rather than libsoxr's 0-100 number; an intermediate
+   * phase is not offered: keeping its stopband needed a kernel reaching
+   * further ahead than the linear one (docs/quality.md).
    */
   g_object_class_install_property (gobject_class, PROP_PHASE,
       g_param_spec_enum ("phase", "Phase",
-          "Filter phase: linear (symmetric, half the filter's latency), "
-          "minimum (no pre-ringing, a few samples of latency) or "
-          "intermediate", gst_cl_resample_phase_get_type (),
+          "Filter phase: linear (symmetric, half the filter's latency) or "
+          "minimum (no pre-ringing, a few samples of latency)",
+          gst_cl_resample_phase_get_type (),
           GST_CL_RESAMPLE_PHASE_LINEAR, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,

@@ -20,7 +20,6 @@ G_BEGIN_DECLS
 /* The filter's phase (the `phase` property). */
 typedef enum {
   GST_CL_RESAMPLE_PHASE_LINEAR,
-  GST_CL_RESAMPLE_PHASE_INTERMEDIATE,
   GST_CL_RESAMPLE_PHASE_MINIMUM,
 } GstClResamplePhase;
 

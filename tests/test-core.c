@@ -6,6 +6,7 @@
 #include "clr-design-cache.h"
 #include "clr-engine.h"
 #include "clr-kernel-plan.h"
+#include "clr-phase.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
 
@@ -179,6 +180,87 @@ test_filter_cutoff (void)
   g_assert_cmpfloat (f.stop_edge - f.pass_edge, <, (1.0 - q.pass_edge) / 3.0);
   g_assert_cmpfloat (20 * log10 (prototype_gain (&f, &r, f.stop_edge * 0.5
               * 1.001)), <, -q.stop_db);
+}
+
+/* The kernel's gain at freq cycles per input sample, from its samples at
+ * I per input sample: the linear prototype, or a phase's. */
+static double
+kernel_gain (const ClrFilter * f, const ClrPhaseProto * p,
+    const ClrRatio * r, double freq)
+{
+  double re = 0.0, im = 0.0;
+  int64_t n, lo = -(int64_t) f->lead * r->I, hi = (int64_t) (f->taps -
+      f->lead) * r->I;
+
+  for (n = lo; n <= hi; n++) {
+    const double t = (double) n / r->I;
+    const double h = p ? clr_phase_eval (p, t) : clr_filter_eval (f, t);
+    re += h * cos (2.0 * M_PI * freq * n / r->I);
+    im -= h * sin (2.0 * M_PI * freq * n / r->I);
+  }
+  return hypot (re, im) / r->I;
+}
+
+/* Minimum phase keeps the linear filter's magnitude: its passband within
+ * 5e-6 of unity (the linear one's ripple is the stopband's) and, within
+ * 1 dB, the same stopband; it reaches only a few samples ahead (its
+ * latency: at most a millisecond at quality 10) and holds more of its
+ * energy early than the linear filter. */
+static void
+test_filter_phase (void)
+{
+  static const int qualities[] = { 0, 4, 10 };
+  ClrRatio r;
+  guint qi;
+
+  clr_ratio_init (&r, 44100, 48000);
+  for (qi = 0; qi < G_N_ELEMENTS (qualities); qi++) {
+    ClrFilter lin, min;
+    ClrPhaseProto *pm;
+    double stop_lin = 0, stop_min = 0, ripple, worst = 0;
+    double e_lin = 0, e_min = 0, tot_lin = 0, tot_min = 0, freq;
+    int64_t n, len;
+
+    clr_filter_design (&lin, &r, qualities[qi], 0);
+    min = lin;
+    g_assert_true (clr_filter_set_phase (&min, &r, 1.0));
+    pm = clr_phase_proto_get (&min, clr_phase_rate (r.I), 1.0);
+    g_assert_nonnull (pm);
+    ripple = pow (10.0, -lin.stop_db / 20.0);
+    for (freq = 0.0; freq < 0.5 * lin.pass_edge; freq += 0.013)
+      worst = MAX (worst, fabs (kernel_gain (&min, pm, &r, freq) - 1.0));
+    for (freq = 0.5 * 1.001; freq < 2.0; freq += 0.0371) {
+      stop_lin = MAX (stop_lin, kernel_gain (&lin, NULL, &r, freq));
+      stop_min = MAX (stop_min, kernel_gain (&min, pm, &r, freq));
+    }
+    /* partial energies from the kernel's start on */
+    len = (int64_t) lin.taps * r.I;
+    for (n = 0; n < len; n++) {
+      const double hl = clr_filter_eval (&lin, (double) n / r.I -
+          lin.half_width), hm = pm->h[n];
+      tot_lin += hl * hl;
+      tot_min += hm * hm;
+      if (n < len / 8) {
+        e_lin += hl * hl;
+        e_min += hm * hm;
+      }
+    }
+    g_test_message ("quality %d: minimum phase reaches %u samples ahead "
+        "(linear %u), delay %.3f; passband off by %.2e at most (linear "
+        "ripple %.2e); stopband %.1f dB (linear %.1f); first eighth of the "
+        "kernel holds %.1f dB of its energy (linear %.1f)", qualities[qi],
+        min.lead, lin.lead, min.delay, worst, ripple, 20 * log10 (stop_min),
+        20 * log10 (stop_lin), 10 * log10 (e_min / tot_min),
+        10 * log10 (e_lin / tot_lin));
+    g_assert_cmpfloat (worst, <, MAX (2.0 * ripple, 5e-6));
+    g_assert_cmpfloat (fabs (20 * log10 (stop_min / stop_lin)), <, 1.0);
+    g_assert_cmpuint (min.lead, <, lin.lead);
+    g_assert_cmpfloat (min.lead / 44100.0, <=, 0.001);
+    g_assert_cmpfloat (min.delay, <=, (double) min.lead);
+    g_assert_cmpfloat (e_min / tot_min, >, 0.75);
+    g_assert_cmpfloat (e_min / tot_min, >, e_lin / tot_lin);
+    clr_phase_proto_unref (pm);
+  }
 }
 
 static void
@@ -1314,6 +1396,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rate/totals", test_ratio_totals);
   g_test_add_func ("/filter/design", test_filter_design);
   g_test_add_func ("/filter/cutoff", test_filter_cutoff);
+  g_test_add_func ("/filter/phase", test_filter_phase);
   g_test_add_func ("/filter/bank-cap", test_bank_cap);
   g_test_add_func ("/filter/design-cache", test_design_cache);
   g_test_add_func ("/filter/design-cache-engines", test_design_cache_engines);

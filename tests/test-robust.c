@@ -269,6 +269,57 @@ GST_START_TEST (test_cutoff_change)
 
 GST_END_TEST;
 
+/* phase changed while playing: seamless (no gap, no DISCONT, exact
+ * totals), each side the samples of a run with that phase from the start,
+ * and the latency follows the new kernel's reach ahead. */
+GST_START_TEST (test_phase_change)
+{
+  GstHarness *h = clr_make_harness ("clresample quality=10", 44100, 48000,
+      2);
+  GstElement *e = find_resampler (h);
+  const size_t n = 30000;
+  float *in = g_new (float, n * 2);
+  Collected before, after, lin, min;
+  GValue v = G_VALUE_INIT;
+  ClrRatio r;
+  ClrFilter f;
+  size_t i;
+
+  clr_signal_noise (in, n * 2, 0.5, 6);
+  clr_run_stream ("clresample quality=10", 44100, 48000, 2, in, n, NULL, 0,
+      &lin);
+  clr_run_stream ("clresample quality=10 phase=minimum", 44100, 48000, 2, in,
+      n, NULL, 0, &min);
+  g_value_init (&v, g_type_from_name ("GstClResamplePhase"));
+  g_value_set_enum (&v, 1);
+  change_mid_stream (h, e, "phase", &v, in, n, &before, &after);
+  fail_unless_equals_uint64 (before.frames + after.frames, lin.frames);
+  for (i = 0; i < before.frames * 2; i++)
+    fail_unless_equals_float (before.data[i], lin.data[i]);
+  for (i = 0; i < after.frames * 2; i++)
+    fail_unless_equals_float (after.data[i], min.data[before.frames * 2 + i]);
+  fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
+          GST_BUFFER_FLAG_DISCONT));
+  fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
+          (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
+          GST_SECOND, 48000));
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&f, &r, 10, 0);
+  fail_unless (clr_filter_set_phase (&f, &r, 1.0));
+  gst_harness_set_upstream_latency (h, 0);
+  fail_unless_equals_clocktime (gst_harness_query_latency (h),
+      gst_util_uint64_scale_int_round (f.lead, GST_SECOND, 44100));
+  clr_collected_free (&before);
+  clr_collected_free (&after);
+  clr_collected_free (&lin);
+  clr_collected_free (&min);
+  gst_object_unref (e);
+  g_free (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* taps changed while playing, across the crossover: the direct kernels
  * hand the stream to the FFT path (clr-engine-fft.c) and back. No DISCONT,
  * no gap, and the samples on each side are those of a run with that filter
@@ -900,6 +951,7 @@ robust_suite (void)
   tcase_add_test (tc, test_output_rate_change);
   tcase_add_test (tc, test_quality_change);
   tcase_add_test (tc, test_cutoff_change);
+  tcase_add_test (tc, test_phase_change);
   tcase_add_test (tc, test_taps_change_paths);
   tcase_add_test (tc, test_property_stress);
   tcase_add_test (tc, test_long_gap);

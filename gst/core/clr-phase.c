@@ -54,7 +54,7 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
   size_t n_fft = 2, i, q, at_peak = 0;
   int64_t d, s0;
 
-  while (n_fft < 16 * len && n_fft < CLR_PHASE_FFT_MAX)
+  while (n_fft < 32 * len && n_fft < CLR_PHASE_FFT_MAX)
     n_fft <<= 1;
   if (n_fft < 4 * len || !(z = g_try_new0 (double, 2 * n_fft)))
     return NULL;

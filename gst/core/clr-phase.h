@@ -3,7 +3,7 @@
  *
  * The linear-phase prototype h(t) (clr-filter.h) is sampled at G points an
  * input sample over its K input samples, and its phase replaced by the
- * cepstral method on a spectrum zero-padded to 16 times its length (at
+ * cepstral method on a spectrum zero-padded to 32 times its length (at
  * most CLR_PHASE_FFT_MAX points): the log magnitude's cepstrum c, folded
  * onto positive quefrencies by alpha (c[n] (1 + alpha) for n > 0,
  * c[-n] (1 - alpha)), exponentiated back into a spectrum. alpha = 1 is
