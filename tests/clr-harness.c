@@ -1,5 +1,10 @@
 /* clresample tests: GstHarness helpers shared by the element tests. */
 #include <gst/check/gstcheck.h>
+#include <math.h>
+#include "clr-filter.h"
+#include "clr-rate.h"
+#include "clr-reference.h"
+#include "clr-signal.h"
 #include "clr-harness.h"
 
 GstHarness *
@@ -89,5 +94,60 @@ clr_run_stream (const char *launch, int in_rate, int out_rate, int channels,
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   clr_collect (h, channels, c);
   gst_harness_teardown (h);
+}
+
+void
+clr_check_reference (const char *launch, guint taps, double cutoff,
+    double phase, int in_rate, int out_rate, int channels)
+{
+  size_t frames = 4000, n_ref, i;
+  float *in = g_new (float, frames * channels);
+  ClrRatio r;
+  ClrFilter f;
+  Collected c;
+  double *ref, worst = 0.0;
+
+  clr_signal_noise (in, frames * channels, 0.5, in_rate ^ out_rate);
+  clr_run_stream (launch, in_rate, out_rate, channels, in, frames, NULL, 0,
+      &c);
+  clr_ratio_init (&r, in_rate, out_rate);
+  clr_filter_design_cut (&f, &r, CLR_QUALITY_DEFAULT, taps, cutoff);
+  fail_unless (clr_filter_set_phase (&f, &r, phase));
+  ref = clr_reference_resample (&r, &f, in, frames, channels, &n_ref);
+  fail_unless_equals_uint64 (c.frames, n_ref);
+  for (i = 0; i < n_ref * channels; i++)
+    worst = MAX (worst, fabs (c.data[i] - ref[i]));
+  GST_INFO ("%d -> %d Hz, %d ch: max error %g", in_rate, out_rate, channels,
+      worst);
+  fail_unless (worst <= 1e-5, "%d -> %d Hz, %d ch: error %g > 1e-5",
+      in_rate, out_rate, channels, worst);
+  g_free (ref);
+  g_free (in);
+  clr_collected_free (&c);
+}
+
+/* Output frame m is the input evaluated at m / out_rate: a sine comes out
+ * with the phase it went in with, to 0.001 of an output sample. */
+double
+clr_time_offset (const char *launch, int in_rate, int out_rate)
+{
+  const size_t frames = in_rate;        /* one second */
+  const unsigned f = 997;
+  const double phase = 0.3;
+  float *in = g_new (float, frames);
+  ClrSineFit fit;
+  Collected c;
+  double d, skip = out_rate / 5;
+
+  clr_signal_sine (in, frames, 1, f, in_rate, 0.5, phase);
+  clr_run_stream (launch, in_rate, out_rate, 1, in, frames, NULL, 0, &c);
+  clr_sine_fit (c.data, skip, c.frames - 2 * skip, 1, 0, f, out_rate, &fit);
+  d = remainder (fit.phase - phase, 2.0 * M_PI);
+  d = d / (2.0 * M_PI * f / out_rate);
+  g_printerr ("time offset %d -> %d Hz, %s: %+.6f output samples\n",
+      in_rate, out_rate, launch, d);
+  g_free (in);
+  clr_collected_free (&c);
+  return d;
 }
 

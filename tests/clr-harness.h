@@ -32,4 +32,14 @@ void clr_run_stream (const char *launch, int in_rate, int out_rate,
     int channels, const float *in, size_t frames, const size_t * pieces,
     size_t n_pieces, Collected * c);
 
+/* A stream of noise through `launch` (quality 4 unless taps says
+ * otherwise, cutoff and phase as clr_filter_design_cut () and
+ * clr_filter_set_phase () take them) against the float64 reference of
+ * that filter: exact frame count, every sample within 1e-5. */
+void clr_check_reference (const char *launch, guint taps, double cutoff,
+    double phase, int in_rate, int out_rate, int channels);
+/* Where a 997 Hz sine through `launch` comes out, in output samples
+ * (positive: late); printed as well. */
+double clr_time_offset (const char *launch, int in_rate, int out_rate);
+
 #endif

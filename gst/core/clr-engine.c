@@ -280,6 +280,7 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   facts.D = e->ratio.D;
   facts.taps = e->filter.taps;
   facts.fft_block_max = clr_conv_max_block (dev);
+  facts.low_latency = e->filter.lead < e->filter.taps / 2;
   clr_kernel_plan_choose (&facts, tuning, &e->plan);
   e->lag = e->filter.lead;
 

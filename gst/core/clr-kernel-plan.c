@@ -88,6 +88,11 @@
  * within what the device runs; measured best on the CPU at 16 x 63488
  * taps (docs/performance.md). */
 #define CLR_FFT_BLOCK_DIV 16u
+/* ... and at most this for a filter of low latency (minimum phase): 16 x
+ * 63488 taps at 44.1 kHz then answer 1030 frames (23.4 ms) late, against
+ * 4102 (93 ms) with the block that is fastest; measured speed in
+ * docs/quality.md ("Phase") */
+#define CLR_FFT_BLOCK_LOW_LATENCY 1024u
 
 static uint32_t
 fft_block (const ClrKernelFacts * f, const ClrTuning * o)
@@ -98,6 +103,8 @@ fft_block (const ClrKernelFacts * f, const ClrTuning * o)
       (guint64) f->taps / CLR_FFT_BLOCK_DIV * 3 / 2;
   uint32_t b = CLR_CONV_BLOCK_MIN;
 
+  if (f->low_latency && !o->fft_block.set)
+    want = MIN (want, CLR_FFT_BLOCK_LOW_LATENCY);
   while ((guint64) b * 2 <= want && b * 2 <= f->fft_block_max)
     b *= 2;
   return b;

@@ -25,6 +25,9 @@ typedef struct {
   uint32_t fft_block_max;       /* the largest convolution block the device
                                  * runs (clr_conv_max_block); 0: no FFT
                                  * path */
+  gboolean low_latency;         /* the filter reaches only a few samples
+                                 * ahead (minimum phase): the FFT path's
+                                 * block must not undo that */
 } ClrKernelFacts;
 
 typedef struct {
