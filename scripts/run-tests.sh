@@ -70,7 +70,7 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
     --num-processes 1 \
     no-device >/dev/null || true
   ASAN_OPTIONS=$leak_check meson test -C build-asan --print-errorlogs \
-    --num-processes 1 --logbase sanitizers lsan-canary core sched element robust \
+    --num-processes 1 --logbase sanitizers lsan-canary core design sched element robust \
     batching streams conv conv-streams firfilter firfilter-api crossover \
     crossover-design fft-path dropin redesign no-device || status=$?
   phase_done "sanitizers: elements and core"

@@ -274,8 +274,7 @@ GST_END_TEST;
  * and the latency follows the new kernel's reach ahead. */
 GST_START_TEST (test_phase_change)
 {
-  GstHarness *h = clr_make_harness ("clresample quality=10", 44100, 48000,
-      2);
+  GstHarness *h = clr_make_harness ("clresample", 44100, 48000, 2);
   GstElement *e = find_resampler (h);
   const size_t n = 30000;
   float *in = g_new (float, n * 2);
@@ -286,10 +285,9 @@ GST_START_TEST (test_phase_change)
   size_t i;
 
   clr_signal_noise (in, n * 2, 0.5, 6);
-  clr_run_stream ("clresample quality=10", 44100, 48000, 2, in, n, NULL, 0,
-      &lin);
-  clr_run_stream ("clresample quality=10 phase=minimum", 44100, 48000, 2, in,
-      n, NULL, 0, &min);
+  clr_run_stream ("clresample", 44100, 48000, 2, in, n, NULL, 0, &lin);
+  clr_run_stream ("clresample phase=minimum", 44100, 48000, 2, in, n, NULL,
+      0, &min);
   g_value_init (&v, g_type_from_name ("GstClResamplePhase"));
   g_value_set_enum (&v, 1);
   change_mid_stream (h, e, "phase", &v, in, n, &before, &after);
@@ -304,7 +302,7 @@ GST_START_TEST (test_phase_change)
           (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
           GST_SECOND, 48000));
   clr_ratio_init (&r, 44100, 48000);
-  clr_filter_design (&f, &r, 10, 0);
+  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, 0);
   fail_unless (clr_filter_set_phase (&f, &r, 1.0));
   gst_harness_set_upstream_latency (h, 0);
   fail_unless_equals_clocktime (gst_harness_query_latency (h),

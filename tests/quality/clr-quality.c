@@ -4,12 +4,14 @@
  * plotting, and in --check mode asserts the project's targets.
  *
  * Contestants:
- *   clresample:Q:FMT[:ni][:cutoff=C]
- *                             appsrc ! clresample quality=Q [cutoff=C] !
- *                             capsfilter ! appsink
+ *   clresample:Q:FMT[:ni][:cutoff=C][:phase=minimum]
+ *                             appsrc ! clresample quality=Q [cutoff=C]
+ *                             [phase=minimum] ! capsfilter ! appsink
  *   audioresample:Q:FMT[:ni]  the same with the stock element
- *   soxr:RECIPE[:F32LE|F64LE] libsoxr called directly (default float64 I/O,
- *                             one thread, whole signal then drained)
+ *   soxr:RECIPE[:min|:int][:F32LE|F64LE]
+ *                             libsoxr called directly (default float64 I/O,
+ *                             one thread, whole signal then drained; :min
+ *                             and :int its minimum and intermediate phase)
  * Q may be a range (0-10) or "all"; FMT is F32LE, F64LE, S16LE, S32LE or
  * S24_32LE; ":ni" asks for layout=non-interleaved. A format or layout the
  * element refuses gives "n/a" in the table, nothing worse.
@@ -72,6 +74,9 @@ typedef enum
   ROW_SPEED,
   ROW_RESP_PASS,
   ROW_RESP_STOP,
+  ROW_PRERING,
+  ROW_RINGING,
+  ROW_LATENCY,
   N_ROWS
 } Row;
 
@@ -116,6 +121,12 @@ static const RowInfo rows[N_ROWS] = {
       "dB", "%.5f", SENSE_LOWER_ABS},
   [ROW_RESP_STOP] = {"resp_stop", "response: worst gain >= 22.05k", "dB",
       "%.1f", SENSE_LOWER},
+  [ROW_PRERING] = {"prering", "j. energy before impulse peak 44.1>48k",
+      "dB", "%.1f", SENSE_LOWER},
+  [ROW_RINGING] = {"ringing", "j. energy >0.25 ms before the peak",
+      "dB", "%.1f", SENSE_LOWER},
+  [ROW_LATENCY] = {"latency", "k. latency reported 44.1>48k", "ms", "%.3f",
+      SENSE_LOWER},
 };
 
 /* metric groups selectable with --metrics */
@@ -124,7 +135,7 @@ enum
   MET_A = 1 << 0, MET_B = 1 << 1, MET_C = 1 << 2, MET_D = 1 << 3,
   MET_E = 1 << 4, MET_F = 1 << 5, MET_G = 1 << 6, MET_H = 1 << 7,
   MET_STEREO = 1 << 8,
-  MET_SWEEP = 1 << 9, MET_RESPONSE = 1 << 10
+  MET_SWEEP = 1 << 9, MET_RESPONSE = 1 << 10, MET_IMPULSE = 1 << 11
 };
 
 static const struct
@@ -145,6 +156,7 @@ static const struct
   {"i", "stereo", MET_STEREO},
   {"sweep", "sweep", MET_SWEEP},
   {"response", "response", MET_RESPONSE},
+  {"j", "impulse", MET_IMPULSE},
 };
 
 static guint
@@ -170,6 +182,10 @@ row_metric (Row r)
       return MET_STEREO;
     case ROW_SPEED:
       return MET_H;
+    case ROW_PRERING:
+    case ROW_RINGING:
+    case ROW_LATENCY:
+      return MET_IMPULSE;
     default:
       return MET_RESPONSE;
   }
@@ -276,6 +292,8 @@ typedef struct
   Kind kind;
   int quality;
   double cutoff;                /* clresample's; 0: the quality's */
+  gboolean min_phase;           /* clresample phase=minimum */
+  unsigned long soxr_phase;     /* libsoxr's phase flags */
   GstAudioFormat format;
   gboolean planar;
   unsigned long soxr_recipe;
@@ -292,6 +310,7 @@ typedef struct
   guint channels;
   GstClockTime first_pts;
   double seconds;               /* wall clock, first push to last output */
+  double latency_s;             /* what the element reported; NAN: none */
 } RunOut;
 
 typedef struct
@@ -366,6 +385,7 @@ parse_contestant (const char *spec, GPtrArray * arr)
     GstAudioFormat fmt = GST_AUDIO_FORMAT_F32LE;
     gboolean planar = FALSE;
     double cutoff = 0.0;
+    gboolean min_phase = FALSE;
     guint i;
 
     if (n >= 2 && *p[1]) {
@@ -397,6 +417,8 @@ parse_contestant (const char *spec, GPtrArray * arr)
         planar = TRUE;
       else if (kind == KIND_CLR && sscanf (p[i], "cutoff=%lf", &cutoff) == 1)
         continue;
+      else if (kind == KIND_CLR && !strcmp (p[i], "phase=minimum"))
+        min_phase = TRUE;
       else if (strcmp (p[i], "i") && strcmp (p[i], "interleaved"))
         goto out;
     }
@@ -405,6 +427,7 @@ parse_contestant (const char *spec, GPtrArray * arr)
       c->kind = kind;
       c->quality = q;
       c->cutoff = cutoff;
+      c->min_phase = min_phase;
       c->format = fmt;
       c->planar = planar;
       c->name = g_strdup_printf ("%s:%d:%s%s%s",
@@ -413,6 +436,11 @@ parse_contestant (const char *spec, GPtrArray * arr)
           "");
       if (cutoff > 0) {
         gchar *named = g_strdup_printf ("%s%g", c->name, cutoff);
+        g_free (c->name);
+        c->name = named;
+      }
+      if (min_phase) {
+        gchar *named = g_strconcat (c->name, ":phase=minimum", NULL);
         g_free (c->name);
         c->name = named;
       }
@@ -431,7 +459,9 @@ parse_contestant (const char *spec, GPtrArray * arr)
     };
     Contestant *c;
     const char *rn = n >= 2 ? p[1] : "vhq";
-    guint i;
+    const char *phase_name = "";
+    unsigned long phase = SOXR_LINEAR_PHASE;
+    guint i, k;
     gboolean f32 = FALSE;
 
     for (i = 0; i < G_N_ELEMENTS (recipes); i++)
@@ -439,23 +469,28 @@ parse_contestant (const char *spec, GPtrArray * arr)
         break;
     if (i == G_N_ELEMENTS (recipes))
       goto out;
-    if (n >= 3) {
-      if (!g_ascii_strcasecmp (p[2], "F32LE") || !g_ascii_strcasecmp (p[2],
+    for (k = 2; k < n; k++) {
+      if (!g_ascii_strcasecmp (p[k], "F32LE") || !g_ascii_strcasecmp (p[k],
               "F32"))
         f32 = TRUE;
-      else if (g_ascii_strcasecmp (p[2], "F64LE") && g_ascii_strcasecmp (p[2],
-              "F64"))
+      else if (!strcmp (p[k], "min")) {
+        phase = SOXR_MINIMUM_PHASE;
+        phase_name = ":min";
+      } else if (!strcmp (p[k], "int")) {
+        phase = SOXR_INTERMEDIATE_PHASE;
+        phase_name = ":int";
+      } else if (g_ascii_strcasecmp (p[k], "F64LE")
+          && g_ascii_strcasecmp (p[k], "F64"))
         goto out;
     }
-    if (n > 3)
-      goto out;
     c = g_new0 (Contestant, 1);
     c->kind = KIND_SOXR;
     c->soxr_recipe = recipes[i].recipe;
+    c->soxr_phase = phase;
     c->soxr_f32 = f32;
     c->format = f32 ? GST_AUDIO_FORMAT_F32LE : GST_AUDIO_FORMAT_F64LE;
-    c->name = f32 ? g_strdup_printf ("soxr:%s:F32LE", recipes[i].name) :
-        g_strdup_printf ("soxr:%s", recipes[i].name);
+    c->name = g_strdup_printf ("soxr:%s%s%s", recipes[i].name, phase_name,
+        f32 ? ":F32LE" : "");
     g_ptr_array_add (arr, c);
     ok = TRUE;
   }
@@ -595,6 +630,8 @@ make_resampler (Ctx * ctx, const Contestant * c)
   g_object_set (e, "quality", c->quality, NULL);
   if (c->kind == KIND_CLR && c->cutoff > 0)
     g_object_set (e, "cutoff", c->cutoff, NULL);
+  if (c->kind == KIND_CLR && c->min_phase)
+    gst_util_set_object_arg (G_OBJECT (e), "phase", "minimum");
   if (c->kind == KIND_CLR && ctx->device)
     g_object_set (e, "device", ctx->device, NULL);
   return e;
@@ -648,6 +685,7 @@ run_gst (Ctx * ctx, Contestant * c, const double *in, guint ch, gsize frames,
 
   *refused = FALSE;
   memset (o, 0, sizeof (*o));
+  o->latency_s = NAN;
   rs = make_resampler (ctx, c);
   if (!rs) {
     *error = g_strdup_printf ("no element '%s' (GST_PLUGIN_PATH?)",
@@ -741,6 +779,20 @@ run_gst (Ctx * ctx, Contestant * c, const double *in, guint ch, gsize frames,
   t1 = g_get_monotonic_time ();
   gst_object_unref (bus);
   o->seconds = (t1 - t0) / 1e6;
+  /* the element's own latency: its answer on its source pad, upstream
+   * (a non-live appsrc) adding none */
+  {
+    GstQuery *q = gst_query_new_latency ();
+    GstPad *pad = gst_element_get_static_pad (rs, "src");
+    GstClockTime min = 0;
+
+    if (gst_pad_query (pad, q)) {
+      gst_query_parse_latency (q, NULL, &min, NULL);
+      o->latency_s = min / 1e9;
+    }
+    gst_query_unref (q);
+    gst_object_unref (pad);
+  }
 
   if (c->kind == KIND_CLR && !c->device_name)
     g_object_get (rs, "device-name", &c->device_name, NULL);
@@ -809,7 +861,8 @@ run_soxr (Contestant * c, const double *in, guint ch, gsize frames,
 {
   soxr_datatype_t t = c->soxr_f32 ? SOXR_FLOAT32_I : SOXR_FLOAT64_I;
   soxr_io_spec_t io = soxr_io_spec (t, t);
-  soxr_quality_spec_t q = soxr_quality_spec (c->soxr_recipe, 0);
+  soxr_quality_spec_t q = soxr_quality_spec (c->soxr_recipe | c->soxr_phase,
+      0);
   soxr_runtime_spec_t rt = soxr_runtime_spec (1);
   gsize bps = c->soxr_f32 ? 4 : 8, cap, pos = 0, done_in = 0, i;
   const void *ibuf = in;
@@ -820,6 +873,7 @@ run_soxr (Contestant * c, const double *in, guint ch, gsize frames,
   gint64 t0, t1;
 
   memset (o, 0, sizeof (*o));
+  o->latency_s = NAN;
   if (c->soxr_f32) {
     fin = g_new (float, frames * ch);
     for (i = 0; i < frames * ch; i++)
@@ -892,6 +946,7 @@ run (Ctx * ctx, Contestant * c, const double *in, guint ch, gsize frames,
   gchar *err = NULL;
 
   memset (o, 0, sizeof (*o));
+  o->latency_s = NAN;
   if (c->refused) {
     *note = g_strdup (c->refused);
     return FALSE;
@@ -1088,6 +1143,57 @@ metric_thdn_frames (Ctx * ctx, Contestant * c)
   dump_run (ctx, c, "thdn", "1000Hz-44100to48000", &o, 44100, 48000, 44100,
       "1000 Hz sine, -1 dBFS, phase 0.3 rad");
   run_out_clear (&o);
+}
+
+/* j. an impulse (0.5 at frame 22050), 44.1 -> 48 kHz: the energy that
+ * comes out before the response's peak, over all of it, within 0.1 s of
+ * the peak (dB), and the energy more than 0.25 ms (12 output samples)
+ * before the peak (the ringing, the main lobe's rise left out); k. the
+ * latency the element reports, in ms (NAN for libsoxr, a library: where
+ * its output lands is row g) */
+static void
+metric_impulse (Ctx * ctx, Contestant * c)
+{
+  const gsize frames = 44100, at = 22050, span = 4800;
+  double *x = g_new0 (double, frames), before = 0.0, all = 0.0, peak = 0.0;
+  double far = 0.0;
+  gchar *note = NULL;
+  gsize m, top = 0, lo, hi;
+  RunOut o;
+
+  x[at] = 0.5;
+  if (!run (ctx, c, x, 1, frames, 44100, 48000, &o, &note)) {
+    Row r[3] = { ROW_PRERING, ROW_RINGING, ROW_LATENCY };
+    g_free (x);
+    fail_rows (c, r, 3, note);
+    return;
+  }
+  for (m = 0; m < o.frames; m++)
+    if (fabs (o.data[m]) > peak) {
+      peak = fabs (o.data[m]);
+      top = m;
+    }
+  lo = top > span ? top - span : 0;
+  hi = MIN (o.frames, top + span);
+  for (m = lo; m < hi; m++) {
+    all += o.data[m] * o.data[m];
+    if (m < top)
+      before += o.data[m] * o.data[m];
+    if (m + 12 < top)
+      far += o.data[m] * o.data[m];
+  }
+  result_set (c, ROW_PRERING, 10.0 * log10 (MAX (before / all, 1e-30)),
+      NULL);
+  /* none at all reads as -300 dB */
+  result_set (c, ROW_RINGING, 10.0 * log10 (MAX (far / all, 1e-30)), NULL);
+  result_detail (c, ROW_PRERING, "peak_frame", (double) top);
+  result_detail (c, ROW_PRERING, "peak_late_frames", (double) top - 24000.0);
+  result_set (c, ROW_LATENCY, o.latency_s * 1000.0, isnan (o.latency_s) ?
+      "n/a: no latency query" : NULL);
+  dump_run (ctx, c, "impulse", "44100to48000", &o, 44100, 48000, frames,
+      "impulse of 0.5 at input frame 22050 (output time 24000)");
+  run_out_clear (&o);
+  g_free (x);
 }
 
 /* b. aliases: 23, 25, 30, 40 kHz alone at -1 dBFS, 96 -> 44.1 kHz; output
@@ -1839,7 +1945,7 @@ add_contestants (Ctx * ctx, const char *list)
       continue;
     if (!parse_contestant (s, tmp)) {
       g_printerr ("bad contestant '%s' (want clresample:Q:FMT[:ni][:cutoff=C], "
-          "audioresample:Q:FMT[:ni] or soxr:RECIPE[:F32LE])\n", s);
+          "audioresample:Q:FMT[:ni] or soxr:RECIPE[:min|:int][:F32LE])\n", s);
       g_strfreev (p);
       g_ptr_array_free (tmp, TRUE);
       return FALSE;
@@ -2000,6 +2106,8 @@ main (int argc, char **argv)
       metric_sweep (&ctx, c);
     if (ctx.metrics & MET_RESPONSE)
       metric_response (&ctx, c);
+    if (ctx.metrics & MET_IMPULSE)
+      metric_impulse (&ctx, c);
     g_printerr (" %.1f s%s%s\n", (g_get_monotonic_time () - tc) / 1e6,
         c->refused ? " - " : "", c->refused ? c->refused : "");
   }

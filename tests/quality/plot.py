@@ -18,6 +18,9 @@ Writes into OUTDIR:
                                  (-cutoff.png: the runs of a format where
                                  some had a cutoff, clresample:Q:FMT:cutoff=C)
   response-others.png            the same for the other contestants, if any
+  impulse-step.png               (iii) impulse and step responses 44.1 ->
+                                 48 kHz of every contestant run with
+                                 --metrics impulse
 
 How the response is measured (in clr-quality.c, metric_response): one run
 per contestant whose input is ~960 integer-Hz sines on three disjoint 50 Hz
@@ -194,6 +197,55 @@ def plot_responses(dumps, outdir):
                         os.path.join(outdir, "response-others.png"))
 
 
+def plot_impulses(dumps, outdir):
+    """Impulse responses (a panel each) and step responses (together)
+    around the input impulse's time."""
+    if not dumps:
+        return
+    dumps = sorted(dumps, key=lambda da: da[0]["contestant"])
+    n = len(dumps)
+    fig = plt.figure(figsize=(15, 1.9 * n + 1.0))
+    grid = fig.add_gridspec(n, 2)
+    step_ax = fig.add_subplot(grid[:, 1])
+    cmap = plt.get_cmap("viridis")
+    for i, (d, a) in enumerate(dumps):
+        y = a[:, 0] / 0.5
+        # output frame 24000 is the impulse's own time (input frame 22050)
+        m = np.arange(len(y)) - 24000
+        sel = (m >= -48) & (m <= 96)
+        t_ms = m[sel] / 48.0
+        color = cmap(i / max(1, n - 1))
+        ax = fig.add_subplot(grid[i, 0])
+        ax.axhline(0.0, color="gray", lw=0.5)
+        ax.axvline(0.0, ls="--", color="red", lw=0.6)
+        ax.plot(t_ms, y[sel], lw=1.0, color=color, marker=".", ms=2)
+        ax.set_ylabel(d["contestant"], fontsize=7)
+        ax.grid(alpha=0.3)
+        if i == 0:
+            ax.set_title("impulse response 44.1 -> 48 kHz, output samples "
+                         "(red: the impulse's time)", fontsize=10)
+        if i == n - 1:
+            ax.set_xlabel("time after the input impulse (ms)")
+        # the step: the running sum from well before any pre-ringing,
+        # scaled to settle at 1 (an input sample spreads over 48 / 44.1
+        # output samples)
+        wide = (m >= -960) & (m <= 96)
+        step = np.cumsum(y[wide]) * 44100.0 / 48000.0
+        step_ax.plot(t_ms, step[-sel.sum():], lw=1.0, color=color,
+                     label=d["contestant"])
+    step_ax.axvline(0.0, ls="--", color="red", lw=0.6)
+    step_ax.set_xlabel("time after the input step (ms)")
+    step_ax.set_ylabel("step response")
+    step_ax.grid(alpha=0.3)
+    step_ax.legend(fontsize=7, loc="lower right")
+    step_ax.set_title("step response 44.1 -> 48 kHz", fontsize=10)
+    fig.tight_layout()
+    path = os.path.join(outdir, "impulse-step.png")
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print("wrote", path)
+
+
 def main(argv):
     if len(argv) != 3:
         print(__doc__)
@@ -202,6 +254,7 @@ def main(argv):
     os.makedirs(outdir, exist_ok=True)
     plot_sweeps(load_dumps(dump, "sweep"), outdir)
     plot_responses(load_dumps(dump, "response"), outdir)
+    plot_impulses(load_dumps(dump, "impulse"), outdir)
     return 0
 
 
