@@ -72,6 +72,7 @@ enum
   PROP_STOPBAND,
   PROP_TRANSITION,
   PROP_GAINS,
+  PROP_SLOPES,
   PROP_DELAYS,
   PROP_BLOCK_SIZE,
   PROP_DEVICE,
@@ -107,6 +108,11 @@ struct _GstClCrossover
 
   /* properties, under the object lock */
   NumList freqs, gains, delays;
+  /* the slopes property: its text, and the LR order of each point (empty:
+   * brick walls), or why it cannot be read */
+  gchar *slopes_text;
+  GArray *orders;
+  gchar *slopes_error;
   guint taps;
   double stopband;
   guint block_size;
@@ -183,6 +189,42 @@ num_list_set (NumList * l, const gchar * text, const gchar * what)
   g_strfreev (parts);
 }
 
+/* The slopes property: "LR4,LR8,48", a Linkwitz-Riley order or a slope
+ * in dB an octave (6 dB an order) a crossover point; empty: brick walls. */
+static void
+slopes_set (GstClCrossover * self, const gchar * text)
+{
+  gchar **parts;
+  guint i;
+
+  g_free (self->slopes_text);
+  g_clear_pointer (&self->slopes_error, g_free);
+  if (self->orders)
+    g_array_unref (self->orders);
+  self->slopes_text = g_strdup (text ? text : "");
+  self->orders = g_array_new (FALSE, FALSE, sizeof (guint));
+  parts = g_strsplit_set (self->slopes_text, ",; \t", -1);
+  for (i = 0; parts[i] && !self->slopes_error; i++) {
+    const gchar *p = parts[i];
+    gboolean lr = g_ascii_strncasecmp (p, "LR", 2) == 0;
+    gchar *end;
+    guint64 v;
+
+    if (!*p)
+      continue;
+    v = g_ascii_strtoull (lr ? p + 2 : p, &end, 10);
+    if (end == (lr ? p + 2 : p) || *end || (!lr && v % 6))
+      self->slopes_error = g_strdup_printf ("slopes \"%s\": '%s' is neither "
+          "a Linkwitz-Riley order (LR2, LR4, LR8 ...) nor a slope in dB an "
+          "octave (12, 24, 48 ...)", self->slopes_text, p);
+    else {
+      guint order = (guint) MIN (lr ? v : v / 6, G_MAXUINT);
+      g_array_append_val (self->orders, order);
+    }
+  }
+  g_strfreev (parts);
+}
+
 /* ---- GObject ---------------------------------------------------------- */
 
 static void
@@ -227,6 +269,24 @@ gst_cl_crossover_class_init (GstClCrossoverClass * klass)
           "Width of each crossover's transition band in Hz, centred on its "
           "frequency, for the stream's rate (0 until it is known)", 0,
           G_MAXDOUBLE, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstClCrossover:slopes:
+   *
+   * Each crossover point's slope, as a loudspeaker designer gives it: a
+   * Linkwitz-Riley order (LR2, LR4, LR8: 12, 24, 48 dB an octave) or the
+   * slope in dB an octave, separated by commas, one a point. The bands
+   * are then those of the analogue LR tree in magnitude, with linear
+   * phase, and still sum to a pure delay; each transition spans a ratio of
+   * frequencies rather than a fixed width in Hz, so a high point rings for
+   * a fraction of a millisecond where a brick wall of the same taps rings
+   * for most of the filter. Empty (the default): brick-wall points of
+   * `transition` Hz. `taps` is the length every band gets.
+   */
+  g_object_class_install_property (gobject_class, PROP_SLOPES,
+      g_param_spec_string ("slopes", "Crossover slopes",
+          "Slope of each crossover point, separated by commas: a "
+          "Linkwitz-Riley order (LR2, LR4, LR8) or dB an octave (12, 24, 48); "
+          "empty: brick walls of the transition width", "", playing));
   g_object_class_install_property (gobject_class, PROP_GAINS,
       g_param_spec_string ("gains", "Band gains",
           "Gain of each band in dB, separated by commas, one a band (empty: "
@@ -278,6 +338,7 @@ gst_cl_crossover_init (GstClCrossover * self)
 {
   num_list_set (&self->freqs, DEFAULT_FREQUENCIES, "frequencies");
   num_list_set (&self->gains, "", "gains");
+  slopes_set (self, "");
   num_list_set (&self->delays, "", "delays");
   self->taps = DEFAULT_TAPS;
   self->stopband = DEFAULT_STOPBAND;
@@ -298,6 +359,9 @@ gst_cl_crossover_finalize (GObject * object)
   num_list_clear (&self->freqs);
   num_list_clear (&self->gains);
   num_list_clear (&self->delays);
+  g_free (self->slopes_text);
+  g_free (self->slopes_error);
+  g_array_unref (self->orders);
   g_free (self->device_spec);
   gst_clr_builder_clear (&self->builder);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -317,6 +381,9 @@ gst_cl_crossover_set_property (GObject * object, guint prop_id,
       break;
     case PROP_GAINS:
       num_list_set (&self->gains, g_value_get_string (value), "gains");
+      break;
+    case PROP_SLOPES:
+      slopes_set (self, g_value_get_string (value));
       break;
     case PROP_DELAYS:
       num_list_set (&self->delays, g_value_get_string (value), "delays");
@@ -363,6 +430,9 @@ gst_cl_crossover_get_property (GObject * object, guint prop_id,
       break;
     case PROP_GAINS:
       g_value_set_string (value, self->gains.text);
+      break;
+    case PROP_SLOPES:
+      g_value_set_string (value, self->slopes_text);
       break;
     case PROP_DELAYS:
       g_value_set_string (value, self->delays.text);
@@ -470,6 +540,7 @@ typedef struct
   gint rate;
   ClrXoSpec spec;               /* the bare bands: no gains, no delays */
   double *freqs, *gains;        /* gains: the mix's, or NULL */
+  guint *orders;                /* LR orders a point, or NULL */
   gsize *delays;                /* the mix's, in frames, or NULL */
   ClrConvConfig cfg;            /* all but the taps */
   ClrDevice *device;
@@ -497,6 +568,7 @@ xo_job_free (gpointer data)
   if (job->device)
     clr_device_unref (job->device);
   g_free (job->freqs);
+  g_free (job->orders);
   g_free (job->gains);
   g_free (job->delays);
   g_clear_error (&job->error);
@@ -569,6 +641,15 @@ gst_cl_crossover_prepare (GstClCrossover * self, guint bands, GError ** err)
   if (!why)
     why = band_list_check (&self->delays, bands, "delays", 0.0,
         DELAY_MAX_MS, "ms");
+  if (!why && self->slopes_error)
+    why = g_strdup (self->slopes_error);
+  else if (!why && self->orders->len && self->orders->len != bands - 1)
+    why = g_strdup_printf ("slopes \"%s\" gives %u slopes for %u crossover "
+        "points: give one a point, or none", self->slopes_text,
+        self->orders->len, bands - 1);
+  if (!why && self->orders->len)
+    job->orders = g_memdup2 (self->orders->data, (bands - 1) *
+        sizeof (guint));
   if (!why) {
     job->freqs = g_memdup2 (self->freqs.values->data, (bands - 1) *
         sizeof (double));
@@ -592,6 +673,7 @@ gst_cl_crossover_prepare (GstClCrossover * self, guint bands, GError ** err)
   job->spec.n_freqs = bands - 1;
   job->spec.gains_db = job->gains;
   job->spec.delays = job->delays;
+  job->spec.orders = job->orders;
   why = clr_xo_check (&job->spec);
   if (why)
     goto refused;

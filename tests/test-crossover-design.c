@@ -182,6 +182,88 @@ expect_refused (const double *freqs, unsigned n, size_t taps, double stop,
   g_error_free (err);
 }
 
+/* The taps of h whose magnitude is within `db` of its peak: first and last
+ * (the span a transient rings over). */
+static double
+ring_ms (const double *h, size_t len, double below_db)
+{
+  double peak = 0.0, floor_v;
+  size_t k, first = len, last = 0;
+
+  for (k = 0; k < len; k++)
+    peak = MAX (peak, fabs (h[k]));
+  floor_v = peak * pow (10.0, -below_db / 20.0);
+  for (k = 0; k < len; k++)
+    if (fabs (h[k]) >= floor_v) {
+      first = MIN (first, k);
+      last = k;
+    }
+  return (double) (last - first) * 1000.0 / RATE;
+}
+
+/* Linkwitz-Riley slopes a point: each band within 0.1 dB of the analogue
+ * LR tree's magnitude wherever that is above -3 dB, the bands still
+ * summing to the impulse, linear phase, and the 8 kHz point ringing for
+ * a fraction of what the brick-wall point of the same taps rings. */
+static void
+test_slopes (void)
+{
+  static const double f3[] = { 250, 2000, 8000 };
+  static const unsigned orders[] = { 4, 8, 8 };
+  const size_t taps = 8191, mid = (taps - 1) / 2;
+  ClrXoSpec s = { RATE, f3, 3, taps, 120, NULL, NULL, orders };
+  GError *err = NULL;
+  size_t len, k, blen;
+  double **h = clr_xo_design (&s, &len, &err), **brick, f, ring, ring_brick;
+  unsigned b;
+
+  g_assert_no_error (err);
+  g_assert_cmpuint (len, ==, taps);
+  g_assert_cmpfloat (sum_error (h, 4, len, mid), <=, 1e-15);
+  for (b = 0; b < 4; b++) {
+    double worst = 0.0;
+
+    for (k = 0; k < mid; k++)
+      g_assert_cmpfloat (fabs (h[b][k] - h[b][taps - 1 - k]), <=, 1e-15);
+    for (f = 20.0; f <= 20000.0; f *= 1.01) {
+      const double want = clr_xo_lr_target (&s, b, f);
+
+      if (want < pow (10.0, -3.0 / 20.0))
+        continue;
+      worst = MAX (worst, fabs (db (clr_xo_magnitude (h[b], len, RATE, f)) -
+              db (want)));
+    }
+    g_test_message ("LR band %u: within %.4f dB of the analogue target "
+        "where that is above -3 dB", b, worst);
+    g_assert_cmpfloat (worst, <=, 0.1);
+  }
+  /* the same point as a brick wall: its transition, 46 Hz wide at 8 kHz,
+   * rings for most of the filter */
+  brick = design (f3, 3, taps, 120, NULL, NULL, &blen);
+  ring = ring_ms (h[3], len, 60.0);
+  ring_brick = ring_ms (brick[3], blen, 60.0);
+  g_test_message ("8 kHz point, the top band rings (within 60 dB of its "
+      "peak) for %.2f ms as LR8, %.2f ms as a brick wall", ring, ring_brick);
+  g_assert_cmpfloat (ring * 10.0, <, ring_brick);
+  clr_xo_free (h, 4);
+  clr_xo_free (brick, 4);
+  /* an odd order, or past LR16: refused */
+  {
+    static const unsigned odd[] = { 4, 5, 8 }, high[] = { 4, 8, 18 };
+    ClrXoSpec bad = s;
+    gchar *why;
+
+    bad.orders = odd;
+    why = clr_xo_check (&bad);
+    g_assert_nonnull (strstr (why, "order 5"));
+    g_free (why);
+    bad.orders = high;
+    why = clr_xo_check (&bad);
+    g_assert_nonnull (strstr (why, "order 18"));
+    g_free (why);
+  }
+}
+
 static void
 test_errors (void)
 {
@@ -216,5 +298,6 @@ main (int argc, char **argv)
   g_test_add_func ("/crossover-design/response", test_response);
   g_test_add_func ("/crossover-design/gains-delays", test_gains_delays);
   g_test_add_func ("/crossover-design/errors", test_errors);
+  g_test_add_func ("/crossover-design/slopes", test_slopes);
   return g_test_run ();
 }

@@ -308,6 +308,38 @@ GST_START_TEST (test_reference)
 
 GST_END_TEST;
 
+/* slopes: Linkwitz-Riley points in a real pipeline, each band against
+ * the float64 reference of the LR design (clr-crossover-design.h), the
+ * bands summing back to the input; a bad list refused with its reason. */
+GST_START_TEST (test_slopes)
+{
+  static const double f3[] = { 250, 2000, 8000 };
+  static const guint orders[] = { 4, 8, 8 };
+  const guint taps = 2047;
+  ClrXoSpec spec = { RATE, f3, 3, taps, 120.0, NULL, NULL, orders };
+  gsize frames = 12000, len, *pieces = random_pieces (40, 3000, 5);
+  Fmt f = { GST_AUDIO_FORMAT_F64, FALSE, 2 };
+  double *x = make_input (&f, frames, 0.5, 31), err;
+  GError *e_err = NULL;
+  double **h = clr_xo_design (&spec, &len, &e_err);
+  GstElement *e = make_xo ("250,2000,8000", taps, 128);
+  Out o = { 0 };
+
+  fail_unless (h != NULL);
+  g_object_set (e, "slopes", "LR4,48,LR8", NULL);
+  run_xo (e, &f, 4, x, frames, pieces, 40, &o);
+  err = reference_error (&o, h, len, 4, x, frames, 2, taps, 5);
+  g_print ("# F64 4 bands x %u taps, LR4/LR8/LR8 slopes, block 128: max "
+      "err / RMS %.2e (%.1f dB)\n", taps, err, db (err));
+  fail_unless (err <= 1e-12, "error %g", err);
+  out_clear (&o);
+  clr_xo_free (h, 4);
+  g_free (x);
+  g_free (pieces);
+}
+
+GST_END_TEST;
+
 /* 2, 3, 4 and 5 bands with gains and no delays, stereo F32: each band
  * against the float64 reference (the mix then takes its fast path, with
  * the band count known to the compiler for each of these) */
@@ -763,6 +795,9 @@ GST_START_TEST (test_errors)
     {{"gains", "0,0,0,80"}, {"out of range", NULL}},
     {{"delays", "0,0,0,2000"}, {"out of range", NULL}},
     {{"block-size", "1000"}, {"power of two", NULL}},
+    {{"slopes", "LR4,LR8"}, {"gives 2 slopes for 3 crossover points", NULL}},
+    {{"slopes", "LR4,LR5,24"}, {"order 5", NULL}},
+    {{"slopes", "LR4,25,24"}, {"'25' is neither", NULL}},
   };
   gchar *many = g_strdup ("100"), *tmp;
   PropArg lots = { "frequencies", NULL }, fine = { "gains", "0,-3,0,1" };
@@ -837,6 +872,7 @@ crossover_suite (void)
   tcase_add_test (tc, test_crossings);
   tcase_add_test (tc, test_reference);
   tcase_add_test (tc, test_reference_bands);
+  tcase_add_test (tc, test_slopes);
   tcase_add_test (tc, test_chunk_invariance);
   tcase_add_test (tc, test_redesign);
   tcase_add_test (tc, test_redesign_hammer);

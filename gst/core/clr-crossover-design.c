@@ -4,6 +4,12 @@
 #include <string.h>
 #include "clr-crossover-design.h"
 #include "clr-device.h"
+#include "clr-fft-host.h"
+
+/* the LR magnitudes are sampled on this many points per tap at least
+ * (the windowed response's error from the sampling stays far below the
+ * window's own) */
+#define CLR_XO_LR_OVERSAMPLE 8u
 
 double
 clr_xo_kaiser_beta (double db)
@@ -72,6 +78,13 @@ clr_xo_check (const ClrXoSpec * s)
           && s->stopband_db <= CLR_XO_STOPBAND_MAX))
     return g_strdup_printf ("the stopband must be %g to %g dB (got %g)",
         CLR_XO_STOPBAND_MIN, CLR_XO_STOPBAND_MAX, s->stopband_db);
+  for (i = 0; s->orders && i < s->n_freqs; i++)
+    if (s->orders[i] < CLR_XO_ORDER_MIN || s->orders[i] > CLR_XO_ORDER_MAX
+        || s->orders[i] % 2)
+      return g_strdup_printf ("the slope of crossover %u (order %u) is out "
+          "of range: a Linkwitz-Riley order, even, %u to %u (LR2 .. LR%u: "
+          "12 to %u dB an octave)", i + 1, s->orders[i], CLR_XO_ORDER_MIN,
+          CLR_XO_ORDER_MAX, CLR_XO_ORDER_MAX, 6 * CLR_XO_ORDER_MAX);
   for (i = 0; s->gains_db && i < bands; i++)
     if (!(s->gains_db[i] >= CLR_XO_GAIN_MIN_DB
             && s->gains_db[i] <= CLR_XO_GAIN_MAX_DB))
@@ -101,14 +114,62 @@ lowpass (double *h, const double *w, size_t n, double fc_norm)
     h[k] /= sum;
 }
 
+double
+clr_xo_lr_target (const ClrXoSpec * s, unsigned band, double f)
+{
+  double through = 1.0;         /* H_0 ... H_{band-1} */
+  unsigned j;
+
+  for (j = 0; j < band && j < s->n_freqs; j++)
+    through *= 1.0 - 1.0 / (1.0 + pow (fabs (f) / s->freqs[j],
+            s->orders[j]));
+  if (band >= s->n_freqs)
+    return through;
+  return through / (1.0 + pow (fabs (f) / s->freqs[band], s->orders[band]));
+}
+
+/* The cumulative lowpass C_b = band 0 + ... + band b of an LR tree,
+ * 1 - H_0 ... H_b, as n taps of its zero-phase response under the window
+ * w, unit DC gain: sampled on `grid` points of a full period, transformed
+ * (a real, even sequence: its transform is real) and centred. */
+static void
+lowpass_lr (double *h, const double *w, size_t n, const ClrXoSpec * s,
+    unsigned b, size_t grid, double *mag, double *spec)
+{
+  const size_t mid = (n - 1) / 2;
+  double sum = 0.0;
+  size_t k;
+
+  for (k = 0; k <= grid / 2; k++) {
+    const double f = (double) k * s->rate / grid;
+    double through = 1.0;
+    unsigned j;
+
+    for (j = 0; j <= b; j++)
+      through *= 1.0 - 1.0 / (1.0 + pow (f / s->freqs[j], s->orders[j]));
+    mag[k] = 1.0 - through;
+    if (k > 0 && k < grid / 2)
+      mag[grid - k] = mag[k];
+  }
+  clr_fft_host_real (mag, grid, grid, spec);
+  for (k = 0; k < n; k++) {
+    const size_t t = k >= mid ? k - mid : mid - k;
+
+    h[k] = spec[2 * t] / grid * w[k];
+    sum += h[k];
+  }
+  for (k = 0; k < n; k++)
+    h[k] /= sum;
+}
+
 double **
 clr_xo_design (const ClrXoSpec * s, size_t *n_taps, GError ** error)
 {
   const unsigned bands = s->n_freqs + 1;
   const size_t n = s->taps, mid = (n - 1) / 2;
   gchar *why = clr_xo_check (s);
-  double **out, *w, *lp_prev, *lp, beta, i0b;
-  size_t max_delay = 0, len, k;
+  double **out, *w, *lp_prev, *lp, beta, i0b, *mag = NULL, *spec = NULL;
+  size_t max_delay = 0, len, k, grid = 0;
   unsigned b;
 
   if (why) {
@@ -133,12 +194,21 @@ clr_xo_design (const ClrXoSpec * s, size_t *n_taps, GError ** error)
   out = g_new0 (double *, bands);
   lp_prev = g_new0 (double, n);
   lp = g_new (double, n);
+  if (s->orders) {
+    grid = 2;
+    while (grid < CLR_XO_LR_OVERSAMPLE * n)
+      grid *= 2;
+    mag = g_new (double, grid);
+    spec = g_new (double, grid + 2);
+  }
   for (b = 0; b < bands; b++) {
     double gain = s->gains_db ? pow (10.0, s->gains_db[b] / 20.0) : 1.0;
     size_t d = s->delays ? s->delays[b] : 0;
     double *h = out[b] = g_new0 (double, len);
 
-    if (b < s->n_freqs) {
+    if (b < s->n_freqs && s->orders) {
+      lowpass_lr (lp, w, n, s, b, grid, mag, spec);
+    } else if (b < s->n_freqs) {
       lowpass (lp, w, n, s->freqs[b] / s->rate);
     } else {
       memset (lp, 0, n * sizeof (double));
@@ -152,6 +222,8 @@ clr_xo_design (const ClrXoSpec * s, size_t *n_taps, GError ** error)
   g_free (lp);
   g_free (lp_prev);
   g_free (w);
+  g_free (mag);
+  g_free (spec);
   *n_taps = len;
   return out;
 }

@@ -10,6 +10,16 @@
  * therefore sum to that delayed impulse, exactly up to rounding, and each
  * adjacent pair crosses at -6.02 dB at its crossover frequency.
  *
+ * With slopes (`orders`), each crossover point k is a Linkwitz-Riley
+ * point of its own order n_k (LR2, LR4, LR8: 12, 24, 48 dB an octave):
+ * the bands are those of the analogue LR tree in magnitude, linear phase,
+ * band k = H_0 ... H_{k-1} L_k with L = 1 / (1 + (f / f_k)^n_k) and
+ * H = 1 - L, designed by sampling that magnitude finely, taking `taps`
+ * of its zero-phase impulse response under the Kaiser window and the top
+ * band as delta less the others: the same exact sum. The transition then
+ * grows with the frequency (an octave's width sets the slope), instead of
+ * the same width in Hz at every point.
+ *
  * Per band a gain (dB) scales the band and a delay (whole frames) shifts
  * it: every filter is then taps + max delay long (the others padded with
  * zeros at the end), and with equal gains of 0 dB and equal delays d the
@@ -37,7 +47,13 @@ typedef struct {
   double stopband_db;           /* depth of LP's stopband, dB (> 0) */
   const double *gains_db;       /* n_freqs + 1 gains, or NULL: 0 dB */
   const size_t *delays;         /* n_freqs + 1 delays in frames, or NULL */
+  /* n_freqs Linkwitz-Riley orders (even, CLR_XO_ORDER_MIN ..
+   * CLR_XO_ORDER_MAX), or NULL: brick-wall Kaiser lowpasses */
+  const unsigned *orders;
 } ClrXoSpec;
+
+#define CLR_XO_ORDER_MIN 2u
+#define CLR_XO_ORDER_MAX 16u
 
 /* Why `spec` cannot be designed (a message naming the value), or NULL. */
 gchar *clr_xo_check (const ClrXoSpec * spec);
@@ -56,6 +72,10 @@ double clr_xo_kaiser_beta (double db);
  * (A - 7.95) rate / (14.36 (taps - 1)): the stopband is reached half of
  * it away from each crossover frequency. */
 double clr_xo_transition_hz (double rate, size_t taps, double stopband_db);
+
+/* The analogue target of band `band` of a spec with orders, at f Hz: the
+ * LR tree's magnitude (see above). */
+double clr_xo_lr_target (const ClrXoSpec * spec, unsigned band, double f);
 
 /* |H(f)| of a filter of n taps at f Hz (the DTFT, in double). */
 double clr_xo_magnitude (const double *h, size_t n, double rate, double f);
