@@ -73,6 +73,7 @@ enum
   PROP_TRANSITION,
   PROP_GAINS,
   PROP_SLOPES,
+  PROP_SLOPE_TAPS,
   PROP_DELAYS,
   PROP_BLOCK_SIZE,
   PROP_DEVICE,
@@ -126,6 +127,7 @@ struct _GstClCrossover
   guint stream_taps;            /* taps of the stream's designs */
   guint active_serial;          /* the design the stream runs */
   double transition;            /* Hz, of the stream's design; 0: none */
+  gchar *slope_taps;            /* the taps its LR points need, or NULL */
   /* designs changed while playing, made on a thread of their own */
   GstClrBuilder builder;
 };
@@ -287,6 +289,13 @@ gst_cl_crossover_class_init (GstClCrossoverClass * klass)
           "Slope of each crossover point, separated by commas: a "
           "Linkwitz-Riley order (LR2, LR4, LR8) or dB an octave (12, 24, 48); "
           "empty: brick walls of the transition width", "", playing));
+  g_object_class_install_property (gobject_class, PROP_SLOPE_TAPS,
+      g_param_spec_string ("slope-taps", "Taps the slopes need",
+          "With slopes: the taps each crossover point needs at the stream's "
+          "rate to keep within 0.1 dB of its analogue Linkwitz-Riley "
+          "target, separated by commas; more than taps means that point is "
+          "cut short (the last design with slopes; NULL before one)", NULL,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_GAINS,
       g_param_spec_string ("gains", "Band gains",
           "Gain of each band in dB, separated by commas, one a band (empty: "
@@ -361,6 +370,7 @@ gst_cl_crossover_finalize (GObject * object)
   num_list_clear (&self->delays);
   g_free (self->slopes_text);
   g_free (self->slopes_error);
+  g_free (self->slope_taps);
   g_array_unref (self->orders);
   g_free (self->device_spec);
   gst_clr_builder_clear (&self->builder);
@@ -433,6 +443,9 @@ gst_cl_crossover_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SLOPES:
       g_value_set_string (value, self->slopes_text);
+      break;
+    case PROP_SLOPE_TAPS:
+      g_value_set_string (value, self->slope_taps);
       break;
     case PROP_DELAYS:
       g_value_set_string (value, self->delays.text);
@@ -554,6 +567,7 @@ typedef struct
   gsize n_taps;                 /* the filters' reach: taps + the longest
                                  * delay */
   double transition;
+  gchar *slope_taps;            /* the taps each LR point needs */
   GError *error;
 } XoJob;
 
@@ -569,6 +583,7 @@ xo_job_free (gpointer data)
     clr_device_unref (job->device);
   g_free (job->freqs);
   g_free (job->orders);
+  g_free (job->slope_taps);
   g_free (job->gains);
   g_free (job->delays);
   g_clear_error (&job->error);
@@ -604,6 +619,16 @@ xo_job_build (gpointer data)
   job->n_taps = len + max_delay;
   job->transition = clr_xo_transition_hz (job->rate, job->spec.taps,
       job->spec.stopband_db);
+  if (job->orders) {
+    GString *t = g_string_new (NULL);
+    guint i;
+
+    for (i = 0; i + 1 < job->bands; i++)
+      g_string_append_printf (t, "%s%" G_GSIZE_FORMAT, i ? "," : "",
+          clr_xo_lr_taps (job->rate, job->freqs[i], job->orders[i],
+              job->spec.stopband_db));
+    job->slope_taps = g_string_free (t, FALSE);
+  }
 }
 
 /* The band filters the properties ask for, at the stream's rate, as a job:
@@ -718,12 +743,16 @@ refused:
   return NULL;
 }
 
-/* The stream's transition width, from the design it runs now */
+/* The stream's transition width and its LR points' taps, from the design
+ * it runs now */
 static void
-gst_cl_crossover_set_transition (GstClCrossover * self, double transition)
+gst_cl_crossover_set_transition (GstClCrossover * self, double transition,
+    const gchar * slope_taps)
 {
   GST_OBJECT_LOCK (self);
   self->transition = transition;
+  g_free (self->slope_taps);
+  self->slope_taps = g_strdup (slope_taps);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -746,7 +775,7 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
   if (conv) {
     *mix = job->mix;
     *n_taps = job->n_taps;
-    gst_cl_crossover_set_transition (self, job->transition);
+    gst_cl_crossover_set_transition (self, job->transition, job->slope_taps);
     job->conv = NULL;
     job->mix = NULL;
   } else {
@@ -1009,7 +1038,7 @@ gst_cl_crossover_apply (GstClCrossover * self, GstBuffer * buf)
           job->n_taps, &err))
     goto failed;
   self->active_serial = job->serial;
-  gst_cl_crossover_set_transition (self, job->transition);
+  gst_cl_crossover_set_transition (self, job->transition, job->slope_taps);
   GST_DEBUG_OBJECT (self, "new design %u: %" G_GSIZE_FORMAT " taps%s",
       job->serial, job->n_taps,
       self->parent.stream.old_conv ? ", crossfading" : "");

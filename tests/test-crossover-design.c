@@ -247,6 +247,32 @@ test_slopes (void)
   g_assert_cmpfloat (ring * 10.0, <, ring_brick);
   clr_xo_free (h, 4);
   clr_xo_free (brick, 4);
+  /* the taps each point needs: a 2-way crossover at that point, designed
+   * with that many taps, meets the analogue target to 0.1 dB */
+  for (b = 0; b < 3; b++) {
+    const size_t need = clr_xo_lr_taps (RATE, f3[b], orders[b], 120);
+    ClrXoSpec one = { RATE, f3 + b, 1, need, 120, NULL, NULL, orders + b };
+    double **h2 = clr_xo_design (&one, &len, &err), worst = 0.0;
+    unsigned band;
+
+    g_assert_no_error (err);
+    g_assert_cmpuint (need % 2, ==, 1);
+    for (band = 0; band < 2; band++)
+      for (f = 20.0; f <= 20000.0; f *= 1.01) {
+        const double want = clr_xo_lr_target (&one, band, f);
+        if (want >= pow (10.0, -3.0 / 20.0))
+          worst = MAX (worst, fabs (db (clr_xo_magnitude (h2[band], len,
+                          RATE, f)) - db (want)));
+      }
+    g_test_message ("LR%u at %.0f Hz needs %" G_GSIZE_FORMAT " taps: "
+        "within %.4f dB of the target with them", orders[b], f3[b], need,
+        worst);
+    g_assert_cmpfloat (worst, <=, 0.1);
+    if (b > 0)
+      g_assert_cmpuint (need, <, clr_xo_lr_taps (RATE, f3[b - 1],
+              orders[b - 1], 120));
+    clr_xo_free (h2, 2);
+  }
   /* an odd order, or past LR16: refused */
   {
     static const unsigned odd[] = { 4, 5, 8 }, high[] = { 4, 8, 18 };

@@ -332,6 +332,20 @@ GST_START_TEST (test_slopes)
   g_print ("# F64 4 bands x %u taps, LR4/LR8/LR8 slopes, block 128: max "
       "err / RMS %.2e (%.1f dB)\n", taps, err, db (err));
   fail_unless (err <= 1e-12, "error %g", err);
+  /* the taps each point needs, reported */
+  {
+    gchar *need = NULL, *want;
+
+    g_object_get (e, "slope-taps", &need, NULL);
+    want = g_strdup_printf ("%" G_GSIZE_FORMAT ",%" G_GSIZE_FORMAT ",%"
+        G_GSIZE_FORMAT, clr_xo_lr_taps (RATE, 250, 4, 120),
+        clr_xo_lr_taps (RATE, 2000, 8, 120), clr_xo_lr_taps (RATE, 8000, 8,
+            120));
+    g_print ("# slope-taps \"%s\"\n", need);
+    fail_unless_equals_string (need, want);
+    g_free (need);
+    g_free (want);
+  }
   out_clear (&o);
   clr_xo_free (h, 4);
   g_free (x);

@@ -162,6 +162,58 @@ lowpass_lr (double *h, const double *w, size_t n, const ClrXoSpec * s,
     h[k] /= sum;
 }
 
+/* Whether an LR point of `order` at f Hz, designed with n taps, keeps
+ * within the tolerance of its analogue bands (clr_xo_lr_taps ()). */
+static gboolean
+lr_taps_enough (double rate, double f, unsigned order, double stopband_db,
+    size_t n)
+{
+  const ClrXoSpec one = { rate, &f, 1, n, stopband_db, NULL, NULL, &order };
+  const double top = MIN (20000.0, 0.49 * rate);
+  const double db_floor = pow (10.0, -3.0 / 20.0);
+  double **h, fr;
+  gboolean ok = TRUE;
+  size_t len;
+  unsigned b;
+
+  if (!(h = clr_xo_design (&one, &len, NULL)))
+    return FALSE;
+  for (b = 0; b < 2 && ok; b++)
+    for (fr = 20.0; fr <= top && ok; fr *= 1.01) {
+      const double want = clr_xo_lr_target (&one, b, fr);
+      const double got = clr_xo_magnitude (h[b], len, rate, fr);
+
+      if (want >= db_floor)
+        ok = fabs (20.0 * log10 (MAX (got, 1e-300) / want)) <=
+            CLR_XO_LR_TOLERANCE_DB;
+    }
+  clr_xo_free (h, 2);
+  return ok;
+}
+
+size_t
+clr_xo_lr_taps (double rate, double f, unsigned order, double stopband_db)
+{
+  size_t lo = 1, hi = 63;
+
+  /* doubling to a length that is enough, then halving the gap */
+  while (!lr_taps_enough (rate, f, order, stopband_db, hi)) {
+    lo = hi;
+    if (hi >= CLR_XO_LR_TAPS_MAX)
+      return CLR_XO_LR_TAPS_MAX;
+    hi = MIN (2 * hi + 1, (size_t) CLR_XO_LR_TAPS_MAX);
+  }
+  while (hi - lo > 2) {
+    size_t mid = (lo + hi) / 2 | 1;
+
+    if (lr_taps_enough (rate, f, order, stopband_db, mid))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
 double **
 clr_xo_design (const ClrXoSpec * s, size_t *n_taps, GError ** error)
 {

@@ -77,6 +77,16 @@ double clr_xo_transition_hz (double rate, size_t taps, double stopband_db);
  * LR tree's magnitude (see above). */
 double clr_xo_lr_target (const ClrXoSpec * spec, unsigned band, double f);
 
+/* The taps an LR point of `order` at f Hz needs: the fewest (odd) with
+ * which both bands of a 2-way crossover there, under the window of
+ * stopband_db, keep within CLR_XO_LR_TOLERANCE_DB of their analogue
+ * targets wherever those are above -3 dB, from 20 Hz to 20 kHz (or the
+ * Nyquist frequency); CLR_XO_LR_TAPS_MAX where even that many do not. */
+#define CLR_XO_LR_TOLERANCE_DB 0.1
+#define CLR_XO_LR_TAPS_MAX 1048575u
+size_t clr_xo_lr_taps (double rate, double f, unsigned order,
+    double stopband_db);
+
 /* |H(f)| of a filter of n taps at f Hz (the DTFT, in double). */
 double clr_xo_magnitude (const double *h, size_t n, double rate, double f);
 
