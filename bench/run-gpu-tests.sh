@@ -56,6 +56,12 @@ run formats $t/test-formats
 run dropin $t/test-dropin
 run redesign $t/test-redesign
 run firfilter-api $t/test-firfilter-api
+# many convolutions in the device's shared batches (issue 25), and the
+# filter's shape: cutoff, minimum phase, crossover slopes (issue 28)
+run conv-streams CLRESAMPLE_CONV_SHARED=1 $t/test-conv-streams
+run conv-own-queue CLRESAMPLE_CONV_SHARED=0 $t/test-conv
+run design $t/test-design
+run shape $t/test-shape
 run fft-path $t/test-fft-path
 run fft-path-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-fft-path
 run brickwall $t/quality/clr-brickwall --check
