@@ -11,25 +11,6 @@
 #include "clr-filter.h"
 #include "clr-phase.h"
 
-/* |H(freq)| of the kernel (freq in cycles an input sample) from its
- * samples at I points an input sample */
-static double
-kernel_gain (const ClrFilter * f, const ClrPhaseProto * p,
-    const ClrRatio * r, double freq)
-{
-  double re = 0.0, im = 0.0;
-  int64_t n, lo = -(int64_t) f->lead * r->I, hi = (int64_t) (f->taps -
-      f->lead) * r->I;
-
-  for (n = lo; n <= hi; n++) {
-    const double t = (double) n / r->I;
-    const double h = p ? clr_phase_eval (p, t) : clr_filter_eval (f, t);
-    re += h * cos (2.0 * G_PI * freq * n / r->I);
-    im -= h * sin (2.0 * G_PI * freq * n / r->I);
-  }
-  return hypot (re, im) / r->I;
-}
-
 static int
 print_phase (const char *arg)
 {
@@ -61,12 +42,14 @@ print_phase (const char *arg)
       min.lead * 1000.0 / in, lin.lead, min.delay);
   top = 0.5 * (r.I < r.D ? (double) r.I / r.D : 1.0);
   for (freq = 0.0; freq < top * lin.pass_edge; freq += top / 97.0) {
-    pass[0] = MAX (pass[0], fabs (kernel_gain (&lin, NULL, &r, freq) - 1.0));
-    pass[1] = MAX (pass[1], fabs (kernel_gain (&min, p, &r, freq) - 1.0));
+    pass[0] = MAX (pass[0], fabs (
+        clr_filter_kernel_gain (&lin, &r, freq) - 1.0));
+    pass[1] = MAX (pass[1], fabs (
+        clr_filter_kernel_gain (&min, &r, freq) - 1.0));
   }
   for (freq = top * 1.001; freq < 4.0 * top; freq += top / 53.0) {
-    stop[0] = MAX (stop[0], kernel_gain (&lin, NULL, &r, freq));
-    stop[1] = MAX (stop[1], kernel_gain (&min, p, &r, freq));
+    stop[0] = MAX (stop[0], clr_filter_kernel_gain (&lin, &r, freq));
+    stop[1] = MAX (stop[1], clr_filter_kernel_gain (&min, &r, freq));
   }
   printf ("passband error: linear %.2e, minimum %.2e; stopband peak "
       "(Nyquist to 4x it): linear %.1f dB, minimum %.1f dB\n", pass[0],

@@ -18,6 +18,7 @@
 #include <gst/audio/audio.h>
 #include "clr-audio-check.h"
 #include "clr-conv-check.h"
+#include "clr-gate.h"
 #include "clr-conv.h"
 
 /* How long a stream may take before the test calls it hung: far above
@@ -42,89 +43,6 @@
 static ClrDevice *device;
 /* the environment's tuning with conv_shared on */
 static ClrTuning tuning;
-
-/* ---- threads meeting ---------------------------------------------------- */
-
-/* A counter that threads bump and others wait on, and a door that stays
- * shut until opened (as in test-streams.c). */
-typedef struct
-{
-  GMutex lock;
-  GCond cond;
-  guint count;
-  gboolean open;
-} Gate;
-
-static void
-gate_init (Gate * g)
-{
-  g_mutex_init (&g->lock);
-  g_cond_init (&g->cond);
-  g->count = 0;
-  g->open = FALSE;
-}
-
-static void
-gate_clear (Gate * g)
-{
-  g_mutex_clear (&g->lock);
-  g_cond_clear (&g->cond);
-}
-
-static void
-gate_arrive (Gate * g)
-{
-  g_mutex_lock (&g->lock);
-  g->count++;
-  g_cond_broadcast (&g->cond);
-  g_mutex_unlock (&g->lock);
-}
-
-/* Counts this thread in, then waits until the gate is opened. */
-static void
-gate_pass (Gate * g)
-{
-  gate_arrive (g);
-  g_mutex_lock (&g->lock);
-  while (!g->open)
-    g_cond_wait (&g->cond, &g->lock);
-  g_mutex_unlock (&g->lock);
-}
-
-static void
-gate_open (Gate * g)
-{
-  g_mutex_lock (&g->lock);
-  g->open = TRUE;
-  g_cond_broadcast (&g->cond);
-  g_mutex_unlock (&g->lock);
-}
-
-/* Whether the count reached n before `deadline` (monotonic). */
-static gboolean
-gate_wait_count (Gate * g, guint n, gint64 deadline)
-{
-  gboolean reached;
-
-  g_mutex_lock (&g->lock);
-  while (g->count < n)
-    if (!g_cond_wait_until (&g->cond, &g->lock, deadline))
-      break;
-  reached = g->count >= n;
-  g_mutex_unlock (&g->lock);
-  return reached;
-}
-
-static guint
-gate_count (Gate * g)
-{
-  guint n;
-
-  g_mutex_lock (&g->lock);
-  n = g->count;
-  g_mutex_unlock (&g->lock);
-  return n;
-}
 
 /* ---- convolution streams ------------------------------------------------ */
 

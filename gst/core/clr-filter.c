@@ -142,6 +142,28 @@ clr_filter_set_phase (ClrFilter * f, const ClrRatio * r, double phase)
 }
 
 double
+clr_filter_kernel_gain (const ClrFilter * f, const ClrRatio * r, double freq)
+{
+  ClrPhaseProto *p = NULL;
+  double re = 0.0, im = 0.0;
+  int64_t n, lo = -(int64_t) f->lead * (int64_t) r->I;
+  int64_t hi = (int64_t) (f->taps - f->lead) * (int64_t) r->I;
+
+  if (f->phase > 0.0
+      && !(p = clr_phase_proto_get (f, clr_phase_rate (r->I), f->phase)))
+    return NAN;
+  for (n = lo; n <= hi; n++) {
+    const double t = (double) n / r->I;
+    const double h = p ? clr_phase_eval (p, t) : clr_filter_eval (f, t);
+
+    re += h * cos (2.0 * M_PI * freq * n / r->I);
+    im -= h * sin (2.0 * M_PI * freq * n / r->I);
+  }
+  clr_phase_proto_unref (p);
+  return hypot (re, im) / r->I;
+}
+
+double
 clr_filter_eval (const ClrFilter * f, double t)
 {
   double x, w, s;

@@ -82,6 +82,13 @@ void clr_filter_design_cut (ClrFilter * f, const ClrRatio * r, int quality,
  * memory, or more than CLR_PHASE_FFT_MAX / 4 points). */
 int clr_filter_set_phase (ClrFilter * f, const ClrRatio * r, double phase);
 
+/* The gain of the filter's kernel (its phase's, as the bank holds it) at
+ * freq cycles an input sample, from the kernel's samples at I points an
+ * input sample, in double: for tests and design reports. NAN where a
+ * phase's prototype could not be made. */
+double clr_filter_kernel_gain (const ClrFilter * f, const ClrRatio * r,
+    double freq);
+
 /* The linear prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
 double clr_filter_eval (const ClrFilter * f, double t);
 
