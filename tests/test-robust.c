@@ -172,148 +172,94 @@ change_mid_stream (GstHarness * h, GstElement * e, const char *prop,
   clr_collect (h, 2, after);
 }
 
-/* quality changed while playing: at the next buffer the new filter takes
- * over; before, the old filter's samples, after, the new filter's, exactly
- * as runs of each from the start give them. */
-GST_START_TEST (test_quality_change)
+/* `prop` set to `value` (as gst-launch writes it) while `from` plays, 44.1
+ * -> 48 kHz stereo: at the next buffer the new filter takes over with no
+ * gap and no DISCONT; before, the old filter's samples, after, the new
+ * one's, exactly as runs of `from` and `to` from the start give them.
+ * Returns the latency the element answers after the change. */
+static GstClockTime
+check_seamless_change (const char *from, const char *prop, const char *value,
+    const char *to, guint64 seed)
 {
-  GstHarness *h = clr_make_harness ("clresample quality=4", 44100, 48000, 2);
+  GstHarness *h = clr_make_harness (from, 44100, 48000, 2);
   GstElement *e = find_resampler (h);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      prop);
   const size_t n = 30000;
   float *in = g_new (float, n * 2);
-  Collected before, after, q4, q10;
-  GValue v = G_VALUE_INIT;
-  size_t i;
-
-  clr_signal_noise (in, n * 2, 0.5, 3);
-  clr_run_stream ("clresample quality=4", 44100, 48000, 2, in, n, NULL, 0,
-      &q4);
-  clr_run_stream ("clresample quality=10", 44100, 48000, 2, in, n, NULL, 0,
-      &q10);
-  g_value_init (&v, G_TYPE_INT);
-  g_value_set_int (&v, 10);
-  change_mid_stream (h, e, "quality", &v, in, n, &before, &after);
-  fail_unless_equals_uint64 (before.frames + after.frames, q4.frames);
-  for (i = 0; i < before.frames * 2; i++)
-    fail_unless_equals_float (before.data[i], q4.data[i]);
-  for (i = 0; i < after.frames * 2; i++)
-    fail_unless_equals_float (after.data[i], q10.data[before.frames * 2 + i]);
-  fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
-          GST_BUFFER_FLAG_DISCONT));
-  fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
-          (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
-          GST_SECOND, 48000));
-  /* the latency follows the filter */
-  {
-    ClrRatio r;
-    ClrFilter f;
-    clr_ratio_init (&r, 44100, 48000);
-    clr_filter_design (&f, &r, 10, 0);
-    gst_harness_set_upstream_latency (h, 0);
-    fail_unless_equals_clocktime (gst_harness_query_latency (h),
-        gst_util_uint64_scale_int_round (f.taps / 2, GST_SECOND, 44100));
-  }
-  clr_collected_free (&before);
-  clr_collected_free (&after);
-  clr_collected_free (&q4);
-  clr_collected_free (&q10);
-  gst_object_unref (e);
-  g_free (in);
-  gst_harness_teardown (h);
-}
-
-GST_END_TEST;
-
-/* cutoff changed while playing: as seamless as quality (the same taps, so
- * the same latency), each side the samples of a run with that filter from
- * the start. */
-GST_START_TEST (test_cutoff_change)
-{
-  GstHarness *h = clr_make_harness ("clresample", 44100, 48000, 2);
-  GstElement *e = find_resampler (h);
-  const size_t n = 30000;
-  float *in = g_new (float, n * 2);
-  Collected before, after, q4, cut;
+  Collected before, after, one, two;
   GValue v = G_VALUE_INIT;
   GstClockTime latency;
   size_t i;
 
-  clr_signal_noise (in, n * 2, 0.5, 5);
-  clr_run_stream ("clresample", 44100, 48000, 2, in, n, NULL, 0, &q4);
-  clr_run_stream ("clresample cutoff=0.97", 44100, 48000, 2, in, n, NULL, 0,
-      &cut);
-  gst_harness_set_upstream_latency (h, 0);
-  latency = gst_harness_query_latency (h);
-  g_value_init (&v, G_TYPE_DOUBLE);
-  g_value_set_double (&v, 0.97);
-  change_mid_stream (h, e, "cutoff", &v, in, n, &before, &after);
-  fail_unless_equals_uint64 (before.frames + after.frames, q4.frames);
+  clr_signal_noise (in, n * 2, 0.5, seed);
+  clr_run_stream (from, 44100, 48000, 2, in, n, NULL, 0, &one);
+  clr_run_stream (to, 44100, 48000, 2, in, n, NULL, 0, &two);
+  fail_unless (ps != NULL);
+  g_value_init (&v, ps->value_type);
+  fail_unless (gst_value_deserialize (&v, value));
+  change_mid_stream (h, e, prop, &v, in, n, &before, &after);
+  fail_unless_equals_uint64 (before.frames + after.frames, one.frames);
   for (i = 0; i < before.frames * 2; i++)
-    fail_unless_equals_float (before.data[i], q4.data[i]);
+    fail_unless_equals_float (before.data[i], one.data[i]);
   for (i = 0; i < after.frames * 2; i++)
-    fail_unless_equals_float (after.data[i], cut.data[before.frames * 2 + i]);
+    fail_unless_equals_float (after.data[i], two.data[before.frames * 2 + i]);
   fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
           GST_BUFFER_FLAG_DISCONT));
   fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
           (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
           GST_SECOND, 48000));
-  fail_unless_equals_clocktime (gst_harness_query_latency (h), latency);
+  gst_harness_set_upstream_latency (h, 0);
+  latency = gst_harness_query_latency (h);
+  g_value_unset (&v);
   clr_collected_free (&before);
   clr_collected_free (&after);
-  clr_collected_free (&q4);
-  clr_collected_free (&cut);
+  clr_collected_free (&one);
+  clr_collected_free (&two);
   gst_object_unref (e);
   g_free (in);
   gst_harness_teardown (h);
+  return latency;
+}
+
+/* The latency of a filter's kernel at 44.1 -> 48 kHz: its reach ahead. */
+static GstClockTime
+kernel_latency (int quality, double phase)
+{
+  ClrRatio r;
+  ClrFilter f;
+
+  clr_ratio_init (&r, 44100, 48000);
+  clr_filter_design (&f, &r, quality, 0);
+  fail_unless (clr_filter_set_phase (&f, &r, phase));
+  return gst_util_uint64_scale_int_round (f.lead, GST_SECOND, 44100);
+}
+
+/* quality, cutoff and phase changed while playing; the latency follows
+ * the filter (the cutoff keeps the taps, so the latency too) */
+GST_START_TEST (test_quality_change)
+{
+  fail_unless_equals_clocktime (check_seamless_change ("clresample quality=4",
+          "quality", "10", "clresample quality=10", 3), kernel_latency (10,
+          0.0));
 }
 
 GST_END_TEST;
 
-/* phase changed while playing: seamless (no gap, no DISCONT, exact
- * totals), each side the samples of a run with that phase from the start,
- * and the latency follows the new kernel's reach ahead. */
+GST_START_TEST (test_cutoff_change)
+{
+  fail_unless_equals_clocktime (check_seamless_change ("clresample",
+          "cutoff", "0.97", "clresample cutoff=0.97", 5), kernel_latency (4,
+          0.0));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_phase_change)
 {
-  GstHarness *h = clr_make_harness ("clresample", 44100, 48000, 2);
-  GstElement *e = find_resampler (h);
-  const size_t n = 30000;
-  float *in = g_new (float, n * 2);
-  Collected before, after, lin, min;
-  GValue v = G_VALUE_INIT;
-  ClrRatio r;
-  ClrFilter f;
-  size_t i;
-
-  clr_signal_noise (in, n * 2, 0.5, 6);
-  clr_run_stream ("clresample", 44100, 48000, 2, in, n, NULL, 0, &lin);
-  clr_run_stream ("clresample phase=minimum", 44100, 48000, 2, in, n, NULL,
-      0, &min);
-  g_value_init (&v, g_type_from_name ("GstClResamplePhase"));
-  g_value_set_enum (&v, 1);
-  change_mid_stream (h, e, "phase", &v, in, n, &before, &after);
-  fail_unless_equals_uint64 (before.frames + after.frames, lin.frames);
-  for (i = 0; i < before.frames * 2; i++)
-    fail_unless_equals_float (before.data[i], lin.data[i]);
-  for (i = 0; i < after.frames * 2; i++)
-    fail_unless_equals_float (after.data[i], min.data[before.frames * 2 + i]);
-  fail_if (GST_BUFFER_FLAG_IS_SET (g_ptr_array_index (after.buffers, 0),
-          GST_BUFFER_FLAG_DISCONT));
-  fail_unless_equals_clocktime (GST_BUFFER_PTS (g_ptr_array_index
-          (after.buffers, 0)), gst_util_uint64_scale_int_round (before.frames,
-          GST_SECOND, 48000));
-  clr_ratio_init (&r, 44100, 48000);
-  clr_filter_design (&f, &r, CLR_QUALITY_DEFAULT, 0);
-  fail_unless (clr_filter_set_phase (&f, &r, 1.0));
-  gst_harness_set_upstream_latency (h, 0);
-  fail_unless_equals_clocktime (gst_harness_query_latency (h),
-      gst_util_uint64_scale_int_round (f.lead, GST_SECOND, 44100));
-  clr_collected_free (&before);
-  clr_collected_free (&after);
-  clr_collected_free (&lin);
-  clr_collected_free (&min);
-  gst_object_unref (e);
-  g_free (in);
-  gst_harness_teardown (h);
+  fail_unless_equals_clocktime (check_seamless_change ("clresample",
+          "phase", "minimum", "clresample phase=minimum", 6),
+      kernel_latency (CLR_QUALITY_DEFAULT, 1.0));
 }
 
 GST_END_TEST;
