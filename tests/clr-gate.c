@@ -70,3 +70,13 @@ gate_count (Gate * g)
   g_mutex_unlock (&g->lock);
   return n;
 }
+
+GstPadProbeReturn
+stall_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Stall *stall = user_data;
+
+  if (GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info)) >= stall->at)
+    gate_pass (&stall->gate);
+  return GST_PAD_PROBE_OK;
+}

@@ -1133,24 +1133,6 @@ test_elements (void)
   gate_clear (&start);
 }
 
-/* A pad probe that shuts a pipeline's streaming thread in at the first
- * buffer whose offset reaches `at`, until the gate opens. */
-typedef struct
-{
-  Gate gate;
-  guint64 at;
-} Stall;
-
-static GstPadProbeReturn
-stall_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  Stall *stall = user_data;
-
-  if (GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info)) >= stall->at)
-    gate_pass (&stall->gate);
-  return GST_PAD_PROBE_OK;
-}
-
 /* How long the others may take while one pipeline is stalled: alone
  * they all take a few seconds; one that waited for the stalled one would
  * wait for ever (the stall lasts until they are done). */

@@ -458,24 +458,6 @@ GST_START_TEST (test_concurrent_identical_to_alone)
 
 GST_END_TEST;
 
-/* A pad probe that shuts a stream's thread in at the first buffer whose
- * offset reaches `at`, until the gate opens. */
-typedef struct
-{
-  Gate gate;
-  guint64 at;
-} Stall;
-
-static GstPadProbeReturn
-stall_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  Stall *stall = user_data;
-
-  if (GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info)) >= stall->at)
-    gate_pass (&stall->gate);
-  return GST_PAD_PROBE_OK;
-}
-
 /* How long the others may take while one stream is stalled: alone each
  * takes well under a second; an instance that waited for the stalled one
  * would wait for ever (the stall lasts until they are done). */
