@@ -595,17 +595,18 @@ streams_free (Stream * s, guint n)
   g_free (s);
 }
 
-/* Every stream of the mix at once, each fed from its own thread, then
- * each alone: the same output bit for bit, and right. */
+/* Every stream of `cfgs` at once, each fed from its own thread (reading
+ * its history back as it goes where read_history), then each alone: the
+ * same output bit for bit, and right. */
 static void
-test_batched_equals_alone (void)
+check_together_equals_alone (const StreamCase * cfgs, guint n,
+    gboolean read_history)
 {
-  const guint n = G_N_ELEMENTS (mix);
-  Stream *s = streams_new (mix, n);
+  Stream *s = streams_new (cfgs, n);
   Together t;
   guint i;
 
-  together_start (&t, s, n, NULL, FALSE);
+  together_start (&t, s, n, NULL, read_history);
   together_join (&t);
   for (i = 0; i < n; i++) {
     char **alone = run_alone (&s[i]);
@@ -616,6 +617,12 @@ test_batched_equals_alone (void)
   }
   together_clear (&t);
   streams_free (s, n);
+}
+
+static void
+test_batched_equals_alone (void)
+{
+  check_together_equals_alone (mix, G_N_ELEMENTS (mix), FALSE);
 }
 
 /* Cycles of the reused stream while the others run. */
@@ -730,22 +737,7 @@ static const StreamCase history_mix[] = {
 static void
 test_history (void)
 {
-  const guint n = G_N_ELEMENTS (history_mix);
-  Stream *s = streams_new (history_mix, n);
-  Together t;
-  guint i;
-
-  together_start (&t, s, n, NULL, TRUE);
-  together_join (&t);
-  for (i = 0; i < n; i++) {
-    char **alone = run_alone (&s[i]);
-
-    check_same (&s[i], t.jobs[i].out, alone);
-    check_reference (&s[i], alone);
-    output_free (&s[i], alone);
-  }
-  together_clear (&t);
-  streams_free (s, n);
+  check_together_equals_alone (history_mix, G_N_ELEMENTS (history_mix), TRUE);
 }
 
 /* ---- elements ----------------------------------------------------------- */
