@@ -19,8 +19,6 @@
  * a group of its own), and seats a group has at most. */
 #define CLR_CONV_POOL_BYTES (64u << 20)
 #define CLR_CONV_POOL_SEATS 64u
-/* work-items a transform, at most one a radix-4 butterfly */
-#define CLR_CONV_FFT_ITEMS 256u
 
 struct _ClrConvGroup {
   ClrBudget budget;
@@ -170,7 +168,7 @@ group_make (gpointer data, ClrSchedKernelInfo * info, GError ** error)
       goto failed;
     }
   }
-  g->fft_items = MIN (CLR_CONV_FFT_ITEMS, sh->block / 4);
+  g->fft_items = sh->fft_items;
   wg = MIN (kernel_wg_max (m->dev, g->forward),
       kernel_wg_max (m->dev, g->inverse));
   while (wg && g->fft_items > wg)

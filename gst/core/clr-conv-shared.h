@@ -49,6 +49,7 @@ typedef struct {
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
   size_t csize;                 /* bytes a complex value in memory */
   size_t acc_size;              /* bytes of 4 bins of the sum, re or im */
+  size_t fft_items;             /* a transform's work-items, at most */
   size_t mac_items;             /* the sum's work-items a group */
   const char *options;          /* the program's build options */
   /* the twiddle table and the filter spectra, made for a new group */

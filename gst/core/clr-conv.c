@@ -722,7 +722,8 @@ take_seat (ClrConv * c, const ClrConvConfig * cfg, gboolean f64,
   const ClrConvShape shape = {
     c->channels, c->n_out, c->block, c->hop, c->parts, c->slots,
     c->max_batch, c->slices, c->filter_div, filter_stride (c),
-    c->bin_stride, c->csize, c->acc_size, c->mac_items, options,
+    c->bin_stride, c->csize, c->acc_size,
+    MIN (CLR_CONV_FFT_ITEMS, c->block / 4), c->mac_items, options,
     make_group_tables, &tables
   };
   const size_t bytes = clr_conv_seat_bytes (&shape);
