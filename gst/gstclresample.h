@@ -21,6 +21,7 @@ G_BEGIN_DECLS
 typedef enum {
   GST_CL_RESAMPLE_PHASE_LINEAR,
   GST_CL_RESAMPLE_PHASE_MINIMUM,
+  GST_CL_RESAMPLE_PHASE_INTERMEDIATE,
 } GstClResamplePhase;
 
 GType gst_cl_resample_phase_get_type (void);

@@ -1,7 +1,7 @@
 /* clresample: prints the quality table (the filter each quality level
  * designs) as markdown, for docs/quality.md; with --phase IN:OUT:TAPS:Q
- * (TAPS 0: the quality's), the minimum-phase design of that filter
- * beside the linear one: its reach ahead, its compensated delay, and both
+ * (TAPS 0: the quality's), the minimum- and intermediate-phase designs of
+ * that filter beside the linear one: its reach ahead, its compensated delay, and both
  * magnitudes' passband error and stopband peak, evaluated from the
  * prototypes in double. No device needed. */
 #include <math.h>
@@ -14,13 +14,16 @@
 static int
 print_phase (const char *arg)
 {
-  unsigned in, out, taps;
+  static const struct
+  {
+    double alpha;
+    const char *name;
+  } phases[] = { {1.0, "minimum"}, {0.5, "intermediate"} };
+  unsigned in, out, taps, k;
   int q;
   ClrRatio r;
-  ClrFilter lin, min;
-  ClrPhaseProto *p;
-  double freq, top, pass[2] = { 0, 0 }, stop[2] = { 0, 0 };
-  gint64 t0;
+  ClrFilter lin;
+  double freq, top, pass_lin = 0, stop_lin = 0;
 
   if (sscanf (arg, "%u:%u:%u:%d", &in, &out, &taps, &q) != 4) {
     fprintf (stderr, "--phase IN:OUT:TAPS:QUALITY\n");
@@ -28,33 +31,36 @@ print_phase (const char *arg)
   }
   clr_ratio_init (&r, in, out);
   clr_filter_design (&lin, &r, q, taps);
-  min = lin;
-  t0 = g_get_monotonic_time ();
-  if (!clr_filter_set_phase (&min, &r, 1.0)
-      || !(p = clr_phase_proto_get (&min, clr_phase_rate (r.I), 1.0))) {
-    fprintf (stderr, "the minimum-phase design failed\n");
-    return 1;
-  }
-  printf ("%u -> %u Hz, quality %d, %u taps a phase (I = %" G_GUINT64_FORMAT
-      "): minimum phase designed in %.2f s, reaches %u input samples ahead "
-      "(%.3f ms; linear %u), compensated delay %.3f samples\n", in, out, q,
-      lin.taps, r.I, (g_get_monotonic_time () - t0) / 1e6, min.lead,
-      min.lead * 1000.0 / in, lin.lead, min.delay);
   top = 0.5 * (r.I < r.D ? (double) r.I / r.D : 1.0);
-  for (freq = 0.0; freq < top * lin.pass_edge; freq += top / 97.0) {
-    pass[0] = MAX (pass[0], fabs (
-        clr_filter_kernel_gain (&lin, &r, freq) - 1.0));
-    pass[1] = MAX (pass[1], fabs (
-        clr_filter_kernel_gain (&min, &r, freq) - 1.0));
+  for (freq = 0.0; freq < top * lin.pass_edge; freq += top / 97.0)
+    pass_lin = MAX (pass_lin, fabs (
+            clr_filter_kernel_gain (&lin, &r, freq) - 1.0));
+  for (freq = top * 1.001; freq < 4.0 * top; freq += top / 53.0)
+    stop_lin = MAX (stop_lin, clr_filter_kernel_gain (&lin, &r, freq));
+  printf ("%u -> %u Hz, quality %d, %u taps a phase (I = %" G_GUINT64_FORMAT
+      "): linear reaches %u input samples ahead (%.3f ms); passband error "
+      "%.2e, stopband peak (Nyquist to 4x it) %.1f dB\n", in, out, q,
+      lin.taps, r.I, lin.lead, lin.lead * 1000.0 / in, pass_lin,
+      20.0 * log10 (stop_lin));
+  for (k = 0; k < G_N_ELEMENTS (phases); k++) {
+    ClrFilter f = lin;
+    double pass = 0, stop = 0;
+    gint64 t0 = g_get_monotonic_time ();
+
+    if (!clr_filter_set_phase (&f, &r, phases[k].alpha)) {
+      fprintf (stderr, "the %s-phase design failed\n", phases[k].name);
+      return 1;
+    }
+    t0 = g_get_monotonic_time () - t0;
+    for (freq = 0.0; freq < top * lin.pass_edge; freq += top / 97.0)
+      pass = MAX (pass, fabs (clr_filter_kernel_gain (&f, &r, freq) - 1.0));
+    for (freq = top * 1.001; freq < 4.0 * top; freq += top / 53.0)
+      stop = MAX (stop, clr_filter_kernel_gain (&f, &r, freq));
+    printf ("%s: designed in %.2f s, reaches %u input samples ahead "
+        "(%.3f ms), compensated delay %.3f samples; passband error %.2e, "
+        "stopband peak %.1f dB\n", phases[k].name, t0 / 1e6, f.lead,
+        f.lead * 1000.0 / in, f.delay, pass, 20.0 * log10 (stop));
   }
-  for (freq = top * 1.001; freq < 4.0 * top; freq += top / 53.0) {
-    stop[0] = MAX (stop[0], clr_filter_kernel_gain (&lin, &r, freq));
-    stop[1] = MAX (stop[1], clr_filter_kernel_gain (&min, &r, freq));
-  }
-  printf ("passband error: linear %.2e, minimum %.2e; stopband peak "
-      "(Nyquist to 4x it): linear %.1f dB, minimum %.1f dB\n", pass[0],
-      pass[1], 20.0 * log10 (stop[0]), 20.0 * log10 (stop[1]));
-  clr_phase_proto_unref (p);
   return 0;
 }
 

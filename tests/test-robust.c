@@ -260,6 +260,10 @@ GST_START_TEST (test_phase_change)
   fail_unless_equals_clocktime (check_seamless_change ("clresample",
           "phase", "minimum", "clresample phase=minimum", 6),
       kernel_latency (CLR_QUALITY_DEFAULT, 1.0));
+  fail_unless_equals_clocktime (check_seamless_change
+      ("clresample phase=minimum", "phase", "intermediate",
+          "clresample phase=intermediate", 7),
+      kernel_latency (CLR_QUALITY_DEFAULT, 0.5));
 }
 
 GST_END_TEST;

@@ -1,5 +1,5 @@
 /* clresample: the filter's shape, chosen by the user: `cutoff` (where the
- * passband ends) and `phase` (linear or minimum). Real pipelines on the
+ * passband ends) and `phase` (linear, minimum or intermediate). Real pipelines on the
  * real OpenCL device, each against the float64 reference of the filter
  * designed with those settings (clr-filter.h, clr-phase.h), and tones and
  * latencies measured through them. Kept out of test-element: the minimum-
@@ -93,11 +93,19 @@ GST_START_TEST (test_phase)
       44101, 1);
   clr_check_reference ("clresample taps=8192 phase=minimum", 8192, 0.0,
       1.0, 44100, 88200, 2);
+  clr_check_reference ("clresample phase=intermediate", 0, 0.0, 0.5, 44100,
+      48000, 2);
+  clr_check_reference ("clresample taps=8192 phase=intermediate", 8192, 0.0,
+      0.5, 44100, 88200, 2);
   d = clr_time_offset ("clresample phase=minimum quality=10", 44100,
       48000);
   fail_unless (fabs (d) <= 0.05, "minimum phase, 997 Hz: %g samples", d);
   d = clr_time_offset ("clresample phase=minimum", 48000, 44100);
   fail_unless (fabs (d) <= 0.05, "minimum phase down, 997 Hz: %g samples",
+      d);
+  d = clr_time_offset ("clresample phase=intermediate quality=10", 44100,
+      48000);
+  fail_unless (fabs (d) <= 0.05, "intermediate phase, 997 Hz: %g samples",
       d);
   /* chunk invariance: the same samples however the input is cut */
   {
@@ -131,6 +139,17 @@ GST_START_TEST (test_phase)
       "samples (%.3f ms), linear %u\n", f.lead, f.lead * 1000.0 / 44100,
       f.taps / 2);
   fail_unless (f.lead * 1000.0 / 44100 <= 1.0);
+  gst_harness_teardown (h);
+  /* intermediate: a little over half the linear filter's */
+  clr_filter_design (&f, &r, 10, 0);
+  fail_unless (clr_filter_set_phase (&f, &r, 0.5));
+  h = clr_make_harness ("clresample phase=intermediate quality=10", 44100,
+      48000, 2);
+  gst_harness_set_upstream_latency (h, 0);
+  fail_unless_equals_clocktime (gst_harness_query_latency (h),
+      gst_util_uint64_scale_int_round (f.lead, GST_SECOND, 44100));
+  fail_unless (f.lead <= 0.6 * f.taps / 2, "intermediate reaches %u ahead",
+      f.lead);
   gst_harness_teardown (h);
   /* on the FFT path a low-latency filter gets a block of 1024 frames at
    * most, so the block does not undo the phase (32768 taps a phase would

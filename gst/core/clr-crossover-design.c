@@ -5,6 +5,7 @@
 #include "clr-crossover-design.h"
 #include "clr-device.h"
 #include "clr-fft-host.h"
+#include "clr-filter.h"
 
 /* the LR magnitudes are sampled on this many points per tap at least
  * (the windowed response's error from the sampling stays far below the
@@ -12,36 +13,10 @@
 #define CLR_XO_LR_OVERSAMPLE 8u
 
 double
-clr_xo_kaiser_beta (double db)
-{
-  if (db > 50.0)
-    return 0.1102 * (db - 8.7);
-  if (db >= 21.0)
-    return 0.5842 * pow (db - 21.0, 0.4) + 0.07886 * (db - 21.0);
-  return 0.0;
-}
-
-double
 clr_xo_transition_hz (double rate, size_t taps, double stopband_db)
 {
   return taps > 1 ? MAX (stopband_db - 7.95, 0.0) * rate / (14.36 * (taps -
           1)) : rate / 2;
-}
-
-/* I0(x), the modified Bessel function of order 0, by its series */
-static double
-bessel_i0 (double x)
-{
-  double sum = 1.0, term = 1.0, q = x * x / 4.0;
-  int k;
-
-  for (k = 1; k < 1000; k++) {
-    term *= q / ((double) k * k);
-    sum += term;
-    if (term < sum * 1e-17)
-      break;
-  }
-  return sum;
 }
 
 gchar *
@@ -234,12 +209,12 @@ clr_xo_design (const ClrXoSpec * s, size_t *n_taps, GError ** error)
   len = n + max_delay;
 
   /* the Kaiser window, shared by every lowpass */
-  beta = clr_xo_kaiser_beta (s->stopband_db);
-  i0b = bessel_i0 (beta);
+  beta = clr_filter_kaiser_beta (s->stopband_db);
+  i0b = clr_bessel_i0 (beta);
   w = g_new (double, n);
   for (k = 0; k <= mid; k++) {
     double r = (double) ((gssize) k - (gssize) mid) / mid;
-    w[k] = w[n - 1 - k] = bessel_i0 (beta * sqrt (MAX (0.0, 1.0 - r * r))) /
+    w[k] = w[n - 1 - k] = clr_bessel_i0 (beta * sqrt (MAX (0.0, 1.0 - r * r))) /
         i0b;
   }
 

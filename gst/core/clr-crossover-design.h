@@ -65,9 +65,6 @@ double **clr_xo_design (const ClrXoSpec * spec, size_t *n_taps,
     GError ** error);
 void clr_xo_free (double **bands, unsigned n_bands);
 
-/* Kaiser's beta for a stopband of `db` dB. */
-double clr_xo_kaiser_beta (double db);
-
 /* The width (Hz) of LP's transition band, from Kaiser's formula:
  * (A - 7.95) rate / (14.36 (taps - 1)): the stopband is reached half of
  * it away from each crossover frequency. */

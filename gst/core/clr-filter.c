@@ -46,6 +46,15 @@ clr_bessel_i0 (double x)
   return sum;
 }
 
+double
+clr_filter_kaiser_beta (double stop_db)
+{
+  const double a = stop_db;
+
+  return a > 50.0 ? 0.1102 * (a - 8.7) :
+      a >= 21.0 ? 0.5842 * pow (a - 21.0, 0.4) + 0.07886 * (a - 21.0) : 0.0;
+}
+
 static uint32_t
 round_up4 (uint64_t n)
 {
@@ -77,8 +86,7 @@ clr_filter_design_cut (ClrFilter * f, const ClrRatio * r, int quality,
   f->stop_db = a;
   f->pass_edge = q->pass_edge;
   f->fc = 0.5 * (f_pass + f_stop);
-  f->beta = a > 50.0 ? 0.1102 * (a - 8.7) :
-      a >= 21.0 ? 0.5842 * pow (a - 21.0, 0.4) + 0.07886 * (a - 21.0) : 0.0;
+  f->beta = clr_filter_kaiser_beta (a);
   /* once, not once a tap: a million-tap design spends its time here */
   f->i0_beta = clr_bessel_i0 (f->beta);
 

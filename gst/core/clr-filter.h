@@ -92,6 +92,9 @@ double clr_filter_kernel_gain (const ClrFilter * f, const ClrRatio * r,
 /* The linear prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
 double clr_filter_eval (const ClrFilter * f, double t);
 
+/* Kaiser's window beta for a stopband of stop_db dB. */
+double clr_filter_kaiser_beta (double stop_db);
+
 /* Zeroth-order modified Bessel function of the first kind. */
 double clr_bessel_i0 (double x);
 

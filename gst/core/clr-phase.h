@@ -4,12 +4,18 @@
  * The linear-phase prototype h(t) (clr-filter.h) is sampled at G points an
  * input sample over its K input samples, and its phase replaced by the
  * cepstral method on a spectrum zero-padded to 32 times its length (at
- * most CLR_PHASE_FFT_MAX points): the log magnitude's cepstrum c, folded
- * onto positive quefrencies by alpha (c[n] (1 + alpha) for n > 0,
- * c[-n] (1 - alpha)), exponentiated back into a spectrum. alpha = 1 is
- * the minimum-phase filter of the same magnitude, 0.5 an intermediate one
- * (libsoxr's intermediate phase is the same idea), 0 the linear one. The
- * magnitude is kept: only the phase changes.
+ * most CLR_PHASE_FFT_MAX points): the log magnitude's cepstrum folded onto
+ * positive quefrencies and exponentiated back into a spectrum, the
+ * minimum-phase filter of the same magnitude (alpha = 1).
+ *
+ * The intermediate filter (alpha = 0.5) is the product of two halves: a
+ * linear design g of half h's attenuation (and CLR_PHASE_HALF_MARGIN_DB)
+ * over h's transition band, about half h's length, and the minimum-phase
+ * version of g. Its magnitude is |G|^2: h's passband edge, transition and
+ * at least h's stopband, the passband rippling as the two halves' ripples
+ * add. It reaches ahead as far as g does: a little over half the linear
+ * filter's latency, and rings before a transient only for that long and
+ * far less (the minimum-phase half rings after).
  *
  * Such a filter has no centre to align on. Its delay at low frequencies,
  * the group delay at DC (sum n h[n] / sum h[n], rounded to 1 / G of an
@@ -29,7 +35,7 @@
 G_BEGIN_DECLS
 
 /* points of the padded spectrum at most (2^22: 64 MiB of complex
- * doubles while designing) */
+ * doubles while designing, twice that for the intermediate filter) */
 #define CLR_PHASE_FFT_MAX (1u << 22)
 /* prototype points an input sample where the phases do not fall on a
  * table of at most this many (else interpolated from it, cubically: at 512
@@ -39,7 +45,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   gint refs;
-  double alpha;                 /* 1 minimum, 0.5 intermediate */
+  double alpha;                 /* 1 minimum, otherwise intermediate */
   uint32_t rate;                /* G: points an input sample */
   uint32_t taps;                /* K */
   /* h[i], i = 0 .. taps * rate - 1, the kernel g at time

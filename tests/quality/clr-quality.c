@@ -4,9 +4,9 @@
  * plotting, and in --check mode asserts the project's targets.
  *
  * Contestants:
- *   clresample:Q:FMT[:ni][:cutoff=C][:phase=minimum]
+ *   clresample:Q:FMT[:ni][:cutoff=C][:phase=minimum|intermediate]
  *                             appsrc ! clresample quality=Q [cutoff=C]
- *                             [phase=minimum] ! capsfilter ! appsink
+ *                             [phase=P] ! capsfilter ! appsink
  *   audioresample:Q:FMT[:ni]  the same with the stock element
  *   soxr:RECIPE[:min|:int][:F32LE|F64LE]
  *                             libsoxr called directly (default float64 I/O,
@@ -292,7 +292,7 @@ typedef struct
   Kind kind;
   int quality;
   double cutoff;                /* clresample's; 0: the quality's */
-  gboolean min_phase;           /* clresample phase=minimum */
+  const char *phase;            /* clresample's phase's nick; NULL linear */
   unsigned long soxr_phase;     /* libsoxr's phase flags */
   GstAudioFormat format;
   gboolean planar;
@@ -385,7 +385,7 @@ parse_contestant (const char *spec, GPtrArray * arr)
     GstAudioFormat fmt = GST_AUDIO_FORMAT_F32LE;
     gboolean planar = FALSE;
     double cutoff = 0.0;
-    gboolean min_phase = FALSE;
+    const char *phase = NULL;
     guint i;
 
     if (n >= 2 && *p[1]) {
@@ -418,7 +418,9 @@ parse_contestant (const char *spec, GPtrArray * arr)
       else if (kind == KIND_CLR && sscanf (p[i], "cutoff=%lf", &cutoff) == 1)
         continue;
       else if (kind == KIND_CLR && !strcmp (p[i], "phase=minimum"))
-        min_phase = TRUE;
+        phase = "minimum";
+      else if (kind == KIND_CLR && !strcmp (p[i], "phase=intermediate"))
+        phase = "intermediate";
       else if (strcmp (p[i], "i") && strcmp (p[i], "interleaved"))
         goto out;
     }
@@ -427,7 +429,7 @@ parse_contestant (const char *spec, GPtrArray * arr)
       c->kind = kind;
       c->quality = q;
       c->cutoff = cutoff;
-      c->min_phase = min_phase;
+      c->phase = phase;
       c->format = fmt;
       c->planar = planar;
       c->name = g_strdup_printf ("%s:%d:%s%s%s",
@@ -439,8 +441,8 @@ parse_contestant (const char *spec, GPtrArray * arr)
         g_free (c->name);
         c->name = named;
       }
-      if (min_phase) {
-        gchar *named = g_strconcat (c->name, ":phase=minimum", NULL);
+      if (phase) {
+        gchar *named = g_strconcat (c->name, ":phase=", phase, NULL);
         g_free (c->name);
         c->name = named;
       }
@@ -630,8 +632,8 @@ make_resampler (Ctx * ctx, const Contestant * c)
   g_object_set (e, "quality", c->quality, NULL);
   if (c->kind == KIND_CLR && c->cutoff > 0)
     g_object_set (e, "cutoff", c->cutoff, NULL);
-  if (c->kind == KIND_CLR && c->min_phase)
-    gst_util_set_object_arg (G_OBJECT (e), "phase", "minimum");
+  if (c->kind == KIND_CLR && c->phase)
+    gst_util_set_object_arg (G_OBJECT (e), "phase", c->phase);
   if (c->kind == KIND_CLR && ctx->device)
     g_object_set (e, "device", ctx->device, NULL);
   return e;
