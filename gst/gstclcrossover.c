@@ -127,7 +127,14 @@ struct _GstClCrossover
   guint stream_taps;            /* taps of the stream's designs */
   guint active_serial;          /* the design the stream runs */
   double transition;            /* Hz, of the stream's design; 0: none */
-  gchar *slope_taps;            /* the taps its LR points need, or NULL */
+  /* its LR points (slope_points 0: none): `slope-taps` measures them when
+   * read, and keeps the answer in slope_taps until the next design */
+  guint slope_points;
+  double *slope_freqs;
+  guint *slope_orders;
+  double slope_rate, slope_stopband;
+  guint slope_serial;           /* counts the designs run */
+  gchar *slope_taps;
   /* designs changed while playing, made on a thread of their own */
   GstClrBuilder builder;
 };
@@ -370,6 +377,8 @@ gst_cl_crossover_finalize (GObject * object)
   num_list_clear (&self->delays);
   g_free (self->slopes_text);
   g_free (self->slopes_error);
+  g_free (self->slope_freqs);
+  g_free (self->slope_orders);
   g_free (self->slope_taps);
   g_array_unref (self->orders);
   g_free (self->device_spec);
@@ -427,12 +436,55 @@ gst_cl_crossover_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* `slope-taps`: the taps each LR point of the running design needs, found
+ * by designing and measuring (clr_xo_lr_taps (): up to a second or two for
+ * low points), so only when asked and outside the object lock; NULL before
+ * a design with slopes. */
+static gchar *
+gst_cl_crossover_slope_taps (GstClCrossover * self)
+{
+  double *freqs, rate, stopband;
+  guint *orders, points, serial, i;
+  GString *t;
+
+  GST_OBJECT_LOCK (self);
+  if (self->slope_taps || !self->slope_points) {
+    gchar *known = g_strdup (self->slope_taps);
+
+    GST_OBJECT_UNLOCK (self);
+    return known;
+  }
+  points = self->slope_points;
+  freqs = g_memdup2 (self->slope_freqs, points * sizeof (double));
+  orders = g_memdup2 (self->slope_orders, points * sizeof (guint));
+  rate = self->slope_rate;
+  stopband = self->slope_stopband;
+  serial = self->slope_serial;
+  GST_OBJECT_UNLOCK (self);
+
+  t = g_string_new (NULL);
+  for (i = 0; i < points; i++)
+    g_string_append_printf (t, "%s%" G_GSIZE_FORMAT, i ? "," : "",
+        clr_xo_lr_taps (rate, freqs[i], orders[i], stopband));
+  g_free (freqs);
+  g_free (orders);
+  GST_OBJECT_LOCK (self);
+  if (serial == self->slope_serial && !self->slope_taps)
+    self->slope_taps = g_strdup (t->str);
+  GST_OBJECT_UNLOCK (self);
+  return g_string_free (t, FALSE);
+}
+
 static void
 gst_cl_crossover_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
   GstClCrossover *self = GST_CL_CROSSOVER (object);
 
+  if (prop_id == PROP_SLOPE_TAPS) {
+    g_value_take_string (value, gst_cl_crossover_slope_taps (self));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_FREQUENCIES:
@@ -443,9 +495,6 @@ gst_cl_crossover_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SLOPES:
       g_value_set_string (value, self->slopes_text);
-      break;
-    case PROP_SLOPE_TAPS:
-      g_value_set_string (value, self->slope_taps);
       break;
     case PROP_DELAYS:
       g_value_set_string (value, self->delays.text);
@@ -567,7 +616,6 @@ typedef struct
   gsize n_taps;                 /* the filters' reach: taps + the longest
                                  * delay */
   double transition;
-  gchar *slope_taps;            /* the taps each LR point needs */
   GError *error;
 } XoJob;
 
@@ -583,7 +631,6 @@ xo_job_free (gpointer data)
     clr_device_unref (job->device);
   g_free (job->freqs);
   g_free (job->orders);
-  g_free (job->slope_taps);
   g_free (job->gains);
   g_free (job->delays);
   g_clear_error (&job->error);
@@ -619,16 +666,6 @@ xo_job_build (gpointer data)
   job->n_taps = len + max_delay;
   job->transition = clr_xo_transition_hz (job->rate, job->spec.taps,
       job->spec.stopband_db);
-  if (job->orders) {
-    GString *t = g_string_new (NULL);
-    guint i;
-
-    for (i = 0; i + 1 < job->bands; i++)
-      g_string_append_printf (t, "%s%" G_GSIZE_FORMAT, i ? "," : "",
-          clr_xo_lr_taps (job->rate, job->freqs[i], job->orders[i],
-              job->spec.stopband_db));
-    job->slope_taps = g_string_free (t, FALSE);
-  }
 }
 
 /* The band filters the properties ask for, at the stream's rate, as a job:
@@ -743,16 +780,26 @@ refused:
   return NULL;
 }
 
-/* The stream's transition width and its LR points' taps, from the design
- * it runs now */
+/* The stream's transition width and its LR points, from the design it
+ * runs now */
 static void
-gst_cl_crossover_set_transition (GstClCrossover * self, double transition,
-    const gchar * slope_taps)
+gst_cl_crossover_set_transition (GstClCrossover * self, const XoJob * job)
 {
+  const guint points = job->orders ? job->bands - 1 : 0;
+
   GST_OBJECT_LOCK (self);
-  self->transition = transition;
-  g_free (self->slope_taps);
-  self->slope_taps = g_strdup (slope_taps);
+  self->transition = job->transition;
+  g_free (self->slope_freqs);
+  g_free (self->slope_orders);
+  g_clear_pointer (&self->slope_taps, g_free);
+  self->slope_points = points;
+  self->slope_freqs = points ? g_memdup2 (job->freqs, points *
+      sizeof (double)) : NULL;
+  self->slope_orders = points ? g_memdup2 (job->orders, points *
+      sizeof (guint)) : NULL;
+  self->slope_rate = job->rate;
+  self->slope_stopband = job->spec.stopband_db;
+  self->slope_serial++;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -775,7 +822,7 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
   if (conv) {
     *mix = job->mix;
     *n_taps = job->n_taps;
-    gst_cl_crossover_set_transition (self, job->transition, job->slope_taps);
+    gst_cl_crossover_set_transition (self, job);
     job->conv = NULL;
     job->mix = NULL;
   } else {
@@ -1038,7 +1085,7 @@ gst_cl_crossover_apply (GstClCrossover * self, GstBuffer * buf)
           job->n_taps, &err))
     goto failed;
   self->active_serial = job->serial;
-  gst_cl_crossover_set_transition (self, job->transition, job->slope_taps);
+  gst_cl_crossover_set_transition (self, job);
   GST_DEBUG_OBJECT (self, "new design %u: %" G_GSIZE_FORMAT " taps%s",
       job->serial, job->n_taps,
       self->parent.stream.old_conv ? ", crossfading" : "");
