@@ -1087,16 +1087,23 @@ gst_cl_resample_transform_size (GstBaseTransform * trans,
   GstAudioInfo info, oinfo;
   guint64 frames, n;
 
+  /* Every buffer's output: the stream's caps, parsed at set_caps (parsed
+   * again here, they took GLib's quark lock, on which 256 streams'
+   * threads queued for 8 % of their time on an H200) */
+  if (direction == GST_PAD_SINK && self->engine) {
+    frames = size / GST_AUDIO_INFO_BPF (&self->in_info);
+    n = gst_cl_resample_hold_this (self, frames) ? 0 :
+        clr_engine_out_frames (self->engine, self->held.frames + frames);
+    *othersize = n * GST_AUDIO_INFO_BPF (&self->out_info);
+    return TRUE;
+  }
+  /* an estimate for allocation queries */
   if (!gst_audio_info_from_caps (&info, caps)
       || !gst_audio_info_from_caps (&oinfo, othercaps))
     return FALSE;
   frames = size / GST_AUDIO_INFO_BPF (&info);
-  if (direction == GST_PAD_SINK && self->engine)
-    n = gst_cl_resample_hold_this (self, frames) ? 0 :
-        clr_engine_out_frames (self->engine, self->held.frames + frames);
-  else                          /* an estimate for allocation queries */
-    n = gst_util_uint64_scale_int_ceil (frames, GST_AUDIO_INFO_RATE (&oinfo),
-        GST_AUDIO_INFO_RATE (&info));
+  n = gst_util_uint64_scale_int_ceil (frames, GST_AUDIO_INFO_RATE (&oinfo),
+      GST_AUDIO_INFO_RATE (&info));
   *othersize = n * GST_AUDIO_INFO_BPF (&oinfo);
   return TRUE;
 }

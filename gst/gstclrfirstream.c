@@ -701,15 +701,21 @@ gst_clr_fir_stream_transform_size (GstClrFirStream * s,
 {
   GstAudioInfo info, other;
 
+  /* every buffer's output: the stream's caps as parsed at set_caps
+   * (parsed again, they take GLib's quark lock, which hundreds of
+   * streams' threads queue on) */
+  if (direction == GST_PAD_SINK && s->conv) {
+    *othersize = gst_clr_fir_stream_emitted_for (s,
+        size / GST_AUDIO_INFO_BPF (&s->in_info)) *
+        GST_AUDIO_INFO_BPF (&s->out_info);
+    return TRUE;
+  }
+  /* an estimate for allocation queries */
   if (!gst_audio_info_from_caps (&info, caps)
       || !gst_audio_info_from_caps (&other, othercaps))
     return FALSE;
-  if (direction == GST_PAD_SINK && s->conv)
-    *othersize = gst_clr_fir_stream_emitted_for (s,
-        size / GST_AUDIO_INFO_BPF (&info)) * GST_AUDIO_INFO_BPF (&other);
-  else                          /* an estimate for allocation queries */
-    *othersize = size / GST_AUDIO_INFO_BPF (&info) *
-        GST_AUDIO_INFO_BPF (&other);
+  *othersize = size / GST_AUDIO_INFO_BPF (&info) *
+      GST_AUDIO_INFO_BPF (&other);
   return TRUE;
 }
 

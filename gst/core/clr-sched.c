@@ -7,15 +7,18 @@
  * runs a batch: whichever thread finds the device with room (fewer than
  * max_running batches on it) and a ready batch, under `submitting`, so
  * one thread at a time sets kernel arguments. Who waits for it: the first
- * of its jobs' threads to get there waits on the device; the others sleep
- * on the batch's condition until it is DONE. No thread spins except the
- * one waiting on the device, and that only briefly (wait_event ()).
+ * of its jobs' threads to get there waits on the device, then sends the
+ * next batch, then wakes the others, which sleep on the batch's state
+ * until it is DONE. No thread spins except the one waiting on the
+ * device, and that only briefly (wait_event ()).
  *
- * Two locks: the scheduler's (the open batch, the queue of closed ones,
- * what runs) and each batch's own (its state from SUBMITTING on, and its
- * sleepers), taken in that order. A batch's jobs wake on its own lock, so
- * a hundred threads woken at once by a finished batch do not queue for the
- * scheduler's; releasing a job takes no lock but the last one's.
+ * One lock, the scheduler's (the open batch, the queue of closed ones,
+ * what runs), a ClrLock that spins before it sleeps (clr-sync.h). A
+ * batch's state is an atomic word from SUBMITTING on, and its jobs'
+ * threads sleep on the word itself (clr_word_wait ()): a hundred threads
+ * woken at once by a finished batch take no lock to return, and claiming
+ * the wait on the device is a compare-and-swap. Releasing a job takes no
+ * lock but the last one's.
  */
 #include <string.h>
 /* clSVMAlloc after a run-time check (clr_budget_svm_supported); queues the
@@ -26,6 +29,7 @@
 #include "clr-budget.h"
 #include "clr-hostmem.h"
 #include "clr-log.h"
+#include "clr-sync.h"
 #include "clr-tuning.h"
 
 /* Rows of the stream table a batch holds at most; a batch past it closes. */
@@ -71,15 +75,15 @@ struct _ClrSchedBatch {
                                  * raised under the scheduler's lock,
                                  * lowered atomically */
   gint readers;                 /* jobs not yet released (atomic) */
-  GMutex lock;                  /* state from SUBMITTING on, waited, status */
-  BatchState state;
+  /* BatchState; atomic from SUBMITTING on, when its jobs' threads wait
+   * on it (clr_word_wait ()); before, changed under the scheduler's lock */
+  gint state;
   gboolean overflowed;          /* closed for want of room: grow it */
-  gboolean waited;              /* a job's thread waits on `done` */
+  gint waited;                  /* a job's thread waits on `done` (CAS) */
   cl_event done;
   cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
-  cl_int status;
+  cl_int status;                /* set before the state turns DONE */
   gint64 t_submit;              /* when it was taken to the device */
-  GCond cond;
 };
 
 struct _ClrSchedKernel {
@@ -95,7 +99,7 @@ struct _ClrSched {
   cl_command_queue queues[CLR_SCHED_RUNNING_MAX];
   guint max_running;
 
-  GMutex lock;
+  ClrLock lock;
   ClrSchedBatch *open;
   GQueue closed;
   GPtrArray *idle;              /* batches to reuse */
@@ -207,8 +211,6 @@ batch_new (void)
   ClrSchedBatch *b = g_new0 (ClrSchedBatch, 1);
 
   b->jobs = g_ptr_array_new ();
-  g_mutex_init (&b->lock);
-  g_cond_init (&b->cond);
   return b;
 }
 
@@ -231,8 +233,6 @@ batch_free (ClrSched * s, ClrSchedBatch * b)
   staging_free (s, &b->out_host, &b->out_dev);
   batch_release_events (b);
   g_ptr_array_free (b->jobs, TRUE);
-  g_cond_clear (&b->cond);
-  g_mutex_clear (&b->lock);
   g_free (b);
 }
 
@@ -263,7 +263,7 @@ batch_recycle (ClrSched * s, ClrSchedBatch * b)
   b->in_used = CLR_SCHED_TABLE_BYTES;
   b->out_used = 0;
   b->writers = b->readers = 0;
-  b->state = BATCH_OPEN;
+  g_atomic_int_set (&b->state, BATCH_OPEN);
   b->waited = FALSE;
   b->status = CL_SUCCESS;
   batch_release_events (b);
@@ -459,7 +459,7 @@ submit_ready (ClrSched * s)
       s->open = NULL;
     else
       g_queue_pop_head (&s->closed);
-    b->state = BATCH_SUBMITTING;
+    g_atomic_int_set (&b->state, BATCH_SUBMITTING);
     s->running++;
     s->submitting = TRUE;
     s->batches++;
@@ -468,25 +468,23 @@ submit_ready (ClrSched * s)
     b->t_submit = g_get_monotonic_time ();
     q = s->queues[s->next_queue];
     s->next_queue = (s->next_queue + 1) % s->max_running;
-    g_mutex_unlock (&s->lock);
+    clr_unlock (&s->lock);
     status = batch_enqueue (s, b, q, &launches);
-    g_mutex_lock (&s->lock);
+    clr_lock (&s->lock);
     s->enqueue_us += g_get_monotonic_time () - b->t_submit;
     s->submitting = FALSE;
     s->launches += launches;
     if (status != CL_SUCCESS)
       s->running--;
-    g_mutex_lock (&b->lock);
     if (status != CL_SUCCESS) {
       b->status = status;
-      b->state = BATCH_DONE;
-      g_cond_broadcast (&b->cond);
+      g_atomic_int_set (&b->state, BATCH_DONE);
+      clr_word_wake (&b->state, G_MAXINT);
     } else {
       /* one of its jobs' threads takes the wait */
-      b->state = BATCH_RUNNING;
-      g_cond_signal (&b->cond);
+      g_atomic_int_set (&b->state, BATCH_RUNNING);
+      clr_word_wake (&b->state, 1);
     }
-    g_mutex_unlock (&b->lock);
   }
 }
 
@@ -560,7 +558,7 @@ sched_free (ClrSched * s)
     batch_free (s, g_ptr_array_index (s->idle, i));
   g_ptr_array_free (s->idle, TRUE);
   g_hash_table_destroy (s->kernels);
-  g_mutex_clear (&s->lock);
+  clr_lock_clear (&s->lock);
   g_mutex_clear (&s->kern_lock);
   clr_device_unref (s->dev);
   g_free (s);
@@ -579,7 +577,7 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->profile = clr_tuning_get ()->profile;
   s->max_running = CLAMP (clr_knob_or (clr_tuning_get ()->sched_depth,
           CLR_SCHED_RUNNING), 1, CLR_SCHED_RUNNING_MAX);
-  g_mutex_init (&s->lock);
+  clr_lock_init (&s->lock);
   g_mutex_init (&s->kern_lock);
   g_queue_init (&s->closed);
   s->idle = g_ptr_array_new ();
@@ -691,7 +689,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
   const size_t in = align_up (job->win_bytes), out = align_up (job->out_bytes);
   ClrSchedBatch *b;
 
-  g_mutex_lock (&s->lock);
+  clr_lock (&s->lock);
   for (;;) {
     if (!s->open)
       s->open = batch_take (s);
@@ -701,7 +699,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
       break;
     if (b->jobs->len > 0) {
       /* full: it runs as it is, and a fresh batch takes this job */
-      b->state = BATCH_CLOSED;
+      g_atomic_int_set (&b->state, BATCH_CLOSED);
       b->overflowed = TRUE;
       g_queue_push_tail (&s->closed, b);
       s->open = NULL;
@@ -710,7 +708,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
     }
     if (!batch_fit (s, b, MAX (in, (size_t) CLR_SCHED_START_BYTES),
             MAX (out, (size_t) CLR_SCHED_START_BYTES), error)) {
-      g_mutex_unlock (&s->lock);
+      clr_unlock (&s->lock);
       return FALSE;
     }
     b->in_used = CLR_SCHED_TABLE_BYTES;
@@ -725,7 +723,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
   g_ptr_array_add (b->jobs, job);
   g_atomic_int_inc (&b->writers);
   g_atomic_int_inc (&b->readers);
-  g_mutex_unlock (&s->lock);
+  clr_unlock (&s->lock);
   return TRUE;
 }
 
@@ -758,37 +756,40 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
    * last writer is done, or when the device frees a slot, whose waiter
    * looks itself) */
   if (g_atomic_int_dec_and_test (&b->writers)) {
-    g_mutex_lock (&s->lock);
+    clr_lock (&s->lock);
     submit_ready (s);
-    g_mutex_unlock (&s->lock);
+    clr_unlock (&s->lock);
   }
-  g_mutex_lock (&b->lock);
-  /* states before SUBMITTING change under the scheduler's lock only, and
-   * end in a signal under this one */
-  while (b->state != BATCH_DONE) {
-    if (b->state == BATCH_RUNNING && !b->waited) {
-      b->waited = TRUE;
-      g_mutex_unlock (&b->lock);
-      status = wait_event (b->done, b->jobs->len);
-      g_mutex_lock (&b->lock);
-      b->status = status;
-      b->state = BATCH_DONE;
-      g_cond_broadcast (&b->cond);
-      g_mutex_unlock (&b->lock);
-      g_mutex_lock (&s->lock);
-      if (status == CL_SUCCESS && b->first_cmd)
-        profile_batch (s, b);
-      s->running--;
-      s->device_us += g_get_monotonic_time () - b->t_submit;
-      submit_ready (s);
-      g_mutex_unlock (&s->lock);
-      g_mutex_lock (&b->lock);
-    } else {
-      g_cond_wait (&b->cond, &b->lock);
+  /* the states before SUBMITTING change without a wake: a sleeper wakes
+   * when the batch is taken to the device (one of them, to wait on it)
+   * or done (all) */
+  for (;;) {
+    const gint state = g_atomic_int_get (&b->state);
+
+    if (state == BATCH_DONE)
+      break;
+    if (state != BATCH_RUNNING
+        || !g_atomic_int_compare_and_exchange (&b->waited, FALSE, TRUE)) {
+      clr_word_wait (&b->state, state);
+      continue;
     }
+    status = wait_event (b->done, b->jobs->len);
+    b->status = status;
+    /* the device's next batch first: the hundred threads the wake below
+     * makes runnable would otherwise take the cores from this one, and
+     * the device would idle until it got one back (2 ms with 256 streams
+     * on 16 cores) */
+    clr_lock (&s->lock);
+    if (status == CL_SUCCESS && b->first_cmd)
+      profile_batch (s, b);
+    s->running--;
+    s->device_us += g_get_monotonic_time () - b->t_submit;
+    submit_ready (s);
+    clr_unlock (&s->lock);
+    g_atomic_int_set (&b->state, BATCH_DONE);
+    clr_word_wake (&b->state, G_MAXINT);
   }
   status = b->status;
-  g_mutex_unlock (&b->lock);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Running a batch on the device");
     return FALSE;
@@ -807,9 +808,9 @@ clr_sched_release (ClrSched * s, ClrSchedJob * job)
     return;
   /* every job has run, so the batch is DONE: the last one recycles it */
   if (g_atomic_int_dec_and_test (&b->readers)) {
-    g_mutex_lock (&s->lock);
+    clr_lock (&s->lock);
     batch_recycle (s, b);
-    g_mutex_unlock (&s->lock);
+    clr_unlock (&s->lock);
   }
   job->batch = NULL;
 }
@@ -818,12 +819,12 @@ void
 clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
     guint64 * batches)
 {
-  g_mutex_lock (&s->lock);
+  clr_lock (&s->lock);
   if (launches)
     *launches = s->launches;
   if (jobs)
     *jobs = s->jobs;
   if (batches)
     *batches = s->batches;
-  g_mutex_unlock (&s->lock);
+  clr_unlock (&s->lock);
 }
