@@ -229,7 +229,11 @@ test_room (void)
 
 /* Many threads, each a stream of many jobs of its own size, at once, on
  * every kind of staging the device offers: every output exact (how many
- * batches they shared depends on the timing, so it is only reported). */
+ * batches they shared depends on the timing, so it is only reported).
+ * Enough of them that waiters go on to wait for the batches they send
+ * (finish () in clr-sched.c), while those batches' own jobs race them:
+ * the first version of that reused a batch under its waiter and hung. */
+#define JOBS 60
 typedef struct {
   ClrSched *sched;
   ClrSchedKernel *kern;
@@ -246,7 +250,7 @@ worker_run (gpointer data)
   int n;
 
   w->ok = TRUE;
-  for (n = 0; n < 40; n++) {
+  for (n = 0; n < JOBS; n++) {
     memset (&st, 0, sizeof (st));
     st.sched = w->sched;
     st.kern = w->kern;
@@ -268,7 +272,7 @@ worker_run (gpointer data)
 static void
 test_many_threads (void)
 {
-  enum { T = 8 };
+  enum { T = 32 };
   ClrStaging stagings[3] = { CLR_STAGING_PLAIN, CLR_STAGING_PINNED,
     CLR_STAGING_SVM
   };
@@ -301,7 +305,7 @@ test_many_threads (void)
       clr_sched_kernel_unref (s, w[i].kern);
     }
     clr_sched_get_counts (s, NULL, &jobs, &batches);
-    g_assert_cmpuint (jobs - jobs0, ==, T * 40);
+    g_assert_cmpuint (jobs - jobs0, ==, T * JOBS);
     g_test_message ("staging %d: %" G_GUINT64_FORMAT " jobs in %"
         G_GUINT64_FORMAT " batches", g, jobs - jobs0, batches - batches0);
     clr_sched_unref (s);
