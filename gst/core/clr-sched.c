@@ -60,6 +60,11 @@
  * stream-seconds a second with none, 3079 and 2941 with 2, 3357 and 3547
  * with 8, 3350 and 3361 with no limit */
 #define CLR_SCHED_CHAIN 8u
+/* ... only batches of this many jobs: smaller ones come from a lighter
+ * load, where a woken sleeper finds a core at once and this thread's own
+ * stream should not wait a batch longer (256 streams' batches hold 40-90
+ * jobs, 16 streams' 3) */
+#define CLR_SCHED_CHAIN_JOBS 16u
 
 typedef enum {
   BATCH_OPEN,
@@ -775,7 +780,8 @@ batch_unref (ClrSched * s, ClrSchedBatch * b)
  * same thread waits for the batch it sent, holding a reference so that
  * the batch cannot finish and be reused under it: waking one of that
  * batch's sleepers to do it cost 450 us there, a third of a batch's time.
- * Each link delays only this thread's own stream, by a batch. */
+ * Each link delays only this thread's own stream, by a batch, and only
+ * under load (CLR_SCHED_CHAIN_JOBS). */
 static void
 finish (ClrSched * s, ClrSchedBatch * b)
 {
@@ -793,7 +799,8 @@ finish (ClrSched * s, ClrSchedBatch * b)
     s->running--;
     s->device_us += g_get_monotonic_time () - b->t_submit;
     next = submit_ready (s);
-    if (next && links < CLR_SCHED_CHAIN) {
+    if (next && links < CLR_SCHED_CHAIN
+        && next->jobs->len >= CLR_SCHED_CHAIN_JOBS) {
       g_atomic_int_inc (&next->readers);
       links++;
     } else {
