@@ -232,7 +232,9 @@ test_room (void)
  * batches they shared depends on the timing, so it is only reported).
  * Enough of them that waiters go on to wait for the batches they send
  * (finish () in clr-sched.c), while those batches' own jobs race them:
- * the first version of that reused a batch under its waiter and hung. */
+ * the first version of that reused a batch under its waiter and hung.
+ * And large windows among them, so that batches fill and close while
+ * other threads wait on them. */
 #define JOBS 60
 typedef struct {
   ClrSched *sched;
@@ -256,7 +258,9 @@ worker_run (gpointer data)
     st.kern = w->kern;
     st.scale = w->spec.scale;
     st.channels = w->spec.channels;
-    st.frames = 100 + 7 * w->id + n;
+    /* every fourth worker's windows are large: batches fill and close
+     * while other threads take places in them */
+    st.frames = w->id % 4 == 3 ? 20000 + 7 * n : 100 + 7 * w->id + n;
     st.n_out = 60 + n % 9;
     st.first_tap = n % 13;
     st.seed = 10.0f * w->id + n;
