@@ -783,7 +783,7 @@ refused:
 /* The stream's transition width and its LR points, from the design it
  * runs now */
 static void
-gst_cl_crossover_set_transition (GstClCrossover * self, const XoJob * job)
+gst_cl_crossover_note_design (GstClCrossover * self, const XoJob * job)
 {
   const guint points = job->orders ? job->bands - 1 : 0;
 
@@ -822,7 +822,7 @@ gst_cl_crossover_build (GstClCrossover * self, guint bands, ClrXoMix ** mix,
   if (conv) {
     *mix = job->mix;
     *n_taps = job->n_taps;
-    gst_cl_crossover_set_transition (self, job);
+    gst_cl_crossover_note_design (self, job);
     job->conv = NULL;
     job->mix = NULL;
   } else {
@@ -1085,7 +1085,7 @@ gst_cl_crossover_apply (GstClCrossover * self, GstBuffer * buf)
           job->n_taps, &err))
     goto failed;
   self->active_serial = job->serial;
-  gst_cl_crossover_set_transition (self, job);
+  gst_cl_crossover_note_design (self, job);
   GST_DEBUG_OBJECT (self, "new design %u: %" G_GSIZE_FORMAT " taps%s",
       job->serial, job->n_taps,
       self->parent.stream.old_conv ? ", crossfading" : "");

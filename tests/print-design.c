@@ -9,7 +9,22 @@
 #include <string.h>
 #include <glib.h>
 #include "clr-filter.h"
-#include "clr-phase.h"
+
+/* f's kernel's largest distance from unity in its passband (*pass) and
+ * largest gain from the lower Nyquist frequency, `top` cycles an input
+ * sample, to four times it (*stop) */
+static void
+measure (const ClrFilter * f, const ClrRatio * r, double top, double *pass,
+    double *stop)
+{
+  double freq;
+
+  *pass = *stop = 0.0;
+  for (freq = 0.0; freq < top * f->pass_edge; freq += top / 97.0)
+    *pass = MAX (*pass, fabs (clr_filter_kernel_gain (f, r, freq) - 1.0));
+  for (freq = top * 1.001; freq < 4.0 * top; freq += top / 53.0)
+    *stop = MAX (*stop, clr_filter_kernel_gain (f, r, freq));
+}
 
 static int
 print_phase (const char *arg)
@@ -23,7 +38,7 @@ print_phase (const char *arg)
   int q;
   ClrRatio r;
   ClrFilter lin;
-  double freq, top, pass_lin = 0, stop_lin = 0;
+  double top, pass_lin, stop_lin;
 
   if (sscanf (arg, "%u:%u:%u:%d", &in, &out, &taps, &q) != 4) {
     fprintf (stderr, "--phase IN:OUT:TAPS:QUALITY\n");
@@ -32,11 +47,7 @@ print_phase (const char *arg)
   clr_ratio_init (&r, in, out);
   clr_filter_design (&lin, &r, q, taps);
   top = 0.5 * (r.I < r.D ? (double) r.I / r.D : 1.0);
-  for (freq = 0.0; freq < top * lin.pass_edge; freq += top / 97.0)
-    pass_lin = MAX (pass_lin, fabs (
-            clr_filter_kernel_gain (&lin, &r, freq) - 1.0));
-  for (freq = top * 1.001; freq < 4.0 * top; freq += top / 53.0)
-    stop_lin = MAX (stop_lin, clr_filter_kernel_gain (&lin, &r, freq));
+  measure (&lin, &r, top, &pass_lin, &stop_lin);
   printf ("%u -> %u Hz, quality %d, %u taps a phase (I = %" G_GUINT64_FORMAT
       "): linear reaches %u input samples ahead (%.3f ms); passband error "
       "%.2e, stopband peak (Nyquist to 4x it) %.1f dB\n", in, out, q,
@@ -44,7 +55,7 @@ print_phase (const char *arg)
       20.0 * log10 (stop_lin));
   for (k = 0; k < G_N_ELEMENTS (phases); k++) {
     ClrFilter f = lin;
-    double pass = 0, stop = 0;
+    double pass, stop;
     gint64 t0 = g_get_monotonic_time ();
 
     if (!clr_filter_set_phase (&f, &r, phases[k].alpha)) {
@@ -52,10 +63,7 @@ print_phase (const char *arg)
       return 1;
     }
     t0 = g_get_monotonic_time () - t0;
-    for (freq = 0.0; freq < top * lin.pass_edge; freq += top / 97.0)
-      pass = MAX (pass, fabs (clr_filter_kernel_gain (&f, &r, freq) - 1.0));
-    for (freq = top * 1.001; freq < 4.0 * top; freq += top / 53.0)
-      stop = MAX (stop, clr_filter_kernel_gain (&f, &r, freq));
+    measure (&f, &r, top, &pass, &stop);
     printf ("%s: designed in %.2f s, reaches %u input samples ahead "
         "(%.3f ms), compensated delay %.3f samples; passband error %.2e, "
         "stopband peak %.1f dB\n", phases[k].name, t0 / 1e6, f.lead,

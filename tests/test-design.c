@@ -55,6 +55,29 @@ test_filter_cutoff (void)
               * 1.001)), <, -q.stop_db);
 }
 
+/* The largest distance from unity of f's kernel in its passband, and its
+ * largest gain from the Nyquist frequency to four times it, for r up (the
+ * lower Nyquist at 0.5 cycles an input sample). */
+static double
+passband_error (const ClrFilter * f, const ClrRatio * r)
+{
+  double freq, worst = 0.0;
+
+  for (freq = 0.0; freq < 0.5 * f->pass_edge; freq += 0.013)
+    worst = MAX (worst, fabs (clr_filter_kernel_gain (f, r, freq) - 1.0));
+  return worst;
+}
+
+static double
+stopband_peak (const ClrFilter * f, const ClrRatio * r)
+{
+  double freq, peak = 0.0;
+
+  for (freq = 0.5 * 1.001; freq < 2.0; freq += 0.0371)
+    peak = MAX (peak, clr_filter_kernel_gain (f, r, freq));
+  return peak;
+}
+
 /* Minimum phase keeps the linear filter's magnitude: its passband within
  * 5e-6 of unity (the linear one's ripple is the stopband's) and, within
  * 1 dB, the same stopband; it reaches only a few samples ahead (its
@@ -71,8 +94,8 @@ test_filter_phase (void)
   for (qi = 0; qi < G_N_ELEMENTS (qualities); qi++) {
     ClrFilter lin, min;
     ClrPhaseProto *pm;
-    double stop_lin = 0, stop_min = 0, ripple, worst = 0;
-    double e_lin = 0, e_min = 0, tot_lin = 0, tot_min = 0, freq;
+    double stop_lin, stop_min, ripple, worst;
+    double e_lin = 0, e_min = 0, tot_lin = 0, tot_min = 0;
     int64_t n, len;
 
     clr_filter_design (&lin, &r, qualities[qi], 0);
@@ -81,13 +104,9 @@ test_filter_phase (void)
     pm = clr_phase_proto_get (&min, clr_phase_rate (r.I), 1.0);
     g_assert_nonnull (pm);
     ripple = pow (10.0, -lin.stop_db / 20.0);
-    for (freq = 0.0; freq < 0.5 * lin.pass_edge; freq += 0.013)
-      worst = MAX (worst, fabs (
-          clr_filter_kernel_gain (&min, &r, freq) - 1.0));
-    for (freq = 0.5 * 1.001; freq < 2.0; freq += 0.0371) {
-      stop_lin = MAX (stop_lin, clr_filter_kernel_gain (&lin, &r, freq));
-      stop_min = MAX (stop_min, clr_filter_kernel_gain (&min, &r, freq));
-    }
+    worst = passband_error (&min, &r);
+    stop_lin = stopband_peak (&lin, &r);
+    stop_min = stopband_peak (&min, &r);
     /* partial energies from the kernel's start on */
     len = (int64_t) lin.taps * r.I;
     for (n = 0; n < len; n++) {
@@ -133,7 +152,7 @@ test_filter_intermediate (void)
   clr_ratio_init (&r, 44100, 48000);
   for (qi = 0; qi < G_N_ELEMENTS (qualities); qi++) {
     ClrFilter lin, mid;
-    double stop_lin = 0, stop_mid = 0, worst = 0, ripple, freq;
+    double stop_lin, stop_mid, worst, ripple;
 
     clr_filter_design (&lin, &r, qualities[qi], 0);
     mid = lin;
@@ -141,13 +160,9 @@ test_filter_intermediate (void)
     /* the halves' ripples add: Kaiser's is a little over its stopband's,
      * and the cepstral design adds a few 1e-6 (minimum phase above) */
     ripple = 2.5 * pow (10.0, -(lin.stop_db / 2.0 + 10.0) / 20.0) + 5e-6;
-    for (freq = 0.0; freq < 0.5 * lin.pass_edge; freq += 0.013)
-      worst = MAX (worst, fabs (
-          clr_filter_kernel_gain (&mid, &r, freq) - 1.0));
-    for (freq = 0.5 * 1.001; freq < 2.0; freq += 0.0371) {
-      stop_lin = MAX (stop_lin, clr_filter_kernel_gain (&lin, &r, freq));
-      stop_mid = MAX (stop_mid, clr_filter_kernel_gain (&mid, &r, freq));
-    }
+    worst = passband_error (&mid, &r);
+    stop_lin = stopband_peak (&lin, &r);
+    stop_mid = stopband_peak (&mid, &r);
     g_test_message ("quality %d: intermediate phase reaches %u samples "
         "ahead (linear %u), delay %.3f; passband off by %.2e at most "
         "(bound %.2e); stopband %.1f dB (linear %.1f)", qualities[qi],

@@ -89,15 +89,25 @@ lowpass (double *h, const double *w, size_t n, double fc_norm)
     h[k] /= sum;
 }
 
+/* H_0 ... H_{points-1} at f Hz: what the highpasses of an LR tree's first
+ * `points` crossover points let through */
+static double
+lr_through (const ClrXoSpec * s, unsigned points, double f)
+{
+  double through = 1.0;
+  unsigned j;
+
+  for (j = 0; j < points && j < s->n_freqs; j++)
+    through *= 1.0 - 1.0 / (1.0 + pow (fabs (f) / s->freqs[j],
+            s->orders[j]));
+  return through;
+}
+
 double
 clr_xo_lr_target (const ClrXoSpec * s, unsigned band, double f)
 {
-  double through = 1.0;         /* H_0 ... H_{band-1} */
-  unsigned j;
+  const double through = lr_through (s, band, f);
 
-  for (j = 0; j < band && j < s->n_freqs; j++)
-    through *= 1.0 - 1.0 / (1.0 + pow (fabs (f) / s->freqs[j],
-            s->orders[j]));
   if (band >= s->n_freqs)
     return through;
   return through / (1.0 + pow (fabs (f) / s->freqs[band], s->orders[band]));
@@ -116,13 +126,7 @@ lowpass_lr (double *h, const double *w, size_t n, const ClrXoSpec * s,
   size_t k;
 
   for (k = 0; k <= grid / 2; k++) {
-    const double f = (double) k * s->rate / grid;
-    double through = 1.0;
-    unsigned j;
-
-    for (j = 0; j <= b; j++)
-      through *= 1.0 - 1.0 / (1.0 + pow (f / s->freqs[j], s->orders[j]));
-    mag[k] = 1.0 - through;
+    mag[k] = 1.0 - lr_through (s, b + 1, (double) k * s->rate / grid);
     if (k > 0 && k < grid / 2)
       mag[grid - k] = mag[k];
   }
@@ -214,8 +218,8 @@ clr_xo_design (const ClrXoSpec * s, size_t *n_taps, GError ** error)
   w = g_new (double, n);
   for (k = 0; k <= mid; k++) {
     double r = (double) ((gssize) k - (gssize) mid) / mid;
-    w[k] = w[n - 1 - k] = clr_bessel_i0 (beta * sqrt (MAX (0.0, 1.0 - r * r))) /
-        i0b;
+    w[k] = w[n - 1 - k] =
+        clr_bessel_i0 (beta * sqrt (MAX (0.0, 1.0 - r * r))) / i0b;
   }
 
   out = g_new0 (double *, bands);

@@ -1,6 +1,5 @@
 /* clresample: filter design. See clr-filter.h. */
 #include <math.h>
-#include <string.h>
 #include "clr-filter.h"
 #include "clr-phase.h"
 

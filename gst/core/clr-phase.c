@@ -142,8 +142,8 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
   const double pre_floor = pow (10.0, -(f->stop_db + CLR_PHASE_PRE_MARGIN_DB)
       / 10.0);
   ClrPhaseProto *p;
-  double *z, sum = 0.0, moment = 0.0, total = 0.0, acc, peak = 0.0;
-  size_t n_fft = 2, i, q, at_peak = 0;
+  double *z, sum = 0.0, moment = 0.0, total = 0.0, acc;
+  size_t n_fft = 2, i, q;
   int64_t d, s0;
 
   while (n_fft < 32 * len && n_fft < CLR_PHASE_FFT_MAX)
@@ -174,10 +174,6 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
     sum += h;
     moment += (double) t * h;
     total += h * h;
-    if (fabs (h) > peak) {
-      peak = fabs (h);
-      at_peak = i;
-    }
   }
   d = (int64_t) llround (moment / sum);
   /* the samples before 0 worth keeping */
@@ -209,14 +205,6 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
     p->h[i] = n > -(int64_t) (n_fft / 2) && n < (int64_t) (n_fft / 2) ?
         z[(size_t) ((n + (int64_t) n_fft) % (int64_t) n_fft)] : 0.0;
   }
-  /* what comes before the peak (at the prototype's rate) */
-  acc = 0.0;
-  for (i = 0; i < at_peak; i++) {
-    const int64_t t = (int64_t) i - (int64_t) len;
-    const double h = z[(size_t) ((t + (int64_t) n_fft) % (int64_t) n_fft)];
-    acc += h * h;
-  }
-  p->pre_energy_db = 10.0 * log10 (MAX (acc / total, 1e-300));
   g_free (z);
   return p;
 }

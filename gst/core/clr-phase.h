@@ -55,7 +55,6 @@ typedef struct {
   uint32_t lead;                /* input samples the kernel reaches ahead */
   double delay;                 /* the compensated low-frequency delay,
                                  * input samples (<= lead) */
-  double pre_energy_db;         /* energy before the peak, over all */
   /* the key: what was designed */
   double fc, beta, half_width;
 } ClrPhaseProto;
