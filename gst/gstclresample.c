@@ -75,18 +75,16 @@ GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
 GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
 
 /* Input held back for one launch: at most half a second of it (and at most
- * CLR_HOLD_MAX_BYTES), and only while buffers arrive at least
- * CLR_HOLD_MIN_SPEED times faster than real time (see
- * gst_cl_resample_may_hold()). Measured on the 2-core CPU through PoCL,
- * 1024-frame buffers, 44.1 -> 48 kHz: 0.1 s batches run at 1.0x
- * audioresample quality=10's speed, 0.2 s at 1.35x, 0.5 s at 1.7-1.9x
- * (docs/performance.md). */
+ * CLR_HOLD_MAX_BYTES), and only while the input runs CLR_HOLD_AHEAD or
+ * more ahead of the pipeline clock (see gst_cl_resample_may_hold()).
+ * Measured on the 2-core CPU through PoCL, 1024-frame buffers, 44.1 -> 48
+ * kHz: 0.1 s batches run at 1.0x audioresample quality=10's speed, 0.2 s
+ * at 1.35x, 0.5 s at 1.7-1.9x (docs/performance.md). */
 #define CLR_HOLD_PER_SECOND 2
 #define CLR_HOLD_MAX_BYTES (8u << 20)
-#define CLR_HOLD_MIN_SPEED 4
-/* ... and only while the input runs this far ahead of the pipeline clock:
- * then holding half a second delays nothing anyone waits for. */
-#define CLR_HOLD_AHEAD GST_SECOND
+/* ... from this lead over the clock on (and never more than half the
+ * lead: gst_cl_resample_hold_target ()) */
+#define CLR_HOLD_AHEAD (GST_SECOND / 2)
 /* Input kept on the host for a successor filter: 80 Ki frames of stereo
  * F32 are 0.6 MiB; past 16 MiB (64 channels of F32 at 64 Ki frames) the
  * longest filters join a stream with less history than they read, the
@@ -297,6 +295,7 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
   trans_class->passthrough_on_same_caps = TRUE;
 }
 
+static void gst_cl_resample_drop_sent (GstClResample * self);
 static void gst_cl_resample_job_build (gpointer job);
 static void gst_cl_resample_job_free (gpointer job);
 
@@ -438,6 +437,7 @@ gst_cl_resample_stop (GstBaseTransform * trans)
 
   /* a change still being built belongs to this run */
   gst_clr_builder_cancel (&self->builder);
+  gst_cl_resample_drop_sent (self);
   g_clear_pointer (&self->engine, clr_engine_free);
   gst_cl_resample_publish_latency (self);
   gst_clr_input_batch_clear (&self->held);
@@ -537,13 +537,13 @@ gst_cl_resample_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
 static void
 gst_cl_resample_reset_stream (GstClResample * self)
 {
+  gst_cl_resample_drop_sent (self);
   if (self->engine)
     clr_engine_reset (self->engine);
   gst_clr_run_reset (&self->run);
   /* a change being built continues the run before: not this one */
   self->run_serial++;
   gst_clr_input_batch_clear (&self->held);
-  self->arrivals = 0;
   self->may_hold = FALSE;
   self->join_frame = G_MAXUINT64;
 }
@@ -573,14 +573,19 @@ gst_cl_resample_alloc_output (GstClResample * self, gsize n)
   return gst_clr_alloc_output (GST_BASE_TRANSFORM (self), &self->out_info, n);
 }
 
-/* Frames the batch may grow to before it is converted. */
+/* Frames the batch may grow to before it is converted: half a second,
+ * and no more than half the lead the stream has over the clock (whatever
+ * waits downstream still has the other half when the held input comes). */
 static gsize
 gst_cl_resample_hold_target (GstClResample * self)
 {
-  gsize by_time = GST_AUDIO_INFO_RATE (&self->in_info) / CLR_HOLD_PER_SECOND;
+  const gint rate = GST_AUDIO_INFO_RATE (&self->in_info);
+  gsize by_time = rate / CLR_HOLD_PER_SECOND;
   gsize by_size = CLR_HOLD_MAX_BYTES / GST_AUDIO_INFO_BPF (&self->in_info);
+  gsize by_lead = gst_util_uint64_scale_int (self->lead / 2, rate,
+      GST_SECOND);
 
-  return MAX (1, MIN (by_time, by_size));
+  return MAX (1, MIN (MIN (by_time, by_size), by_lead));
 }
 
 /* Whether the buffer in hand, of `frames` frames, joins the held batch
@@ -650,12 +655,116 @@ gst_cl_resample_push_out (GstClResample * self, const void *const *in,
   return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
 }
 
+/* Waits for the output of held input on the device, if any, and pushes
+ * it: before any later output of the element. */
+static GstFlowReturn
+gst_cl_resample_push_sent (GstClResample * self)
+{
+  GstBuffer *buf = self->sent;
+  GError *err = NULL;
+  gboolean ok;
+
+  if (!buf)
+    return GST_FLOW_OK;
+  self->sent = NULL;
+  ok = clr_engine_receive (self->engine, &err);
+  gst_clr_edge_unmap (&self->out_edge, &self->sent_map);
+  if (!ok) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("OpenCL resampling failed on '%s'",
+            clr_device_get_name (self->device)), ("%s", err->message));
+    g_error_free (err);
+    return gst_cl_resample_note_flow (self, GST_FLOW_ERROR);
+  }
+  GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " frames of held input, sent, at %"
+      GST_TIME_FORMAT, gst_buffer_get_size (buf) /
+      GST_AUDIO_INFO_BPF (&self->out_info),
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  return gst_cl_resample_note_flow (self,
+      gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf));
+}
+
+/* The output of held input on the device is not wanted (a flush, a stop):
+ * its job ends, its buffer goes. */
+static void
+gst_cl_resample_drop_sent (GstClResample * self)
+{
+  if (!self->sent)
+    return;
+  if (self->engine)
+    clr_engine_receive (self->engine, NULL);
+  gst_clr_edge_unmap (&self->out_edge, &self->sent_map);
+  gst_clear_buffer (&self->sent);
+}
+
+/* Whether the buffer in hand, of `frames` frames, completes held input that
+ * goes to the device without this thread waiting for it
+ * (gst_cl_resample_send_held ()). The held input's criteria say that
+ * nothing downstream waits on each buffer; the streaming thread then goes
+ * on to gather the next batch while the device converts this one, instead
+ * of sleeping until it is done (256 streams on 16 cores: half of their
+ * threads' time). Its output is pushed at the next batch, or before
+ * anything else that leaves the element. */
+static gboolean
+gst_cl_resample_send_this (GstClResample * self, gsize frames)
+{
+  return self->may_hold && self->held.frames > 0
+      && clr_engine_can_send (self->engine, self->held.frames + frames);
+}
+
+/* The held input and `frames` more to the device (clr_engine_send ()) into
+ * a buffer of their own, stamped now, pushed by
+ * gst_cl_resample_push_sent (). */
+static GstFlowReturn
+gst_cl_resample_send_held (GstClResample * self, void *const *planes,
+    gsize frames)
+{
+  void *in[CLR_CHANNELS_MAX];
+  GError *err = NULL;
+  GstBuffer *buf;
+  guint64 first = clr_engine_get_out_total (self->engine);
+  size_t n, got = 0;
+  gboolean ok;
+
+  gst_clr_input_batch_append (&self->held, planes, frames);
+  gst_clr_input_batch_planes (&self->held, in);
+  n = clr_engine_out_frames (self->engine, self->held.frames);
+  buf = gst_cl_resample_alloc_output (self, n);
+  if (!gst_clr_edge_map (&self->out_edge, &self->sent_map, buf,
+          GST_MAP_WRITE)) {
+    gst_buffer_unref (buf);
+    gst_clr_input_batch_clear (&self->held);
+    return gst_clr_map_failed (GST_ELEMENT (self));
+  }
+  ok = clr_engine_send (self->engine, (const void *const *) in,
+      self->held.frames, self->sent_map.planes, &got, &err);
+  gst_clr_input_batch_clear (&self->held);
+  if (!ok) {
+    gst_clr_edge_unmap (&self->out_edge, &self->sent_map);
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("OpenCL resampling failed on '%s'",
+            clr_device_get_name (self->device)), ("%s", err->message));
+    g_error_free (err);
+    return GST_FLOW_ERROR;
+  }
+  g_assert (got == n);
+  gst_cl_resample_stamp (self, buf, first, n);
+  self->sent = buf;
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_cl_resample_flush_held (GstClResample * self)
 {
   void *in[CLR_CHANNELS_MAX];
-  GstFlowReturn ret;
+  GstFlowReturn ret = gst_cl_resample_push_sent (self);
 
+  if (ret != GST_FLOW_OK) {
+    gst_clr_input_batch_clear (&self->held);
+    return ret;
+  }
   if (!self->engine || self->held.frames == 0)
     return GST_FLOW_OK;
   gst_clr_input_batch_planes (&self->held, in);
@@ -1092,7 +1201,8 @@ gst_cl_resample_transform_size (GstBaseTransform * trans,
    * threads queued for 8 % of their time on an H200) */
   if (direction == GST_PAD_SINK && self->engine) {
     frames = size / GST_AUDIO_INFO_BPF (&self->in_info);
-    n = gst_cl_resample_hold_this (self, frames) ? 0 :
+    n = gst_cl_resample_hold_this (self, frames)
+        || gst_cl_resample_send_this (self, frames) ? 0 :
         clr_engine_out_frames (self->engine, self->held.frames + frames);
     *othersize = n * GST_AUDIO_INFO_BPF (&self->out_info);
     return TRUE;
@@ -1108,12 +1218,11 @@ gst_cl_resample_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* Runs before basetransform sizes the output buffer: a discontinuity drains
- * the old run here, so the new run's output size is what gets allocated. */
-/* Whether the buffer's running time is CLR_HOLD_AHEAD or more ahead of the
- * pipeline clock's. A real-time producer's buffers never get that far
- * ahead, even when a stall (a first kernel build, a busy machine) let many
- * of them queue up and arrive at once; a file conversion soon does. */
+/* How far the buffer's running time is ahead of the pipeline clock's
+ * (0: not ahead, or no clock to tell), into self->lead; TRUE if that is
+ * CLR_HOLD_AHEAD or more. A real-time producer's buffers never get that
+ * far ahead, even when a stall (a first kernel build, a busy machine) let
+ * many of them queue up and arrive at once; a file conversion soon does. */
 static gboolean
 gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
 {
@@ -1121,8 +1230,8 @@ gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   GstClockTime pts = GST_BUFFER_PTS (buf), running, now, base;
   GstClock *clock;
-  gboolean ahead = FALSE;
 
+  self->lead = 0;
   if (!GST_CLOCK_TIME_IS_VALID (pts) || segment->format != GST_FORMAT_TIME
       || GST_STATE (element) != GST_STATE_PLAYING)
     return FALSE;
@@ -1132,28 +1241,30 @@ gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
     return FALSE;
   now = gst_clock_get_time (clock);
   base = gst_element_get_base_time (element);
-  ahead = now >= base && running > now - base + CLR_HOLD_AHEAD;
+  if (now >= base && running > now - base)
+    self->lead = running - (now - base);
   gst_object_unref (clock);
-  return ahead;
+  return self->lead >= CLR_HOLD_AHEAD;
 }
 
 /* Whether the buffer in hand may join the held batch. Holding pays only
  * where nobody waits on each buffer: never in a live pipeline (the added
- * delay would be latency), and only while input arrives at least
- * CLR_HOLD_MIN_SPEED times faster than real time and is CLR_HOLD_AHEAD
- * ahead of the clock (file conversion, a sink that does not sync). A
- * player is paced by its sink, a real-time appsrc by its producer: their
- * buffers are converted one by one, as they come. */
+ * delay would be latency), and only while the input is CLR_HOLD_AHEAD
+ * ahead of the clock (file conversion, a sink that does not sync, a deep
+ * queue before one that does). A player is paced by its sink, a real-time
+ * appsrc by its producer: their buffers never run that far ahead, even
+ * when a stall let many queue up and arrive at once, and they are
+ * converted one by one, as they come.
+ *
+ * No test of the arrival speed besides: under load (256 streams on 16
+ * cores, 64 on 2) a stream's thread runs in bursts, and one that had run
+ * ahead often looked slow over its last buffers. Streams then took up
+ * holding in waves, seconds apart, converting buffer by buffer meanwhile
+ * (4 of 5 of the jobs of 30 s streams). */
 static gboolean
 gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  const guint slot = self->arrivals % CLR_HOLD_WINDOW;
-  gint64 now = g_get_monotonic_time (), wall;
-  gint rate = GST_AUDIO_INFO_RATE (&self->in_info);
-  guint64 frames = 0;
-  gboolean fast = FALSE;
-  guint i;
 
   if (!GST_AUDIO_INFO_IS_VALID (&self->in_info) || !self->engine)
     return FALSE;
@@ -1165,39 +1276,26 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
     if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
       gst_query_parse_latency (query, &self->upstream_live, NULL, NULL);
     gst_query_unref (query);
-    self->arrivals = 0;
   }
-  /* Fast: the last CLR_HOLD_WINDOW buffers' audio lasted
-   * CLR_HOLD_MIN_SPEED times longer than the wall time from the first's
-   * arrival to this one's. Over a window, not a single gap: buffers that
-   * queued up behind a stall of a real-time producer's stream come back to
-   * back, and up to a window's worth of them (16 buffers: 370 ms at 1024
-   * frames and 44.1 kHz) the window still spans the stall. Not over the
-   * whole run: a file conversion is to hold again soon after a stall of its
-   * own (PoCL compiles a kernel anew for the first launch of each size). */
-  if (self->arrivals >= CLR_HOLD_WINDOW) {
-    for (i = 0; i < CLR_HOLD_WINDOW; i++)
-      frames += self->arrival_frames[i];
-    wall = MAX (now - self->arrival[slot], 0);
-    fast = frames * G_USEC_PER_SEC > (guint64) wall * rate *
-        CLR_HOLD_MIN_SPEED;
-  }
-  self->arrival[slot] = now;
-  self->arrival_frames[slot] = gst_buffer_get_size (buf) /
-      GST_AUDIO_INFO_BPF (&self->in_info);
-  self->arrivals++;
-  return fast && !self->upstream_live
+  return !self->upstream_live
       && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)
       && gst_cl_resample_ahead_of_clock (self, buf);
 }
 
+/* Runs before basetransform sizes the output buffer: a discontinuity drains
+ * the old run here, so the new run's output size is what gets allocated. */
 static void
 gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
   gboolean changed;
 
+  changed = self->may_hold;
   self->may_hold = gst_cl_resample_may_hold (self, buf);
+  if (changed != self->may_hold)
+    GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT, self->may_hold ?
+        "holding input" : "converting buffer by buffer",
+        GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
   GST_OBJECT_LOCK (self);
   changed = self->props_changed;
   GST_OBJECT_UNLOCK (self);
@@ -1249,6 +1347,19 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_clr_input_batch_append (&self->held, in_ab.planes, in_frames);
     gst_clr_edge_unmap (&self->in_edge, &in_ab);
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  /* the output still on the device comes first */
+  if (G_UNLIKELY (gst_cl_resample_push_sent (self) != GST_FLOW_OK)) {
+    gst_clr_edge_unmap (&self->in_edge, &in_ab);
+    gst_clr_input_batch_clear (&self->held);
+    return gst_clr_run_take_flow (&self->run);
+  }
+  if (gst_cl_resample_send_this (self, in_frames)) {
+    GstFlowReturn ret = gst_cl_resample_send_held (self, in_ab.planes,
+        in_frames);
+
+    gst_clr_edge_unmap (&self->in_edge, &in_ab);
+    return ret == GST_FLOW_OK ? GST_BASE_TRANSFORM_FLOW_DROPPED : ret;
   }
   if (gap && !clr_engine_is_silent (self->engine)) {
     guint64 need = clr_engine_silence_needed (self->engine);

@@ -13,8 +13,6 @@
 
 G_BEGIN_DECLS
 
-/* input buffers over which the arrival speed is measured */
-#define CLR_HOLD_WINDOW 16
 
 #define GST_TYPE_CL_RESAMPLE (gst_cl_resample_get_type ())
 /* The filter's phase (the `phase` property). */
@@ -80,11 +78,12 @@ struct _GstClResample
    * to be converted in one launch (gstclrinputbatch.h) */
   GstClrInputBatch held;
   gboolean upstream_live;       /* asked at the start of each run */
-  /* the last CLR_HOLD_WINDOW inputs: monotonic us of arrival, frames */
-  gint64 arrival[CLR_HOLD_WINDOW];
-  gsize arrival_frames[CLR_HOLD_WINDOW];
-  guint arrivals;               /* inputs since the run started */
+  GstClockTime lead;            /* the buffer in hand's, over the clock */
   gboolean may_hold;            /* the buffer in hand may join the batch */
+  /* the output of held input still on the device (clr_engine_send ()),
+   * mapped for the engine, stamped; pushed before any later output */
+  GstBuffer *sent;
+  GstAudioBuffer sent_map;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (clresample);

@@ -21,6 +21,7 @@
  * lock but the last one's.
  */
 #include <string.h>
+#include <time.h>
 /* clSVMAlloc after a run-time check (clr_budget_svm_supported); queues the
  * 1.2 way, which every device takes */
 #define CL_TARGET_OPENCL_VERSION 200
@@ -96,6 +97,9 @@ struct _ClrSchedBatch {
   gint state;
   gboolean overflowed;          /* closed for want of room: grow it */
   gint waited;                  /* a job's thread waits on `done` (CAS) */
+  gint unattended;              /* a job's thread will not wait for it
+                                 * soon (clr_sched_send ()): the device's
+                                 * thread does */
   cl_event done;
   cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
   cl_int status;                /* set before the state turns DONE */
@@ -129,9 +133,22 @@ struct _ClrSched {
   gboolean profile;             /* CLRESAMPLE_PROFILE: the device's times */
   guint64 queued_ns, busy_ns;   /* first command queued -> started, and
                                  * started -> last one ended */
+  /* enqueuing's wall time by step (uploads, launches, download, flush),
+   * and the enqueuing thread's own CPU time: the rest it waited for a
+   * core or a lock (one submitter at a time: no lock needed) */
+  guint64 step_us[4], enqueue_cpu_us;
 
   GMutex kern_lock;
   GHashTable *kernels;          /* key -> ClrSchedKernel */
+
+  /* The device's thread, started by the first unattended batch: it waits
+   * for the batches that no job's thread waits for, so that they finish
+   * and the next ones go. `attend` (under the lock) holds a reference to
+   * each; attend_word counts pushes, the thread sleeps on it. */
+  GThread *attendant;
+  GQueue attend;
+  gint attend_word;
+  gboolean quit;                /* under the lock */
 };
 
 static GMutex registry_lock;
@@ -281,6 +298,7 @@ batch_recycle (ClrSched * s, ClrSchedBatch * b)
   b->writers = b->readers = 0;
   g_atomic_int_set (&b->state, BATCH_OPEN);
   b->waited = FALSE;
+  b->unattended = FALSE;
   b->status = CL_SUCCESS;
   batch_release_events (b);
   g_ptr_array_add (s->idle, b);
@@ -360,6 +378,29 @@ by_kernel (gconstpointer a, gconstpointer b)
   return x->kern < y->kern ? -1 : x->kern > y->kern;
 }
 
+/* CLRESAMPLE_PROFILE: the time since *t to step i of enqueuing. */
+static void
+profile_step (ClrSched * s, guint i, gint64 * t)
+{
+  gint64 now;
+
+  if (!s->profile)
+    return;
+  now = g_get_monotonic_time ();
+  s->step_us[i] += now - *t;
+  *t = now;
+}
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
 /* The table (jobs of one kernel side by side), the upload, a launch per
  * kernel, the download: all enqueued, `done` the last command's event. */
 static cl_int
@@ -371,6 +412,7 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   cl_event last = NULL, *first_ev = s->profile ? &b->first_cmd : NULL;
   cl_int status = CL_SUCCESS;
   guint i, first, n = b->jobs->len;
+  gint64 t = s->profile ? g_get_monotonic_time () : 0;
 
   g_ptr_array_sort (b->jobs, by_kernel);
   for (i = 0; i < n; i++) {
@@ -388,6 +430,7 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
           CLR_SCHED_TABLE_BYTES, b->in_used - CLR_SCHED_TABLE_BYTES,
           b->in_host + CLR_SCHED_TABLE_BYTES, 0, NULL, NULL);
   }
+  profile_step (s, 0, &t);
   for (first = 0; first < n && status == CL_SUCCESS;) {
     ClrSchedJob *job = g_ptr_array_index (b->jobs, first);
     ClrSchedKernel *k = job->kern;
@@ -414,6 +457,7 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     *launches += times;
     first = end;
   }
+  profile_step (s, 1, &t);
   if (status == CL_SUCCESS && !svm) {
     gboolean direct = FALSE;
 
@@ -439,12 +483,31 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
           NULL, &last);
     }
   }
+  profile_step (s, 2, &t);
   if (status == CL_SUCCESS)
     status = clFlush (q);
+  profile_step (s, 3, &t);
   b->done = last;
   if (status == CL_SUCCESS && !last)
     status = CL_INVALID_EVENT;
   return status;
+}
+
+static gpointer attendant_main (gpointer data);
+
+/* Hands running batch b to the device's thread; lock held. */
+static void
+attend (ClrSched * s, ClrSchedBatch * b)
+{
+  if (!s->attendant)
+    s->attendant = g_thread_try_new ("clr-sched", attendant_main, s, NULL);
+  /* without it, the jobs' own waits see the batch through */
+  if (!s->attendant)
+    return;
+  g_atomic_int_inc (&b->readers);
+  g_queue_push_tail (&s->attend, b);
+  g_atomic_int_inc (&s->attend_word);
+  clr_word_wake (&s->attend_word, 1);
 }
 
 /* Sends ready batches to the device while it has room; lock held.
@@ -468,6 +531,7 @@ submit_ready (ClrSched * s)
     cl_command_queue q;
     guint launches = 0;
     cl_int status;
+    gint64 cpu;
 
     if (!b && s->open && s->open->jobs->len > 0 && (s->running == 0
             || s->open->jobs->len >= s->recent / 2))
@@ -488,7 +552,10 @@ submit_ready (ClrSched * s)
     q = s->queues[s->next_queue];
     s->next_queue = (s->next_queue + 1) % s->max_running;
     clr_unlock (&s->lock);
+    cpu = s->profile ? thread_cpu_us () : 0;
     status = batch_enqueue (s, b, q, &launches);
+    if (s->profile)
+      s->enqueue_cpu_us += thread_cpu_us () - cpu;
     clr_lock (&s->lock);
     s->enqueue_us += g_get_monotonic_time () - b->t_submit;
     s->submitting = FALSE;
@@ -500,8 +567,10 @@ submit_ready (ClrSched * s)
       g_atomic_int_set (&b->state, BATCH_DONE);
       clr_word_wake (&b->state, G_MAXINT);
     } else {
-      /* one of its jobs' threads takes the wait */
+      /* one of its jobs' threads takes the wait, or the device's */
       g_atomic_int_set (&b->state, BATCH_RUNNING);
+      if (g_atomic_int_get (&b->unattended))
+        attend (s, b);
       clr_word_wake (&b->state, 1);
       sent = b;
     }
@@ -557,6 +626,14 @@ sched_free (ClrSched * s)
 {
   guint i;
 
+  if (s->attendant) {
+    clr_lock (&s->lock);
+    s->quit = TRUE;
+    clr_unlock (&s->lock);
+    g_atomic_int_inc (&s->attend_word);
+    clr_word_wake (&s->attend_word, 1);
+    g_thread_join (s->attendant);
+  }
   clr_log (CLR_LOG_INFO, "scheduler of '%s' done: %" G_GUINT64_FORMAT
       " jobs in %" G_GUINT64_FORMAT " batches (%.1f a batch, %.0f us from "
       "taken to done, %.0f of them enqueuing), %" G_GUINT64_FORMAT
@@ -567,9 +644,16 @@ sched_free (ClrSched * s)
   if (s->profile)
     clr_log (CLR_LOG_INFO, "scheduler of '%s': a batch's first command "
         "waited %.0f us on the device, which then took %.0f us to its last "
-        "one's end", clr_device_get_name (s->dev),
+        "one's end; enqueuing took %.0f us uploading, %.0f launching, %.0f "
+        "downloading, %.0f flushing, %.0f of them on the CPU",
+        clr_device_get_name (s->dev),
         s->queued_ns / 1e3 / MAX (s->batches, 1),
-        s->busy_ns / 1e3 / MAX (s->batches, 1));
+        s->busy_ns / 1e3 / MAX (s->batches, 1),
+        s->step_us[0] / (double) MAX (s->batches, 1),
+        s->step_us[1] / (double) MAX (s->batches, 1),
+        s->step_us[2] / (double) MAX (s->batches, 1),
+        s->step_us[3] / (double) MAX (s->batches, 1),
+        s->enqueue_cpu_us / (double) MAX (s->batches, 1));
   for (i = 0; i < s->max_running; i++)
     if (s->queues[i]) {
       clFinish (s->queues[i]);
@@ -603,6 +687,7 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   clr_lock_init (&s->lock);
   g_mutex_init (&s->kern_lock);
   g_queue_init (&s->closed);
+  g_queue_init (&s->attend);
   s->idle = g_ptr_array_new ();
   s->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
       kernel_free);
@@ -791,9 +876,10 @@ batch_unref (ClrSched * s, ClrSchedBatch * b)
  * Each link delays only this thread's own stream, by a batch, and only
  * under load (CLR_SCHED_CHAIN_JOBS). */
 static void
-finish (ClrSched * s, ClrSchedBatch * b)
+finish (ClrSched * s, ClrSchedBatch * b, gboolean linked)
 {
-  gboolean linked = FALSE;      /* b is a link: we hold a reference */
+  /* linked: b is not this thread's job's batch, and it holds a
+   * reference to it */
   guint links = 0;
 
   while (b) {
@@ -831,12 +917,42 @@ finish (ClrSched * s, ClrSchedBatch * b)
   }
 }
 
-gboolean
-clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
+/* The device's thread: waits for the batches attend () hands it, each
+ * as finish () waits for a job's own, unless a job's thread got there
+ * first. */
+static gpointer
+attendant_main (gpointer data)
+{
+  ClrSched *s = data;
+
+  for (;;) {
+    const gint seen = g_atomic_int_get (&s->attend_word);
+    ClrSchedBatch *b;
+    gboolean quit;
+
+    clr_lock (&s->lock);
+    b = g_queue_pop_head (&s->attend);
+    quit = s->quit;
+    clr_unlock (&s->lock);
+    if (b && g_atomic_int_compare_and_exchange (&b->waited, FALSE, TRUE))
+      finish (s, b, TRUE);
+    else if (b)
+      batch_unref (s, b);
+    else if (quit)
+      break;
+    else
+      clr_word_wait (&s->attend_word, seen);
+  }
+  return NULL;
+}
+
+void
+clr_sched_send (ClrSched * s, ClrSchedJob * job, gboolean attended)
 {
   ClrSchedBatch *b = job->batch;
-  cl_int status;
 
+  if (!attended)
+    g_atomic_int_set (&b->unattended, TRUE);
   /* the last writer of a batch sees whether it can go; the others need
    * not take the scheduler's lock (a batch only becomes ready when its
    * last writer is done, or when the device frees a slot, whose waiter
@@ -846,6 +962,14 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
     submit_ready (s);
     clr_unlock (&s->lock);
   }
+}
+
+gboolean
+clr_sched_wait (ClrSched * s, ClrSchedJob * job, GError ** error)
+{
+  ClrSchedBatch *b = job->batch;
+  cl_int status;
+
   /* the states before SUBMITTING change without a wake: a sleeper wakes
    * when the batch is taken to the device (one of them, to wait on it)
    * or done (all) */
@@ -859,7 +983,7 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
       clr_word_wait (&b->state, state);
       continue;
     }
-    finish (s, b);
+    finish (s, b, FALSE);
   }
   status = b->status;
   if (status != CL_SUCCESS) {
@@ -869,6 +993,13 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
   job->out = job->direct && s->staging != CLR_STAGING_SVM ? job->direct :
       b->out_host + job->row[CLR_ROW_OUT] * job->out_sample;
   return TRUE;
+}
+
+gboolean
+clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
+{
+  clr_sched_send (s, job, TRUE);
+  return clr_sched_wait (s, job, error);
 }
 
 void
