@@ -295,7 +295,6 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
   trans_class->passthrough_on_same_caps = TRUE;
 }
 
-static void gst_cl_resample_drop_sent (GstClResample * self);
 static void gst_cl_resample_job_build (gpointer job);
 static void gst_cl_resample_job_free (gpointer job);
 
@@ -437,7 +436,6 @@ gst_cl_resample_stop (GstBaseTransform * trans)
 
   /* a change still being built belongs to this run */
   gst_clr_builder_cancel (&self->builder);
-  gst_cl_resample_drop_sent (self);
   g_clear_pointer (&self->engine, clr_engine_free);
   gst_cl_resample_publish_latency (self);
   gst_clr_input_batch_clear (&self->held);
@@ -537,7 +535,6 @@ gst_cl_resample_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
 static void
 gst_cl_resample_reset_stream (GstClResample * self)
 {
-  gst_cl_resample_drop_sent (self);
   if (self->engine)
     clr_engine_reset (self->engine);
   gst_clr_run_reset (&self->run);
@@ -655,116 +652,12 @@ gst_cl_resample_push_out (GstClResample * self, const void *const *in,
   return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
 }
 
-/* Waits for the output of held input on the device, if any, and pushes
- * it: before any later output of the element. */
-static GstFlowReturn
-gst_cl_resample_push_sent (GstClResample * self)
-{
-  GstBuffer *buf = self->sent;
-  GError *err = NULL;
-  gboolean ok;
-
-  if (!buf)
-    return GST_FLOW_OK;
-  self->sent = NULL;
-  ok = clr_engine_receive (self->engine, &err);
-  gst_clr_edge_unmap (&self->out_edge, &self->sent_map);
-  if (!ok) {
-    gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("OpenCL resampling failed on '%s'",
-            clr_device_get_name (self->device)), ("%s", err->message));
-    g_error_free (err);
-    return gst_cl_resample_note_flow (self, GST_FLOW_ERROR);
-  }
-  GST_LOG_OBJECT (self, "%" G_GSIZE_FORMAT " frames of held input, sent, at %"
-      GST_TIME_FORMAT, gst_buffer_get_size (buf) /
-      GST_AUDIO_INFO_BPF (&self->out_info),
-      GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
-  return gst_cl_resample_note_flow (self,
-      gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf));
-}
-
-/* The output of held input on the device is not wanted (a flush, a stop):
- * its job ends, its buffer goes. */
-static void
-gst_cl_resample_drop_sent (GstClResample * self)
-{
-  if (!self->sent)
-    return;
-  if (self->engine)
-    clr_engine_receive (self->engine, NULL);
-  gst_clr_edge_unmap (&self->out_edge, &self->sent_map);
-  gst_clear_buffer (&self->sent);
-}
-
-/* Whether the buffer in hand, of `frames` frames, completes held input that
- * goes to the device without this thread waiting for it
- * (gst_cl_resample_send_held ()). The held input's criteria say that
- * nothing downstream waits on each buffer; the streaming thread then goes
- * on to gather the next batch while the device converts this one, instead
- * of sleeping until it is done (256 streams on 16 cores: half of their
- * threads' time). Its output is pushed at the next batch, or before
- * anything else that leaves the element. */
-static gboolean
-gst_cl_resample_send_this (GstClResample * self, gsize frames)
-{
-  return self->may_hold && self->held.frames > 0
-      && clr_engine_can_send (self->engine, self->held.frames + frames);
-}
-
-/* The held input and `frames` more to the device (clr_engine_send ()) into
- * a buffer of their own, stamped now, pushed by
- * gst_cl_resample_push_sent (). */
-static GstFlowReturn
-gst_cl_resample_send_held (GstClResample * self, void *const *planes,
-    gsize frames)
-{
-  void *in[CLR_CHANNELS_MAX];
-  GError *err = NULL;
-  GstBuffer *buf;
-  guint64 first = clr_engine_get_out_total (self->engine);
-  size_t n, got = 0;
-  gboolean ok;
-
-  gst_clr_input_batch_append (&self->held, planes, frames);
-  gst_clr_input_batch_planes (&self->held, in);
-  n = clr_engine_out_frames (self->engine, self->held.frames);
-  buf = gst_cl_resample_alloc_output (self, n);
-  if (!gst_clr_edge_map (&self->out_edge, &self->sent_map, buf,
-          GST_MAP_WRITE)) {
-    gst_buffer_unref (buf);
-    gst_clr_input_batch_clear (&self->held);
-    return gst_clr_map_failed (GST_ELEMENT (self));
-  }
-  ok = clr_engine_send (self->engine, (const void *const *) in,
-      self->held.frames, self->sent_map.planes, &got, &err);
-  gst_clr_input_batch_clear (&self->held);
-  if (!ok) {
-    gst_clr_edge_unmap (&self->out_edge, &self->sent_map);
-    gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("OpenCL resampling failed on '%s'",
-            clr_device_get_name (self->device)), ("%s", err->message));
-    g_error_free (err);
-    return GST_FLOW_ERROR;
-  }
-  g_assert (got == n);
-  gst_cl_resample_stamp (self, buf, first, n);
-  self->sent = buf;
-  return GST_FLOW_OK;
-}
-
 static GstFlowReturn
 gst_cl_resample_flush_held (GstClResample * self)
 {
   void *in[CLR_CHANNELS_MAX];
-  GstFlowReturn ret = gst_cl_resample_push_sent (self);
+  GstFlowReturn ret;
 
-  if (ret != GST_FLOW_OK) {
-    gst_clr_input_batch_clear (&self->held);
-    return ret;
-  }
   if (!self->engine || self->held.frames == 0)
     return GST_FLOW_OK;
   gst_clr_input_batch_planes (&self->held, in);
@@ -1201,8 +1094,7 @@ gst_cl_resample_transform_size (GstBaseTransform * trans,
    * threads queued for 8 % of their time on an H200) */
   if (direction == GST_PAD_SINK && self->engine) {
     frames = size / GST_AUDIO_INFO_BPF (&self->in_info);
-    n = gst_cl_resample_hold_this (self, frames)
-        || gst_cl_resample_send_this (self, frames) ? 0 :
+    n = gst_cl_resample_hold_this (self, frames) ? 0 :
         clr_engine_out_frames (self->engine, self->held.frames + frames);
     *othersize = n * GST_AUDIO_INFO_BPF (&self->out_info);
     return TRUE;
@@ -1256,11 +1148,13 @@ gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
  * when a stall let many queue up and arrive at once, and they are
  * converted one by one, as they come.
  *
- * No test of the arrival speed besides: under load (256 streams on 16
- * cores, 64 on 2) a stream's thread runs in bursts, and one that had run
- * ahead often looked slow over its last buffers. Streams then took up
- * holding in waves, seconds apart, converting buffer by buffer meanwhile
- * (4 of 5 of the jobs of 30 s streams). */
+ * The lead alone decides, no test of the arrival speed besides: a stream
+ * that has gained half a second on the clock has been faster than real
+ * time. Asking its last 16 buffers to have come 4x faster than real time
+ * as well held streams back under load, where a streaming thread runs in
+ * bursts: 64 streams on 2 cores took up holding in waves seconds apart
+ * (each wave slowed the streams still converting buffer by buffer), 256
+ * streams on 16 cores between 1.3 and 3.7 s into the stream. */
 static gboolean
 gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
 {
@@ -1288,11 +1182,10 @@ static void
 gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  gboolean changed;
+  gboolean held_before = self->may_hold, changed;
 
-  changed = self->may_hold;
   self->may_hold = gst_cl_resample_may_hold (self, buf);
-  if (changed != self->may_hold)
+  if (held_before != self->may_hold)
     GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT, self->may_hold ?
         "holding input" : "converting buffer by buffer",
         GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
@@ -1347,19 +1240,6 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_clr_input_batch_append (&self->held, in_ab.planes, in_frames);
     gst_clr_edge_unmap (&self->in_edge, &in_ab);
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
-  }
-  /* the output still on the device comes first */
-  if (G_UNLIKELY (gst_cl_resample_push_sent (self) != GST_FLOW_OK)) {
-    gst_clr_edge_unmap (&self->in_edge, &in_ab);
-    gst_clr_input_batch_clear (&self->held);
-    return gst_clr_run_take_flow (&self->run);
-  }
-  if (gst_cl_resample_send_this (self, in_frames)) {
-    GstFlowReturn ret = gst_cl_resample_send_held (self, in_ab.planes,
-        in_frames);
-
-    gst_clr_edge_unmap (&self->in_edge, &in_ab);
-    return ret == GST_FLOW_OK ? GST_BASE_TRANSFORM_FLOW_DROPPED : ret;
   }
   if (gap && !clr_engine_is_silent (self->engine)) {
     guint64 need = clr_engine_silence_needed (self->engine);

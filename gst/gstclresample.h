@@ -80,10 +80,6 @@ struct _GstClResample
   gboolean upstream_live;       /* asked at the start of each run */
   GstClockTime lead;            /* the buffer in hand's, over the clock */
   gboolean may_hold;            /* the buffer in hand may join the batch */
-  /* the output of held input still on the device (clr_engine_send ()),
-   * mapped for the engine, stamped; pushed before any later output */
-  GstBuffer *sent;
-  GstAudioBuffer sent_map;
 };
 
 GST_ELEMENT_REGISTER_DECLARE (clresample);

@@ -102,20 +102,6 @@ stream_run (gpointer data)
   return NULL;
 }
 
-static void check_output (const Stream * st);
-
-/* After clr_sched_send (): the wait, the output checked and freed. */
-static void
-stream_wait (Stream * st)
-{
-  st->ok = clr_sched_wait (st->sched, &st->job, NULL);
-  if (st->ok)
-    memcpy (st->out, st->job.out, st->job.out_bytes);
-  clr_sched_release (st->sched, &st->job);
-  check_output (st);
-  g_free (st->out);
-}
-
 static void
 check_output (const Stream * st)
 {
@@ -241,59 +227,9 @@ test_room (void)
   clr_sched_unref (s);
 }
 
-/* Jobs sent without a waiter (clr_sched_send (), attended FALSE): the
- * scheduler's own thread sees their batches through the device, so that
- * later batches go although no job's thread waits. One thread sends K
- * jobs and waits for none of them until every one has been taken to the
- * device: with at most two batches on it, that takes the earlier ones
- * finished. Then every output is exact. */
-static void
-test_sent (void)
-{
-  enum { K = 12 };
-  KernelSpec spec = { 1.5f, 2 };
-  ClrSched *s = clr_sched_get (device, CLR_STAGING_PLAIN, NULL);
-  ClrSchedKernel *k = get_kernel (s, &spec);
-  Stream st[K];
-  guint64 j0, j;
-  gint64 deadline;
-  int i;
-
-  clr_sched_get_counts (s, NULL, &j0, NULL);
-  for (i = 0; i < K; i++) {
-    memset (&st[i], 0, sizeof (st[i]));
-    st[i].sched = s;
-    st[i].kern = k;
-    st[i].scale = spec.scale;
-    st[i].channels = spec.channels;
-    st[i].frames = 3000 + 11 * i;
-    st[i].n_out = 2000 + i;
-    st[i].first_tap = i % 5;
-    st[i].seed = 7.0f * i;
-    st[i].out = g_new0 (float, st[i].n_out * st[i].channels);
-    stream_reserve (&st[i]);
-    clr_sched_send (s, &st[i].job, FALSE);
-    /* one batch each: the next job finds its predecessor's on the device */
-    g_usleep (2000);
-  }
-  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-  do {
-    clr_sched_get_counts (s, NULL, &j, NULL);
-    if (j - j0 == K)
-      break;
-    g_usleep (1000);
-  } while (g_get_monotonic_time () < deadline);
-  g_assert_cmpuint (j - j0, ==, K);
-  for (i = 0; i < K; i++)
-    stream_wait (&st[i]);
-  clr_sched_kernel_unref (s, k);
-  clr_sched_unref (s);
-}
-
 /* Many threads, each a stream of many jobs of its own size, at once, on
- * every kind of staging the device offers, half of them sending each job
- * and waiting for it a job later: every output exact (how many batches
- * they shared depends on the timing, so it is only reported).
+ * every kind of staging the device offers: every output exact (how many
+ * batches they shared depends on the timing, so it is only reported).
  * Enough of them that waiters go on to wait for the batches they send
  * (finish () in clr-sched.c), while those batches' own jobs race them:
  * the first version of that reused a batch under its waiter and hung.
@@ -312,42 +248,28 @@ static gpointer
 worker_run (gpointer data)
 {
   Worker *w = data;
-  /* every other worker sends each job without waiting and waits for it
-   * after sending the next, as clresample does with held input */
-  const gboolean sends = w->id % 2 == 1;
-  Stream st[2], *prev = NULL;
+  Stream st;
   int n;
 
   w->ok = TRUE;
   for (n = 0; n < JOBS; n++) {
-    Stream *cur = &st[n % 2];
-
-    memset (cur, 0, sizeof (*cur));
-    cur->sched = w->sched;
-    cur->kern = w->kern;
-    cur->scale = w->spec.scale;
-    cur->channels = w->spec.channels;
+    memset (&st, 0, sizeof (st));
+    st.sched = w->sched;
+    st.kern = w->kern;
+    st.scale = w->spec.scale;
+    st.channels = w->spec.channels;
     /* every fourth worker's windows are large: batches fill and close
      * while other threads take places in them */
-    cur->frames = w->id % 4 == 3 ? 20000 + 7 * n : 100 + 7 * w->id + n;
-    cur->n_out = 60 + n % 9;
-    cur->first_tap = n % 13;
-    cur->seed = 10.0f * w->id + n;
-    cur->out = g_new0 (float, cur->n_out * cur->channels);
-    stream_reserve (cur);
-    if (!sends) {
-      stream_run (cur);
-      check_output (cur);
-      g_free (cur->out);
-      continue;
-    }
-    clr_sched_send (w->sched, &cur->job, FALSE);
-    if (prev)
-      stream_wait (prev);
-    prev = cur;
+    st.frames = w->id % 4 == 3 ? 20000 + 7 * n : 100 + 7 * w->id + n;
+    st.n_out = 60 + n % 9;
+    st.first_tap = n % 13;
+    st.seed = 10.0f * w->id + n;
+    st.out = g_new0 (float, st.n_out * st.channels);
+    stream_reserve (&st);
+    stream_run (&st);
+    check_output (&st);
+    g_free (st.out);
   }
-  if (prev)
-    stream_wait (prev);
   return NULL;
 }
 
@@ -406,7 +328,6 @@ main (int argc, char **argv)
     g_error ("no OpenCL device: %s", err->message);
   g_test_add_func ("/sched/one-batch", test_one_batch);
   g_test_add_func ("/sched/room", test_room);
-  g_test_add_func ("/sched/sent", test_sent);
   g_test_add_func ("/sched/many-threads", test_many_threads);
   ret = g_test_run ();
   clr_device_unref (device);

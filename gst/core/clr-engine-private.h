@@ -40,12 +40,6 @@ struct _ClrEngine {
                                  * path) input frames, or none */
   ClrFftPath *fft;              /* the FFT path (clr-engine-fft.c), or NULL:
                                  * the kernels of resample.cl */
-  /* the job on the device: after clr_engine_send () until
-   * clr_engine_receive (); within a call of the others */
-  ClrSchedJob job;
-  void *job_out[CLR_CHANNELS_MAX];      /* where its output goes */
-  size_t job_n_out;
-  gboolean job_sent;
 };
 
 /* The window takes n_in frames of input (of silence: in == NULL) and the
@@ -57,11 +51,6 @@ gboolean clr_engine_append (ClrEngine * e, const void *const *in,
  * launched `launches` times: benchmarks). */
 gboolean clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
     void *const *out, guint launches, GError ** error);
-/* The same in two halves: e->job sent to the device (the window read from
- * e->win, so the caller may move on), then its output copied to `out` of
- * the send (clr_engine_receive ()). */
-gboolean clr_engine_send_job (ClrEngine * e, size_t n_in, size_t n_out,
-    void *const *out, guint launches, gboolean attended, GError ** error);
 
 /* The FFT path (clr-engine-fft.c): the engine's filter as I long FIRs
  * through the convolution engine, blocks of `block` frames, fed from

@@ -331,24 +331,11 @@ failed:
   return NULL;
 }
 
-/* A sent job's output is not wanted: its batch is still to be waited for
- * (its memory is the batch's until then). */
-static void
-discard_sent (ClrEngine * e)
-{
-  if (!e->job_sent)
-    return;
-  clr_sched_wait (e->sched, &e->job, NULL);
-  clr_sched_release (e->sched, &e->job);
-  e->job_sent = FALSE;
-}
-
 void
 clr_engine_free (ClrEngine * e)
 {
   if (!e)
     return;
-  discard_sent (e);
   if (e->sched) {
     clr_sched_kernel_unref (e->sched, e->kern);
     clr_sched_unref (e->sched);
@@ -430,7 +417,6 @@ clr_engine_reset (ClrEngine * e)
   /* the taps at and behind the output's time (K / 2 when linear) */
   uint32_t behind = e->filter.taps - e->filter.lead;
 
-  discard_sent (e);
   /* The stream is preceded by zeros: output 0 then sits exactly on input 0
    * and the filter delay never shows in the timestamps. */
   e->in_total = 0;
@@ -489,8 +475,8 @@ direct_output (ClrEngine * e, void *const *out, size_t n_out)
 
 /* See clr-engine-private.h. */
 gboolean
-clr_engine_send_job (ClrEngine * e, size_t n_in, size_t n_out,
-    void *const *out, guint launches, gboolean attended, GError ** error)
+clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
+    void *const *out, guint launches, GError ** error)
 {
   /* the history, the input appended, and the zeros after it */
   const size_t frames = e->win_len + n_in + e->plan.spare;
@@ -498,73 +484,43 @@ clr_engine_send_job (ClrEngine * e, size_t n_in, size_t n_out,
   const size_t ch = e->cfg.channels, ss = e->ssize, ws = e->plan.wsize;
   const size_t pitch = (frames + CLR_PLANE_ALIGN - 1) / CLR_PLANE_ALIGN *
       CLR_PLANE_ALIGN;
-  ClrSchedJob *job = &e->job;
+  ClrSchedJob job = { 0, };
   int64_t n0;
   uint64_t p0;
   size_t c;
+  gboolean ok;
 
-  g_assert (!e->job_sent);
   clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
-  memset (job, 0, sizeof (*job));
-  job->kern = e->kern;
-  job->win_bytes = (e->plan.iv ? frames : pitch) * ch * ws;
-  job->win_sample = ws;
-  job->out_bytes = n_out * ch * ss;
-  job->out_sample = ss;
-  job->items = (n_out + e->plan.fpi - 1) / e->plan.fpi;
-  job->launches = launches;
-  job->direct = direct_output (e, out, n_out);
-  job->row[CLR_ROW_FIRST_TAP] = (cl_ulong) (n0 - behind + 1 - e->win_start);
-  job->row[CLR_ROW_PHASE0] = p0;
-  job->row[CLR_ROW_N_OUT] = n_out;
-  job->row[CLR_ROW_W_CSTRIDE] = pitch;
-  job->row[CLR_ROW_O_FSTRIDE] = e->cfg.planar ? 1 : ch;
-  job->row[CLR_ROW_O_CSTRIDE] = e->cfg.planar ? n_out : 1;
+  job.kern = e->kern;
+  job.win_bytes = (e->plan.iv ? frames : pitch) * ch * ws;
+  job.win_sample = ws;
+  job.out_bytes = n_out * ch * ss;
+  job.out_sample = ss;
+  job.items = (n_out + e->plan.fpi - 1) / e->plan.fpi;
+  job.launches = launches;
+  job.direct = direct_output (e, out, n_out);
+  job.row[CLR_ROW_FIRST_TAP] = (cl_ulong) (n0 - behind + 1 - e->win_start);
+  job.row[CLR_ROW_PHASE0] = p0;
+  job.row[CLR_ROW_N_OUT] = n_out;
+  job.row[CLR_ROW_W_CSTRIDE] = pitch;
+  job.row[CLR_ROW_O_FSTRIDE] = e->cfg.planar ? 1 : ch;
+  job.row[CLR_ROW_O_CSTRIDE] = e->cfg.planar ? n_out : 1;
   /* the stream index of the first tap, mod 4 */
-  job->row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - behind + 1) % 4 + 4) % 4);
+  job.row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - behind + 1) % 4 + 4) % 4);
   /* the device memory the job takes in its batch, against the budget */
-  if (!clr_budget_check (&e->budget, job->win_bytes + job->out_bytes,
+  if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,
           "input window and output", error))
     return FALSE;
-  if (!clr_sched_reserve (e->sched, job, error))
+  if (!clr_sched_reserve (e->sched, &job, error))
     return FALSE;
-  clr_window_copy_out (&e->win, frames, job->win, pitch);
-  for (c = 0; c < (e->cfg.planar ? ch : 1); c++)
-    e->job_out[c] = out[c];
-  e->job_n_out = n_out;
-  e->job_sent = TRUE;
-  clr_sched_send (e->sched, job, attended);
-  return TRUE;
-}
-
-gboolean
-clr_engine_receive (ClrEngine * e, GError ** error)
-{
-  const size_t ch = e->cfg.channels, ss = e->ssize, n_out = e->job_n_out;
-  ClrSchedJob *job = &e->job;
-  void *const *out = e->job_out;
-  gboolean ok;
-  size_t c;
-
-  if (!e->job_sent)
-    return TRUE;
-  ok = clr_sched_wait (e->sched, job, error);
-  if (ok && job->out != out[0] && !e->cfg.planar)
-    memcpy (out[0], job->out, n_out * ch * ss);
-  for (c = 0; ok && job->out != out[0] && e->cfg.planar && c < ch; c++)
-    memcpy (out[c], job->out + c * n_out * ss, n_out * ss);
-  clr_sched_release (e->sched, job);
-  e->job_sent = FALSE;
+  clr_window_copy_out (&e->win, frames, job.win, pitch);
+  ok = clr_sched_run (e->sched, &job, error);
+  if (ok && job.out != out[0] && !e->cfg.planar)
+    memcpy (out[0], job.out, n_out * ch * ss);
+  for (c = 0; ok && job.out != out[0] && e->cfg.planar && c < ch; c++)
+    memcpy (out[c], job.out + c * n_out * ss, n_out * ss);
+  clr_sched_release (e->sched, &job);
   return ok;
-}
-
-/* See clr-engine-private.h. */
-gboolean
-clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
-    void *const *out, guint launches, GError ** error)
-{
-  return clr_engine_send_job (e, n_in, n_out, out, launches, TRUE, error)
-      && clr_engine_receive (e, error);
 }
 
 gboolean
@@ -586,7 +542,7 @@ clr_engine_append (ClrEngine * e, const void *const *in, size_t n_in,
  * (the caller's count: clr_engine_out_frames () at most) */
 static gboolean
 push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
-    void *const *out, size_t * out_frames, gboolean wait, GError ** error)
+    void *const *out, size_t * out_frames, GError ** error)
 {
   const int64_t behind = e->filter.taps - e->filter.lead;
   const size_t ss = e->ssize, ch = e->cfg.channels;
@@ -623,10 +579,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
   } else {
     if (!clr_engine_append (e, in, n_in, error))
       return FALSE;
-    if (n_out > 0 && !clr_engine_send_job (e, n_in, n_out, out, 1, wait,
-            error))
-      return FALSE;
-    if (wait && !clr_engine_receive (e, error))
+    if (n_out > 0 && !clr_engine_run_job (e, n_in, n_out, out, 1, error))
       return FALSE;
     clr_window_advance (&e->win, skip);
   }
@@ -656,8 +609,6 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   void *op[CLR_CHANNELS_MAX];
   size_t c, len, n;
 
-  if (!clr_engine_receive (e, error))
-    return FALSE;
   if (e->drained) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "The resampler was drained; reset it before new input");
@@ -670,10 +621,8 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   *out_frames = 0;
   do {
     len = MIN (in_frames, e->chunk_in);
-    if (!(e->fft ? clr_fft_push (e, in ? ip : NULL, len,
-                clr_engine_out_frames (e, len), op, &n, error) :
-            push (e, in ? ip : NULL, len, clr_engine_out_frames (e, len), op,
-                &n, TRUE, error)))
+    if (!(e->fft ? clr_fft_push : push) (e, in ? ip : NULL, len,
+            clr_engine_out_frames (e, len), op, &n, error))
       return FALSE;
     for (c = 0; c < n_planes; c++) {
       ip[c] = in ? (const char *) ip[c] + len * step : NULL;
@@ -683,25 +632,6 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
     in_frames -= len;
   } while (in_frames > 0);
   return TRUE;
-}
-
-gboolean
-clr_engine_can_send (ClrEngine * e, size_t in_frames)
-{
-  return !e->fft && !e->drained && in_frames > 0
-      && in_frames <= e->chunk_in && clr_engine_out_frames (e, in_frames) > 0;
-}
-
-gboolean
-clr_engine_send (ClrEngine * e, const void *const *in, size_t in_frames,
-    void *const *out, size_t * out_frames, GError ** error)
-{
-  if (!clr_engine_receive (e, error))
-    return FALSE;
-  if (!in || !clr_engine_can_send (e, in_frames))
-    return clr_engine_process (e, in, in_frames, out, out_frames, error);
-  return push (e, in, in_frames, clr_engine_out_frames (e, in_frames), out,
-      out_frames, FALSE, error);
 }
 
 struct _ClrEngineSnapshot {
@@ -868,21 +798,17 @@ gboolean
 clr_engine_drain (ClrEngine * e, void *const *out, size_t * out_frames,
     GError ** error)
 {
-  size_t want;
+  size_t want = clr_engine_drain_frames (e);
   gboolean ok;
 
   *out_frames = 0;
-  if (!clr_engine_receive (e, error))
-    return FALSE;
-  want = clr_engine_drain_frames (e);
   if (e->drained || want == 0) {
     e->drained = TRUE;
     return TRUE;
   }
   /* lag frames of silence complete the support of the last output frame */
-  want = MIN (want, clr_engine_out_frames (e, e->lag));
-  ok = e->fft ? clr_fft_push (e, NULL, e->lag, want, out, out_frames, error)
-      : push (e, NULL, e->lag, want, out, out_frames, TRUE, error);
+  ok = (e->fft ? clr_fft_push : push) (e, NULL, e->lag,
+      MIN (want, clr_engine_out_frames (e, e->lag)), out, out_frames, error);
   e->drained = TRUE;
   return ok;
 }

@@ -95,22 +95,6 @@ size_t clr_engine_drain_frames (ClrEngine * e);
 gboolean clr_engine_process (ClrEngine * e, const void *const *in,
     size_t in_frames, void *const *out, size_t * out_frames, GError ** error);
 
-/* clr_engine_process () without waiting for the device: the job goes into
- * the device's next batch, and the output reaches `out` (which must stay
- * valid and untouched until then) at clr_engine_receive (), for a caller
- * with other work meanwhile (the next input to gather). The engine's
- * counts move on at once, so out_frames and clr_engine_get_out_total ()
- * already say where it lands. Where the engine cannot send (the FFT path,
- * silence, more than one job's input: clr_engine_can_send ()), it
- * processes at once. One job at a time: each call, and process, drain,
- * receive first. */
-gboolean clr_engine_can_send (ClrEngine * e, size_t in_frames);
-gboolean clr_engine_send (ClrEngine * e, const void *const *in,
-    size_t in_frames, void *const *out, size_t * out_frames, GError ** error);
-/* Waits for the job sent last and copies its output; TRUE at once if none
- * is out. Reset and free discard a job not received. */
-gboolean clr_engine_receive (ClrEngine * e, GError ** error);
-
 /* Ends the stream: writes the remaining clr_engine_drain_frames() frames.
  * The engine must be reset before further input. */
 gboolean clr_engine_drain (ClrEngine * e, void *const *out,

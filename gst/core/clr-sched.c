@@ -97,9 +97,6 @@ struct _ClrSchedBatch {
   gint state;
   gboolean overflowed;          /* closed for want of room: grow it */
   gint waited;                  /* a job's thread waits on `done` (CAS) */
-  gint unattended;              /* a job's thread will not wait for it
-                                 * soon (clr_sched_send ()): the device's
-                                 * thread does */
   cl_event done;
   cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
   cl_int status;                /* set before the state turns DONE */
@@ -140,15 +137,6 @@ struct _ClrSched {
 
   GMutex kern_lock;
   GHashTable *kernels;          /* key -> ClrSchedKernel */
-
-  /* The device's thread, started by the first unattended batch: it waits
-   * for the batches that no job's thread waits for, so that they finish
-   * and the next ones go. `attend` (under the lock) holds a reference to
-   * each; attend_word counts pushes, the thread sleeps on it. */
-  GThread *attendant;
-  GQueue attend;
-  gint attend_word;
-  gboolean quit;                /* under the lock */
 };
 
 static GMutex registry_lock;
@@ -298,7 +286,6 @@ batch_recycle (ClrSched * s, ClrSchedBatch * b)
   b->writers = b->readers = 0;
   g_atomic_int_set (&b->state, BATCH_OPEN);
   b->waited = FALSE;
-  b->unattended = FALSE;
   b->status = CL_SUCCESS;
   batch_release_events (b);
   g_ptr_array_add (s->idle, b);
@@ -493,23 +480,6 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   return status;
 }
 
-static gpointer attendant_main (gpointer data);
-
-/* Hands running batch b to the device's thread; lock held. */
-static void
-attend (ClrSched * s, ClrSchedBatch * b)
-{
-  if (!s->attendant)
-    s->attendant = g_thread_try_new ("clr-sched", attendant_main, s, NULL);
-  /* without it, the jobs' own waits see the batch through */
-  if (!s->attendant)
-    return;
-  g_atomic_int_inc (&b->readers);
-  g_queue_push_tail (&s->attend, b);
-  g_atomic_int_inc (&s->attend_word);
-  clr_word_wake (&s->attend_word, 1);
-}
-
 /* Sends ready batches to the device while it has room; lock held.
  *
  * The open batch goes at once if the device is idle (a lone stream waits
@@ -567,10 +537,8 @@ submit_ready (ClrSched * s)
       g_atomic_int_set (&b->state, BATCH_DONE);
       clr_word_wake (&b->state, G_MAXINT);
     } else {
-      /* one of its jobs' threads takes the wait, or the device's */
+      /* one of its jobs' threads takes the wait */
       g_atomic_int_set (&b->state, BATCH_RUNNING);
-      if (g_atomic_int_get (&b->unattended))
-        attend (s, b);
       clr_word_wake (&b->state, 1);
       sent = b;
     }
@@ -626,14 +594,6 @@ sched_free (ClrSched * s)
 {
   guint i;
 
-  if (s->attendant) {
-    clr_lock (&s->lock);
-    s->quit = TRUE;
-    clr_unlock (&s->lock);
-    g_atomic_int_inc (&s->attend_word);
-    clr_word_wake (&s->attend_word, 1);
-    g_thread_join (s->attendant);
-  }
   clr_log (CLR_LOG_INFO, "scheduler of '%s' done: %" G_GUINT64_FORMAT
       " jobs in %" G_GUINT64_FORMAT " batches (%.1f a batch, %.0f us from "
       "taken to done, %.0f of them enqueuing), %" G_GUINT64_FORMAT
@@ -687,7 +647,6 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   clr_lock_init (&s->lock);
   g_mutex_init (&s->kern_lock);
   g_queue_init (&s->closed);
-  g_queue_init (&s->attend);
   s->idle = g_ptr_array_new ();
   s->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
       kernel_free);
@@ -876,10 +835,9 @@ batch_unref (ClrSched * s, ClrSchedBatch * b)
  * Each link delays only this thread's own stream, by a batch, and only
  * under load (CLR_SCHED_CHAIN_JOBS). */
 static void
-finish (ClrSched * s, ClrSchedBatch * b, gboolean linked)
+finish (ClrSched * s, ClrSchedBatch * b)
 {
-  /* linked: b is not this thread's job's batch, and it holds a
-   * reference to it */
+  gboolean linked = FALSE;      /* b is a link: we hold a reference */
   guint links = 0;
 
   while (b) {
@@ -917,42 +875,12 @@ finish (ClrSched * s, ClrSchedBatch * b, gboolean linked)
   }
 }
 
-/* The device's thread: waits for the batches attend () hands it, each
- * as finish () waits for a job's own, unless a job's thread got there
- * first. */
-static gpointer
-attendant_main (gpointer data)
-{
-  ClrSched *s = data;
-
-  for (;;) {
-    const gint seen = g_atomic_int_get (&s->attend_word);
-    ClrSchedBatch *b;
-    gboolean quit;
-
-    clr_lock (&s->lock);
-    b = g_queue_pop_head (&s->attend);
-    quit = s->quit;
-    clr_unlock (&s->lock);
-    if (b && g_atomic_int_compare_and_exchange (&b->waited, FALSE, TRUE))
-      finish (s, b, TRUE);
-    else if (b)
-      batch_unref (s, b);
-    else if (quit)
-      break;
-    else
-      clr_word_wait (&s->attend_word, seen);
-  }
-  return NULL;
-}
-
-void
-clr_sched_send (ClrSched * s, ClrSchedJob * job, gboolean attended)
+gboolean
+clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
 {
   ClrSchedBatch *b = job->batch;
+  cl_int status;
 
-  if (!attended)
-    g_atomic_int_set (&b->unattended, TRUE);
   /* the last writer of a batch sees whether it can go; the others need
    * not take the scheduler's lock (a batch only becomes ready when its
    * last writer is done, or when the device frees a slot, whose waiter
@@ -962,14 +890,6 @@ clr_sched_send (ClrSched * s, ClrSchedJob * job, gboolean attended)
     submit_ready (s);
     clr_unlock (&s->lock);
   }
-}
-
-gboolean
-clr_sched_wait (ClrSched * s, ClrSchedJob * job, GError ** error)
-{
-  ClrSchedBatch *b = job->batch;
-  cl_int status;
-
   /* the states before SUBMITTING change without a wake: a sleeper wakes
    * when the batch is taken to the device (one of them, to wait on it)
    * or done (all) */
@@ -983,7 +903,7 @@ clr_sched_wait (ClrSched * s, ClrSchedJob * job, GError ** error)
       clr_word_wait (&b->state, state);
       continue;
     }
-    finish (s, b, FALSE);
+    finish (s, b);
   }
   status = b->status;
   if (status != CL_SUCCESS) {
@@ -993,13 +913,6 @@ clr_sched_wait (ClrSched * s, ClrSchedJob * job, GError ** error)
   job->out = job->direct && s->staging != CLR_STAGING_SVM ? job->direct :
       b->out_host + job->row[CLR_ROW_OUT] * job->out_sample;
   return TRUE;
-}
-
-gboolean
-clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
-{
-  clr_sched_send (s, job, TRUE);
-  return clr_sched_wait (s, job, error);
 }
 
 void

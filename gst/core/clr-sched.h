@@ -126,19 +126,11 @@ gpointer clr_sched_kernel_get_launch_data (ClrSchedKernel * k);
 
 /* A job: clr_sched_reserve () gives it room (job->win); the caller writes
  * the window there and calls clr_sched_run (), which returns once the
- * output is at job->out (at job->direct if the caller gave that);
- * clr_sched_release () after reading it (also when run failed). Never
- * blocks on other streams, only on the device.
- *
- * clr_sched_run () is clr_sched_send () and clr_sched_wait (): a caller
- * that has other work to do before it needs the output sends the job
- * with `attended` FALSE, and the scheduler's own thread sees the batch
- * through the device meanwhile; it waits later. */
+ * output is at job->out (at job->direct if the caller gave that); clr_sched_release () after reading it (also when
+ * run failed). Never blocks on other streams, only on the device. */
 gboolean clr_sched_reserve (ClrSched * s, ClrSchedJob * job,
     GError ** error);
 gboolean clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error);
-void clr_sched_send (ClrSched * s, ClrSchedJob * job, gboolean attended);
-gboolean clr_sched_wait (ClrSched * s, ClrSchedJob * job, GError ** error);
 void clr_sched_release (ClrSched * s, ClrSchedJob * job);
 
 /* Launches and jobs run so far, for tests and benchmarks. */
