@@ -134,6 +134,9 @@ struct _ClrSched {
    * and the enqueuing thread's own CPU time: the rest it waited for a
    * core or a lock (one submitter at a time: no lock needed) */
   guint64 step_us[4], enqueue_cpu_us;
+  /* finish ()'s side of a batch: taken to a thread's claim of the wait,
+   * the wait for the event, and the lock taken again after it */
+  guint64 claim_us, event_us, relock_us;
 
   GMutex kern_lock;
   GHashTable *kernels;          /* key -> ClrSchedKernel */
@@ -605,7 +608,9 @@ sched_free (ClrSched * s)
     clr_log (CLR_LOG_INFO, "scheduler of '%s': a batch's first command "
         "waited %.0f us on the device, which then took %.0f us to its last "
         "one's end; enqueuing took %.0f us uploading, %.0f launching, %.0f "
-        "downloading, %.0f flushing, %.0f of them on the CPU",
+        "downloading, %.0f flushing, %.0f of them on the CPU; from taken to "
+        "done, %.0f us until a thread waited for it, %.0f waiting for its "
+        "event, %.0f for the lock after",
         clr_device_get_name (s->dev),
         s->queued_ns / 1e3 / MAX (s->batches, 1),
         s->busy_ns / 1e3 / MAX (s->batches, 1),
@@ -613,7 +618,10 @@ sched_free (ClrSched * s)
         s->step_us[1] / (double) MAX (s->batches, 1),
         s->step_us[2] / (double) MAX (s->batches, 1),
         s->step_us[3] / (double) MAX (s->batches, 1),
-        s->enqueue_cpu_us / (double) MAX (s->batches, 1));
+        s->enqueue_cpu_us / (double) MAX (s->batches, 1),
+        s->claim_us / (double) MAX (s->batches, 1),
+        s->event_us / (double) MAX (s->batches, 1),
+        s->relock_us / (double) MAX (s->batches, 1));
   for (i = 0; i < s->max_running; i++)
     if (s->queues[i]) {
       clFinish (s->queues[i]);
@@ -841,11 +849,18 @@ finish (ClrSched * s, ClrSchedBatch * b)
   guint links = 0;
 
   while (b) {
+    const gint64 claimed = s->profile ? g_get_monotonic_time () : 0;
     const cl_int status = wait_event (b->done, b->jobs->len, linked);
+    const gint64 noticed = s->profile ? g_get_monotonic_time () : 0;
     ClrSchedBatch *next;
 
     b->status = status;
     clr_lock (&s->lock);
+    if (s->profile) {
+      s->claim_us += claimed - b->t_submit;
+      s->event_us += noticed - claimed;
+      s->relock_us += g_get_monotonic_time () - noticed;
+    }
     if (status == CL_SUCCESS && b->first_cmd)
       profile_batch (s, b);
     s->running--;
