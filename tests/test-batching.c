@@ -35,7 +35,15 @@ typedef struct
   guint64 probe_frames;         /* output frames seen by the sink so far */
   guint64 frames_before_tag;    /* ... when the tag came */
   gboolean tag_seen;
+  GArray *arrivals;             /* Arrival, an output buffer each */
 } Result;
+
+/* An output buffer at the sink: its timestamps, and the pipeline clock's
+ * running time when it came */
+typedef struct
+{
+  GstClockTime pts, duration, clock;
+} Arrival;
 
 static GstPadProbeReturn
 record_tag (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
@@ -54,9 +62,21 @@ static GstPadProbeReturn
 record_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Result *r = user_data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstElement *sink = gst_pad_get_parent_element (pad);
+  GstClock *clock = gst_element_get_clock (sink);
+  Arrival a = { GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf),
+    GST_CLOCK_TIME_NONE
+  };
 
-  r->probe_frames += gst_buffer_get_size (GST_PAD_PROBE_INFO_BUFFER (info)) /
-      (r->channels * sizeof (float));
+  if (clock) {
+    a.clock = gst_clock_get_time (clock) - gst_element_get_base_time (sink);
+    gst_object_unref (clock);
+  }
+  gst_object_unref (sink);
+  g_array_append_val (r->arrivals, a);
+  r->probe_frames += gst_buffer_get_size (buf) / (r->channels *
+      sizeof (float));
   return GST_PAD_PROBE_OK;
 }
 
@@ -130,6 +150,7 @@ run_pipeline (const Feed * f, const float *in, size_t frames, int channels,
 
   memset (r, 0, sizeof (*r));
   r->channels = channels;
+  r->arrivals = g_array_new (FALSE, FALSE, sizeof (Arrival));
   r->out.buffers = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_buffer_unref);
   gst_pad_add_probe (sinkpad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
@@ -267,6 +288,7 @@ held_matches (gboolean planar, int channels)
       r.out.buffers->len, (guint) n_in);
   clr_collected_free (&ref);
   clr_collected_free (&r.out);
+  g_array_unref (r.arrivals);
   g_free (in);
 }
 
@@ -304,6 +326,7 @@ never_held (gboolean live, guint pace_us, size_t frames, guint stall_us)
   fail_unless_equals_int (r.out.buffers->len, n_in + 1);
   clr_collected_free (&ref);
   clr_collected_free (&r.out);
+  g_array_unref (r.arrivals);
   g_free (in);
 }
 
@@ -316,8 +339,9 @@ GST_END_TEST;
 
 GST_START_TEST (test_real_time_never_held)
 {
-  /* 1024 frames (23.2 ms) every 15 ms: 1.5x real time, under the 4x that
-   * holding asks for */
+  /* 1024 frames (23.2 ms) every 15 ms, 0.93 s of them: 1.5x real time,
+   * whose lead over the clock stays under the half second that holding
+   * asks for */
   never_held (FALSE, 15000, 40 * PIECE, 0);
 }
 
@@ -329,6 +353,57 @@ GST_END_TEST;
 GST_START_TEST (test_real_time_stall_never_held)
 {
   never_held (FALSE, 15000, 40 * PIECE, 150000);
+}
+
+GST_END_TEST;
+
+/* A producer at twice real time gains half a second on the clock after
+ * a second, and is held from then on (the arrival speed alone never
+ * decides: under load a stream's buffers come in bursts). What is held
+ * never exceeds half the lead it had, so that a sink's queue behind the
+ * element keeps the other half: every output buffer of held input is at
+ * most half as long as its lead over the clock when it came (less the
+ * piece that completed it and 50 ms for the conversion). */
+GST_START_TEST (test_held_half_the_lead)
+{
+  const GstClockTime piece_time = gst_util_uint64_scale_int (PIECE,
+      GST_SECOND, IN_RATE), slack = 50 * GST_MSECOND;
+  size_t frames = 5 * IN_RATE, n_in = (frames + PIECE - 1) / PIECE;
+  float *in = g_new (float, frames * 2);
+  /* 23.2 ms of audio every 11.6 ms */
+  Feed f = { FALSE, FALSE, 11610, -1, -1 };
+  Collected ref;
+  Result r;
+  guint i, held = 0;
+
+  clr_signal_noise (in, frames * 2, 0.5, 11);
+  run_reference (in, frames, 2, &ref);
+  run_pipeline (&f, in, frames, 2, &r);
+  check_same_samples (&r.out, &ref, 2);
+  check_timestamps (&r.out);
+  fail_unless_equals_int (r.arrivals->len, r.out.buffers->len);
+  for (i = 0; i < r.arrivals->len; i++) {
+    const Arrival *a = &g_array_index (r.arrivals, Arrival, i);
+    GstClockTimeDiff lead;
+
+    if (a->duration <= 2 * piece_time)
+      continue;
+    held++;
+    fail_unless (GST_CLOCK_TIME_IS_VALID (a->clock));
+    /* the running time of the piece that completed it, over the clock */
+    lead = GST_CLOCK_DIFF (a->clock, a->pts + a->duration - piece_time);
+    fail_unless ((GstClockTimeDiff) a->duration <= lead / 2 +
+        (GstClockTimeDiff) (piece_time + slack),
+        "%" GST_TIME_FORMAT " held with a lead of %" GST_STIME_FORMAT,
+        GST_TIME_ARGS (a->duration), GST_STIME_ARGS (lead));
+  }
+  GST_INFO ("%u input buffers, %u output buffers, %u of held input",
+      (guint) n_in, r.out.buffers->len, held);
+  fail_unless (held > 0, "a stream at twice real time was never held");
+  clr_collected_free (&ref);
+  clr_collected_free (&r.out);
+  g_array_unref (r.arrivals);
+  g_free (in);
 }
 
 GST_END_TEST;
@@ -364,6 +439,7 @@ GST_START_TEST (test_held_before_gap_and_events)
       clr_ratio_out_upto (&ratio, last));
   clr_collected_free (&ref);
   clr_collected_free (&r.out);
+  g_array_unref (r.arrivals);
   g_free (in);
 }
 
@@ -382,6 +458,7 @@ batching_suite (void)
   tcase_add_test (tc, test_live_never_held);
   tcase_add_test (tc, test_real_time_never_held);
   tcase_add_test (tc, test_real_time_stall_never_held);
+  tcase_add_test (tc, test_held_half_the_lead);
   tcase_add_test (tc, test_held_before_gap_and_events);
   return s;
 }
