@@ -3,7 +3,7 @@
  * Every device launch costs a hand-off to the driver's threads (on PoCL,
  * waking a core that had gone idle while the upstream element worked: 20 to
  * 40 us on the 2-core CPU, more than the kernel's work for a 1024-frame
- * buffer). When a stream arrives far faster than real time and nothing
+ * buffer). When a stream runs well ahead of the pipeline clock and nothing
  * downstream is waiting on each buffer, the element gathers small buffers
  * here and converts them together. See gst_cl_resample_may_hold(). */
 #ifndef __GST_CLR_INPUT_BATCH_H__
