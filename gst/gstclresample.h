@@ -79,6 +79,7 @@ struct _GstClResample
   GstClrInputBatch held;
   gboolean upstream_live;       /* asked at the start of each run */
   GstClockTime lead;            /* the buffer in hand's, over the clock */
+  gsize hold_target;            /* frames the held batch may grow to */
   gboolean may_hold;            /* the buffer in hand may join the batch */
 };
 

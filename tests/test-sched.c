@@ -170,6 +170,8 @@ test_one_batch (void)
   g_assert_cmpuint (jobs - jobs0, ==, N);
   g_assert_cmpuint (batches - batches0, ==, 1);
   g_assert_cmpuint (launches - launches0, ==, 2);
+  /* the company a stream keeps on the device: these N streams */
+  g_assert_cmpuint (clr_sched_get_company (s), >=, N);
   clr_sched_kernel_unref (s, k[0]);
   clr_sched_kernel_unref (s, k[1]);
   clr_sched_unref (s);

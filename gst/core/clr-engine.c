@@ -434,6 +434,12 @@ clr_engine_reset (ClrEngine * e)
   clr_history_reset (&e->hist, 0);
 }
 
+guint
+clr_engine_get_company (ClrEngine * e)
+{
+  return e->sched ? clr_sched_get_company (e->sched) : 1;
+}
+
 size_t
 clr_engine_out_frames (ClrEngine * e, size_t in_frames)
 {

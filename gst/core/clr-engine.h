@@ -80,6 +80,10 @@ gboolean clr_engine_get_pinned (ClrEngine * e);
  * t(m) + K/2. */
 uint32_t clr_engine_get_latency (ClrEngine * e);
 
+/* How many streams' jobs the device's batches hold lately (1 when this
+ * stream has the device to itself). */
+guint clr_engine_get_company (ClrEngine * e);
+
 /* Output frames the next clr_engine_process() of in_frames frames returns. */
 size_t clr_engine_out_frames (ClrEngine * e, size_t in_frames);
 

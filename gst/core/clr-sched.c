@@ -942,6 +942,15 @@ clr_sched_release (ClrSched * s, ClrSchedJob * job)
   job->batch = NULL;
 }
 
+guint
+clr_sched_get_company (ClrSched * s)
+{
+  /* a glance, not worth the lock every stream takes for every job */
+  guint recent = g_atomic_int_get ((gint *) & s->recent);
+
+  return MAX (recent, 1);
+}
+
 void
 clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
     guint64 * batches)

@@ -133,6 +133,10 @@ gboolean clr_sched_reserve (ClrSched * s, ClrSchedJob * job,
 gboolean clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error);
 void clr_sched_release (ClrSched * s, ClrSchedJob * job);
 
+/* How many jobs the device's recent batches held (a decaying maximum):
+ * how many streams share its batches now. */
+guint clr_sched_get_company (ClrSched * s);
+
 /* Launches and jobs run so far, for tests and benchmarks. */
 void clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
     guint64 * batches);
