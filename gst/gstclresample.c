@@ -89,9 +89,9 @@ GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
  * 2.03 / 1.86 s against 2.27 / 2.25 s for half a second, a batch taking
  * 0.7 ms instead of 2.5 (its half-second jobs made it heavy), and a
  * buffer's p99 in the element 11 ms instead of 55. Not on CPU devices,
- * where a job's fixed cost is the launch's hand-off to the device's
- * threads and the window's copy: 16 and 64 streams on 2 cores ran 0.89x
- * and 0.91x as fast with their holds shared out. */
+ * where long jobs pay (each launch a hand-off to the device's threads):
+ * 16 and 64 streams on 2 cores ran 0.89x and 0.91x as fast with their
+ * holds shared out. */
 #define CLR_HOLD_SHARED_PER_SECOND 25
 /* ... from this lead over the clock on (and never more than half the
  * lead: gst_cl_resample_hold_target ()) */
