@@ -15,6 +15,8 @@
  *   source             no element: the ceiling (R = 44100, S = 441)
  *   clresample-q4      clresample quality=4 ! audio/x-raw,rate=48000
  *   clresample-q10     the same, quality=10
+ *   clresample-q10-nohold  the same, max-hold=0 (every buffer converted as
+ *                      it comes: the lowest latency a buffer)
  *   audioresample-q10  audioresample quality=10 ! audio/x-raw,rate=48000
  *   clfirfilter-256    clfirfilter block-size=256, an 8192-tap lowpass
  *                      (R = 48000, S = 256)
@@ -71,12 +73,14 @@ typedef struct
   gint rate;
   guint frames;                 /* samplesperbuffer; clfirfilter's block */
   gboolean fir;                 /* the 8192-tap kernel */
+  gboolean no_hold;             /* clresample max-hold=0 */
 } Workload;
 
 static const Workload workloads[] = {
   {"source", NULL, -1, 0, 44100, 441, FALSE},
   {"clresample-q4", "clresample", 4, 48000, 44100, 441, FALSE},
   {"clresample-q10", "clresample", 10, 48000, 44100, 441, FALSE},
+  {"clresample-q10-nohold", "clresample", 10, 48000, 44100, 441, FALSE, TRUE},
   {"audioresample-q10", "audioresample", 10, 48000, 44100, 441, FALSE},
   {"clfirfilter-256", "clfirfilter", -1, 0, 48000, 256, TRUE},
   {"clfirfilter-1024", "clfirfilter", -1, 0, 48000, 1024, TRUE},
@@ -202,6 +206,8 @@ add_branch (GstBin * pipe, const Options * o, const Workload * w,
   g_object_set (chain[n - 1], "sync", FALSE, NULL);
   if (w->quality >= 0)
     g_object_set (*element, "quality", w->quality, NULL);
+  if (w->no_hold)
+    g_object_set (*element, "max-hold", (guint64) 0, NULL);
   if (w->fir)
     clr_bench_set_kernel (*element, h, FIR_TAPS);
   if (w->element && g_str_equal (w->element, "clfirfilter"))
@@ -480,7 +486,7 @@ throughput (const Result * r, guint n, double seconds)
 static void
 print_row (const Workload * w, guint n, double seconds, const Result * r)
 {
-  printf ("%-17s %4u ", w->name, n);
+  printf ("%-21s %4u ", w->name, n);
   if (r->error) {
     printf ("failed: %s\n", r->error);
     return;
@@ -562,7 +568,7 @@ print_header (int argc, char **argv, const Options * o)
       "strm-s/s: N x %g s / strm s;\nslow xRT: the slowest branch's multiple "
       "of real time; p50/p99/max: the element's us a block, all branches;\n"
       "cpu %%: the process's CPU over strm s, %% of one core\n", o->seconds);
-  printf ("%-17s %4s %8s %8s %9s %9s %9s %9s %9s %7s\n", "workload", "N",
+  printf ("%-21s %4s %8s %8s %9s %9s %9s %9s %9s %7s\n", "workload", "N",
       "proc s", "strm s", "strm-s/s", "slow xRT", "p50 us", "p99 us",
       "max us", "cpu %");
   g_free (date);
@@ -585,6 +591,7 @@ main (int argc, char **argv)
         "Seconds of audio a stream (default 30)", "S"},
     {"workloads", 'w', 0, G_OPTION_ARG_STRING, &workloads_text,
         "Workloads (default all): source, clresample-q4, clresample-q10, "
+          "clresample-q10-nohold, "
           "audioresample-q10, clfirfilter-256, clfirfilter-1024, "
           "audiofirfilter", "W,.."},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &o.device,

@@ -74,16 +74,17 @@ GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
 #define GST_CAT_DEFAULT cl_resample_debug
 GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
 
-/* Input held back for one launch: at most half a second of it (and at most
- * CLR_HOLD_MAX_BYTES), and only while the input runs CLR_HOLD_AHEAD or
- * more ahead of the pipeline clock (see gst_cl_resample_may_hold()).
- * Measured on the 2-core CPU through PoCL, 1024-frame buffers, 44.1 -> 48
- * kHz: 0.1 s batches run at 1.0x audioresample quality=10's speed, 0.2 s
- * at 1.35x, 0.5 s at 1.7-1.9x (docs/performance.md). */
-#define CLR_HOLD_PER_SECOND 2
+/* Input held back for one launch: at most `max-hold` of it, half a second
+ * by default (and at most CLR_HOLD_MAX_BYTES), and only while the input
+ * runs CLR_HOLD_AHEAD or more ahead of the pipeline clock (see
+ * gst_cl_resample_may_hold()). Measured on the 2-core CPU through PoCL,
+ * 1024-frame buffers, 44.1 -> 48 kHz: 0.1 s batches run at 1.0x
+ * audioresample quality=10's speed, 0.2 s at 1.35x, 0.5 s at 1.7-1.9x
+ * (docs/performance.md). */
+#define DEFAULT_MAX_HOLD (GST_SECOND / 2)
 #define CLR_HOLD_MAX_BYTES (8u << 20)
-/* That half second is shared out among the streams whose jobs share the
- * device's batches: a batch then holds half a second of input of them all
+/* On a GPU, that is shared out among the streams whose jobs share the
+ * device's batches: a batch then holds `max-hold` of input of them all
  * together, and each stream holds down to 1/CLR_HOLD_SHARED_PER_SECOND
  * of a second. 256 streams on an H200, 30 s each: holding 40 ms ran
  * 2.03 / 1.86 s against 2.27 / 2.25 s for half a second, a batch taking
@@ -109,6 +110,7 @@ enum
   PROP_TAPS,
   PROP_CUTOFF,
   PROP_PHASE,
+  PROP_MAX_HOLD,
   PROP_DEVICE,
   PROP_DEVICE_NAME,
 };
@@ -265,6 +267,25 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
           gst_cl_resample_phase_get_type (),
           GST_CL_RESAMPLE_PHASE_LINEAR, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClResample:max-hold:
+   *
+   * The most input a stream not fed live may gather while it runs ahead
+   * of the pipeline clock, to convert it in one launch (file conversion,
+   * a server's streams to sinks that do not sync). Never more than half
+   * the stream's lead over the clock; on a GPU shared by many streams,
+   * this divided among them, down to 40 ms. 0 converts every buffer as it
+   * comes: the lowest latency a buffer, at the throughput of one launch a
+   * buffer (256 streams on an H200: 2.5 ms p99 a buffer in the element
+   * against 10-16 ms, 0.7x the stream-seconds a second). Live streams
+   * never hold.
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_HOLD,
+      g_param_spec_uint64 ("max-hold", "Max hold",
+          "The most input (ns) a stream running ahead of the clock (not "
+          "live) gathers to convert in one launch; 0: every buffer as it "
+          "comes", 0, 10 * GST_SECOND, DEFAULT_MAX_HOLD, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           GST_CLR_DEVICE_BLURB,
@@ -316,6 +337,7 @@ gst_cl_resample_init (GstClResample * self)
   self->taps = 0;
   self->cutoff = 0.0;
   self->phase = GST_CL_RESAMPLE_PHASE_LINEAR;
+  self->max_hold = DEFAULT_MAX_HOLD;
   self->device_spec = g_strdup (DEFAULT_DEVICE);
   gst_clr_run_reset (&self->run);
   self->join_frame = G_MAXUINT64;
@@ -363,6 +385,9 @@ gst_cl_resample_set_property (GObject * object, guint prop_id,
       self->props_changed |= (gint) self->phase != g_value_get_enum (value);
       self->phase = g_value_get_enum (value);
       break;
+    case PROP_MAX_HOLD:
+      self->max_hold = g_value_get_uint64 (value);
+      break;
     case PROP_DEVICE:
       g_free (self->device_spec);
       self->device_spec = g_value_dup_string (value);
@@ -396,6 +421,9 @@ gst_cl_resample_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PHASE:
       g_value_set_enum (value, self->phase);
+      break;
+    case PROP_MAX_HOLD:
+      g_value_set_uint64 (value, self->max_hold);
       break;
     case PROP_DEVICE:
       g_value_set_string (value, self->device_spec);
@@ -581,8 +609,8 @@ gst_cl_resample_alloc_output (GstClResample * self, gsize n)
   return gst_clr_alloc_output (GST_BASE_TRANSFORM (self), &self->out_info, n);
 }
 
-/* Frames the batch may grow to before it is converted: half a second
- * shared out among the streams of the device's batches, and no more than
+/* Frames the batch may grow to before it is converted: `max-hold`, on a
+ * GPU shared out among the streams of the device's batches, and no more than
  * half the lead the stream has over the clock (whatever waits downstream
  * still has the other half when the held input comes). Decided once a
  * buffer, in before_transform (): transform_size () and transform () must
@@ -594,8 +622,10 @@ gst_cl_resample_hold_target (GstClResample * self)
   /* shared out on GPUs only (CLR_HOLD_SHARED_PER_SECOND) */
   guint company = clr_device_is_gpu (self->device) ?
       clr_engine_get_company (self->engine) : 1;
-  gsize by_time = MAX ((gsize) rate / CLR_HOLD_PER_SECOND / company,
-      (gsize) rate / CLR_HOLD_SHARED_PER_SECOND);
+  gsize most = gst_util_uint64_scale_int (self->max_hold_now, rate,
+      GST_SECOND);
+  gsize by_time = MAX (most / company, MIN (most,
+          (gsize) rate / CLR_HOLD_SHARED_PER_SECOND));
   gsize by_size = CLR_HOLD_MAX_BYTES / GST_AUDIO_INFO_BPF (&self->in_info);
   gsize by_lead = gst_util_uint64_scale_int (self->lead / 2, rate,
       GST_SECOND);
@@ -1201,7 +1231,13 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   GstClResample *self = GST_CL_RESAMPLE (trans);
   gboolean held_before = self->may_hold, changed;
 
-  self->may_hold = gst_cl_resample_may_hold (self, buf);
+  GST_OBJECT_LOCK (self);
+  self->max_hold_now = self->max_hold;
+  GST_OBJECT_UNLOCK (self);
+  /* asked even at max-hold 0: it learns whether upstream is live when a
+   * run starts */
+  self->may_hold = gst_cl_resample_may_hold (self, buf)
+      && self->max_hold_now > 0;
   if (self->may_hold)
     self->hold_target = gst_cl_resample_hold_target (self);
   if (held_before != self->may_hold)

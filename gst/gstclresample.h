@@ -36,6 +36,7 @@ struct _GstClResample
   guint taps;
   gdouble cutoff;
   GstClResamplePhase phase;
+  GstClockTime max_hold;
   gchar *device_spec;
   gboolean props_changed;       /* applied at the next buffer */
 
@@ -80,6 +81,7 @@ struct _GstClResample
   gboolean upstream_live;       /* asked at the start of each run */
   GstClockTime lead;            /* the buffer in hand's, over the clock */
   gsize hold_target;            /* frames the held batch may grow to */
+  GstClockTime max_hold_now;    /* max-hold as the buffer in hand saw it */
   gboolean may_hold;            /* the buffer in hand may join the batch */
 };
 

@@ -26,6 +26,7 @@ typedef struct
   gssize tag_at;                /* a tag event before this piece, or -1 */
   guint stall_at;               /* the streaming thread stalls before ... */
   guint stall_us;               /* ... this piece for this long (0: never) */
+  const char *props;            /* clresample's properties, or NULL */
 } Feed;
 
 typedef struct
@@ -135,9 +136,9 @@ run_pipeline (const Feed * f, const float *in, size_t frames, int channels,
   const char *layout = f->planar ? "non-interleaved" : "interleaved";
   gchar *launch = g_strdup_printf ("appsrc name=src format=time is-live=%s "
       "caps=audio/x-raw,format=F32LE,layout=%s,rate=%d,channels=%d,"
-      "channel-mask=(bitmask)0 ! clresample ! audio/x-raw,rate=%d,"
+      "channel-mask=(bitmask)0 ! clresample %s ! audio/x-raw,rate=%d,"
       "layout=%s ! appsink name=sink sync=false", f->live ? "true" : "false",
-      layout, IN_RATE, channels, OUT_RATE, layout);
+      layout, IN_RATE, channels, f->props ? f->props : "", OUT_RATE, layout);
   GstElement *pipe = gst_parse_launch (launch, NULL);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
@@ -408,6 +409,55 @@ GST_START_TEST (test_held_half_the_lead)
 
 GST_END_TEST;
 
+/* max-hold bounds what a stream far ahead of the clock gathers: at 0 every
+ * buffer is converted as it comes, at 0.1 s no output buffer of held input
+ * is longer than 0.1 s and the piece that completed it; the samples and
+ * timestamps are those of buffer-by-buffer conversion either way. */
+static void
+held_at_most (const char *props, GstClockTime most)
+{
+  const GstClockTime piece_time = gst_util_uint64_scale_int (PIECE,
+      GST_SECOND, IN_RATE);
+  size_t frames = 6 * IN_RATE, n_in = (frames + PIECE - 1) / PIECE;
+  float *in = g_new (float, frames * 2);
+  Feed f = { FALSE, FALSE, 0, -1, -1, 0, 0, props };
+  Collected ref;
+  Result r;
+  guint i, held = 0;
+
+  clr_signal_noise (in, frames * 2, 0.5, 5);
+  run_reference (in, frames, 2, &ref);
+  run_pipeline (&f, in, frames, 2, &r);
+  check_same_samples (&r.out, &ref, 2);
+  check_timestamps (&r.out);
+  for (i = 0; i < r.out.buffers->len; i++) {
+    GstBuffer *b = g_ptr_array_index (r.out.buffers, i);
+
+    held += GST_BUFFER_DURATION (b) > 2 * piece_time;
+    fail_unless (GST_BUFFER_DURATION (b) <= most + piece_time + GST_MSECOND,
+        "%" GST_TIME_FORMAT " out with %s", GST_TIME_ARGS
+        (GST_BUFFER_DURATION (b)), props);
+  }
+  if (most == 0) {
+    /* n_in buffers and the drained tail */
+    fail_unless_equals_int (r.out.buffers->len, n_in + 1);
+  } else {
+    fail_unless (held > 0, "nothing held with %s", props);
+  }
+  clr_collected_free (&ref);
+  clr_collected_free (&r.out);
+  g_array_unref (r.arrivals);
+  g_free (in);
+}
+
+GST_START_TEST (test_max_hold)
+{
+  held_at_most ("max-hold=0", 0);
+  held_at_most ("max-hold=100000000", 100 * GST_MSECOND);
+}
+
+GST_END_TEST;
+
 /* A GAP buffer and a tag event in the middle of held input: what was held
  * comes out before them, and the stream is the one converted buffer by
  * buffer (the GAP as silence). */
@@ -459,6 +509,7 @@ batching_suite (void)
   tcase_add_test (tc, test_real_time_never_held);
   tcase_add_test (tc, test_real_time_stall_never_held);
   tcase_add_test (tc, test_held_half_the_lead);
+  tcase_add_test (tc, test_max_hold);
   tcase_add_test (tc, test_held_before_gap_and_events);
   return s;
 }
