@@ -57,6 +57,13 @@
  * ]| Live monitoring: a minimum-phase filter answers in 6 input samples
  * (0.14 ms) instead of half the filter (188 samples, 4.3 ms), with no
  * ringing before a transient.
+ * |[
+ * gst-launch-1.0 filesrc location=talk.wav ! wavparse ! audioconvert ! \
+ *     clresample max-hold=0 ! audio/x-raw,rate=16000 ! appsink sync=false
+ * ]| A stream that runs ahead of the clock (a file, a sink that does not
+ * sync) is converted up to half a second at a time by default, one launch
+ * instead of fifty; max-hold=0 converts each buffer as it comes, for the
+ * least latency a buffer.
  */
 
 #ifdef HAVE_CONFIG_H
