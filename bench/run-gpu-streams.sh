@@ -16,7 +16,7 @@ b=build/bench/clr-streams-bench
 secs=${STREAMS_SECONDS:-30}
 {
   $b -s "$secs" -n 1,16,64,256,1024 \
-    -w source,clresample-q4,clresample-q10,audioresample-q10
+    -w source,clresample-q4,clresample-q10,clresample-q10-nohold,audioresample-q10
   $b -s 20 -n 1,16,64 -w clfirfilter-256,clfirfilter-1024,audiofirfilter
   # several GPUs: every instance on the first card, then device=auto
   # (the least used card: the streams spread over all of them)
