@@ -616,26 +616,25 @@ gst_cl_resample_alloc_output (GstClResample * self, gsize n)
   return gst_clr_alloc_output (GST_BASE_TRANSFORM (self), &self->out_info, n);
 }
 
-/* Frames the batch may grow to before it is converted: `max-hold`, on a
- * GPU shared out among the streams of the device's batches, and no more than
- * half the lead the stream has over the clock (whatever waits downstream
- * still has the other half when the held input comes). Decided once a
- * buffer, in before_transform (): transform_size () and transform () must
- * see the same. */
+/* Frames the batch may grow to before it is converted: max_hold, on a GPU
+ * shared out among the streams of the device's batches, and no more than
+ * half the stream's lead over the clock (whatever waits downstream still
+ * has the other half when the held input comes). Decided once a buffer,
+ * in before_transform (): transform_size () and transform () must see the
+ * same. */
 static gsize
-gst_cl_resample_hold_target (GstClResample * self)
+gst_cl_resample_hold_target (GstClResample * self, GstClockTime max_hold,
+    GstClockTime lead)
 {
   const gint rate = GST_AUDIO_INFO_RATE (&self->in_info);
   /* shared out on GPUs only (CLR_HOLD_SHARED_PER_SECOND) */
   guint company = clr_device_is_gpu (self->device) ?
       clr_engine_get_company (self->engine) : 1;
-  gsize most = gst_util_uint64_scale_int (self->max_hold_now, rate,
-      GST_SECOND);
+  gsize most = gst_util_uint64_scale_int (max_hold, rate, GST_SECOND);
   gsize by_time = MAX (most / company, MIN (most,
           (gsize) rate / CLR_HOLD_SHARED_PER_SECOND));
   gsize by_size = CLR_HOLD_MAX_BYTES / GST_AUDIO_INFO_BPF (&self->in_info);
-  gsize by_lead = gst_util_uint64_scale_int (self->lead / 2, rate,
-      GST_SECOND);
+  gsize by_lead = gst_util_uint64_scale_int (lead / 2, rate, GST_SECOND);
 
   return MAX (1, MIN (MIN (by_time, by_size), by_lead));
 }
@@ -1165,19 +1164,20 @@ gst_cl_resample_transform_size (GstBaseTransform * trans,
 }
 
 /* How far the buffer's running time is ahead of the pipeline clock's
- * (0: not ahead, or no clock to tell), into self->lead; TRUE if that is
+ * (0: not ahead, or no clock to tell), into *lead; TRUE if that is
  * CLR_HOLD_AHEAD or more. A real-time producer's buffers never get that
  * far ahead, even when a stall (a first kernel build, a busy machine) let
  * many of them queue up and arrive at once; a file conversion soon does. */
 static gboolean
-gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
+gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf,
+    GstClockTime * lead)
 {
   GstElement *element = GST_ELEMENT (self);
   GstSegment *segment = &GST_BASE_TRANSFORM (self)->segment;
   GstClockTime pts = GST_BUFFER_PTS (buf), running, now, base;
   GstClock *clock;
 
-  self->lead = 0;
+  *lead = 0;
   if (!GST_CLOCK_TIME_IS_VALID (pts) || segment->format != GST_FORMAT_TIME
       || GST_STATE (element) != GST_STATE_PLAYING)
     return FALSE;
@@ -1188,12 +1188,13 @@ gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
   now = gst_clock_get_time (clock);
   base = gst_element_get_base_time (element);
   if (now >= base && running > now - base)
-    self->lead = running - (now - base);
+    *lead = running - (now - base);
   gst_object_unref (clock);
-  return self->lead >= CLR_HOLD_AHEAD;
+  return *lead >= CLR_HOLD_AHEAD;
 }
 
-/* Whether the buffer in hand may join the held batch. Holding pays only
+/* Whether the buffer in hand may join the held batch (its lead over the
+ * clock into *lead, for gst_cl_resample_hold_target ()). Holding pays only
  * where nobody waits on each buffer: never in a live pipeline (the added
  * delay would be latency), and only while the input is CLR_HOLD_AHEAD
  * ahead of the clock (file conversion, a sink that does not sync, a deep
@@ -1210,7 +1211,8 @@ gst_cl_resample_ahead_of_clock (GstClResample * self, GstBuffer * buf)
  * (each wave slowed the streams still converting buffer by buffer), 256
  * streams on 16 cores between 1.3 and 3.7 s into the stream. */
 static gboolean
-gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
+gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf,
+    GstClockTime * lead)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
 
@@ -1227,7 +1229,7 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf)
   }
   return !self->upstream_live
       && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)
-      && gst_cl_resample_ahead_of_clock (self, buf);
+      && gst_cl_resample_ahead_of_clock (self, buf, lead);
 }
 
 /* Runs before basetransform sizes the output buffer: a discontinuity drains
@@ -1237,23 +1239,22 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
   gboolean held_before = self->may_hold, changed;
+  GstClockTime max_hold, lead = 0;
 
   GST_OBJECT_LOCK (self);
-  self->max_hold_now = self->max_hold;
+  max_hold = self->max_hold;
+  changed = self->props_changed;
   GST_OBJECT_UNLOCK (self);
   /* asked even at max-hold 0: it learns whether upstream is live when a
    * run starts */
-  self->may_hold = gst_cl_resample_may_hold (self, buf)
-      && self->max_hold_now > 0;
+  self->may_hold = gst_cl_resample_may_hold (self, buf, &lead)
+      && max_hold > 0;
   if (self->may_hold)
-    self->hold_target = gst_cl_resample_hold_target (self);
+    self->hold_target = gst_cl_resample_hold_target (self, max_hold, lead);
   if (held_before != self->may_hold)
     GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT, self->may_hold ?
         "holding input" : "converting buffer by buffer",
         GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
-  GST_OBJECT_LOCK (self);
-  changed = self->props_changed;
-  GST_OBJECT_UNLOCK (self);
   /* the new engine is built off this thread: no stall of the stream while
    * a long filter is designed */
   if (changed)

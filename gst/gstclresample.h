@@ -13,7 +13,6 @@
 
 G_BEGIN_DECLS
 
-
 #define GST_TYPE_CL_RESAMPLE (gst_cl_resample_get_type ())
 /* The filter's phase (the `phase` property). */
 typedef enum {
@@ -79,9 +78,7 @@ struct _GstClResample
    * to be converted in one launch (gstclrinputbatch.h) */
   GstClrInputBatch held;
   gboolean upstream_live;       /* asked at the start of each run */
-  GstClockTime lead;            /* the buffer in hand's, over the clock */
   gsize hold_target;            /* frames the held batch may grow to */
-  GstClockTime max_hold_now;    /* max-hold as the buffer in hand saw it */
   gboolean may_hold;            /* the buffer in hand may join the batch */
 };
 

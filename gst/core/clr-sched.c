@@ -595,15 +595,15 @@ kernel_free (gpointer data)
 static void
 sched_free (ClrSched * s)
 {
+  /* per batch */
+  const double n = MAX (s->batches, 1);
   guint i;
 
   clr_log (CLR_LOG_INFO, "scheduler of '%s' done: %" G_GUINT64_FORMAT
       " jobs in %" G_GUINT64_FORMAT " batches (%.1f a batch, %.0f us from "
       "taken to done, %.0f of them enqueuing), %" G_GUINT64_FORMAT
       " launches", clr_device_get_name (s->dev), s->jobs, s->batches,
-      s->jobs / (double) MAX (s->batches, 1),
-      s->device_us / (double) MAX (s->batches, 1),
-      s->enqueue_us / (double) MAX (s->batches, 1), s->launches);
+      s->jobs / n, s->device_us / n, s->enqueue_us / n, s->launches);
   if (s->profile)
     clr_log (CLR_LOG_INFO, "scheduler of '%s': a batch's first command "
         "waited %.0f us on the device, which then took %.0f us to its last "
@@ -611,17 +611,10 @@ sched_free (ClrSched * s)
         "downloading, %.0f flushing, %.0f of them on the CPU; from taken to "
         "done, %.0f us until a thread waited for it, %.0f waiting for its "
         "event, %.0f for the lock after",
-        clr_device_get_name (s->dev),
-        s->queued_ns / 1e3 / MAX (s->batches, 1),
-        s->busy_ns / 1e3 / MAX (s->batches, 1),
-        s->step_us[0] / (double) MAX (s->batches, 1),
-        s->step_us[1] / (double) MAX (s->batches, 1),
-        s->step_us[2] / (double) MAX (s->batches, 1),
-        s->step_us[3] / (double) MAX (s->batches, 1),
-        s->enqueue_cpu_us / (double) MAX (s->batches, 1),
-        s->claim_us / (double) MAX (s->batches, 1),
-        s->event_us / (double) MAX (s->batches, 1),
-        s->relock_us / (double) MAX (s->batches, 1));
+        clr_device_get_name (s->dev), s->queued_ns / 1e3 / n,
+        s->busy_ns / 1e3 / n, s->step_us[0] / n, s->step_us[1] / n,
+        s->step_us[2] / n, s->step_us[3] / n, s->enqueue_cpu_us / n,
+        s->claim_us / n, s->event_us / n, s->relock_us / n);
   for (i = 0; i < s->max_running; i++)
     if (s->queues[i]) {
       clFinish (s->queues[i]);
