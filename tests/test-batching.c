@@ -263,21 +263,44 @@ check_same_samples (Collected * got, Collected * want, int channels)
       "held input gave other samples than buffer-by-buffer conversion");
 }
 
+/* `frames` frames of noise (f's GAP piece silent) through run_pipeline ()
+ * as f feeds them, checked against the same stream converted buffer by
+ * buffer: the same samples, the same timestamps. */
+static void
+run_checked (const Feed * f, size_t frames, int channels, guint seed,
+    Result * r)
+{
+  float *in = g_new (float, frames * channels);
+  Collected ref;
+
+  clr_signal_noise (in, frames * channels, 0.5, seed);
+  if (f->gap_at >= 0)
+    memset (in + f->gap_at * PIECE * channels, 0,
+        PIECE * channels * sizeof (float));
+  run_reference (in, frames, channels, &ref);
+  run_pipeline (f, in, frames, channels, r);
+  check_same_samples (&r->out, &ref, channels);
+  check_timestamps (&r->out);
+  clr_collected_free (&ref);
+  g_free (in);
+}
+
+static void
+result_clear (Result * r)
+{
+  clr_collected_free (&r->out);
+  g_array_unref (r->arrivals);
+}
+
 static void
 held_matches (gboolean planar, int channels)
 {
   size_t frames = 10 * IN_RATE + 777, n_in = (frames + PIECE - 1) / PIECE;
-  float *in = g_new (float, frames * channels);
   Feed f = { FALSE, planar, 0, -1, -1 };
-  Collected ref;
   Result r;
 
-  clr_signal_noise (in, frames * channels, 0.5, 42);
-  run_reference (in, frames, channels, &ref);
-  run_pipeline (&f, in, frames, channels, &r);
+  run_checked (&f, frames, channels, 42, &r);
   fail_unless_equals_uint64 (r.out.frames, total_out (frames));
-  check_same_samples (&r.out, &ref, channels);
-  check_timestamps (&r.out);
   /* it did hold: a whole stream far faster than real time comes out in
    * half-second batches, not one buffer per input buffer (20 batches and
    * the first window's 16 buffers here; with PoCL's kernel cache cold,
@@ -287,10 +310,7 @@ held_matches (gboolean planar, int channels)
       r.out.buffers->len);
   fail_unless (r.out.buffers->len <= n_in / 4, "%u buffers out for %u in",
       r.out.buffers->len, (guint) n_in);
-  clr_collected_free (&ref);
-  clr_collected_free (&r.out);
-  g_array_unref (r.arrivals);
-  g_free (in);
+  result_clear (&r);
 }
 
 GST_START_TEST (test_held_interleaved)
@@ -313,22 +333,13 @@ static void
 never_held (gboolean live, guint pace_us, size_t frames, guint stall_us)
 {
   size_t n_in = (frames + PIECE - 1) / PIECE;
-  float *in = g_new (float, frames * 2);
   Feed f = { live, FALSE, pace_us, -1, -1, 20, stall_us };
-  Collected ref;
   Result r;
 
-  clr_signal_noise (in, frames * 2, 0.5, 7);
-  run_reference (in, frames, 2, &ref);
-  run_pipeline (&f, in, frames, 2, &r);
-  check_same_samples (&r.out, &ref, 2);
-  check_timestamps (&r.out);
+  run_checked (&f, frames, 2, 7, &r);
   /* n_in buffers and the drained tail */
   fail_unless_equals_int (r.out.buffers->len, n_in + 1);
-  clr_collected_free (&ref);
-  clr_collected_free (&r.out);
-  g_array_unref (r.arrivals);
-  g_free (in);
+  result_clear (&r);
 }
 
 GST_START_TEST (test_live_never_held)
@@ -370,18 +381,12 @@ GST_START_TEST (test_held_half_the_lead)
   const GstClockTime piece_time = gst_util_uint64_scale_int (PIECE,
       GST_SECOND, IN_RATE), slack = 50 * GST_MSECOND;
   size_t frames = 5 * IN_RATE, n_in = (frames + PIECE - 1) / PIECE;
-  float *in = g_new (float, frames * 2);
   /* 23.2 ms of audio every 11.6 ms */
   Feed f = { FALSE, FALSE, 11610, -1, -1 };
-  Collected ref;
   Result r;
   guint i, held = 0;
 
-  clr_signal_noise (in, frames * 2, 0.5, 11);
-  run_reference (in, frames, 2, &ref);
-  run_pipeline (&f, in, frames, 2, &r);
-  check_same_samples (&r.out, &ref, 2);
-  check_timestamps (&r.out);
+  run_checked (&f, frames, 2, 11, &r);
   fail_unless_equals_int (r.arrivals->len, r.out.buffers->len);
   for (i = 0; i < r.arrivals->len; i++) {
     const Arrival *a = &g_array_index (r.arrivals, Arrival, i);
@@ -401,10 +406,7 @@ GST_START_TEST (test_held_half_the_lead)
   GST_INFO ("%u input buffers, %u output buffers, %u of held input",
       (guint) n_in, r.out.buffers->len, held);
   fail_unless (held > 0, "a stream at twice real time was never held");
-  clr_collected_free (&ref);
-  clr_collected_free (&r.out);
-  g_array_unref (r.arrivals);
-  g_free (in);
+  result_clear (&r);
 }
 
 GST_END_TEST;
@@ -419,17 +421,11 @@ held_at_most (const char *props, GstClockTime most)
   const GstClockTime piece_time = gst_util_uint64_scale_int (PIECE,
       GST_SECOND, IN_RATE);
   size_t frames = 6 * IN_RATE, n_in = (frames + PIECE - 1) / PIECE;
-  float *in = g_new (float, frames * 2);
   Feed f = { FALSE, FALSE, 0, -1, -1, 0, 0, props };
-  Collected ref;
   Result r;
   guint i, held = 0;
 
-  clr_signal_noise (in, frames * 2, 0.5, 5);
-  run_reference (in, frames, 2, &ref);
-  run_pipeline (&f, in, frames, 2, &r);
-  check_same_samples (&r.out, &ref, 2);
-  check_timestamps (&r.out);
+  run_checked (&f, frames, 2, 5, &r);
   for (i = 0; i < r.out.buffers->len; i++) {
     GstBuffer *b = g_ptr_array_index (r.out.buffers, i);
 
@@ -444,10 +440,7 @@ held_at_most (const char *props, GstClockTime most)
   } else {
     fail_unless (held > 0, "nothing held with %s", props);
   }
-  clr_collected_free (&ref);
-  clr_collected_free (&r.out);
-  g_array_unref (r.arrivals);
-  g_free (in);
+  result_clear (&r);
 }
 
 GST_START_TEST (test_max_hold)
@@ -464,20 +457,13 @@ GST_END_TEST;
 GST_START_TEST (test_held_before_gap_and_events)
 {
   size_t frames = 6 * IN_RATE, tag_piece = 100, gap_piece = 150, taps;
-  float *in = g_new (float, frames * 2);
   Feed f = { FALSE, FALSE, 0, gap_piece, tag_piece };
   ClrRatio ratio;
   ClrFilter filter;
-  Collected ref;
   Result r;
   gint64 last;
 
-  clr_signal_noise (in, frames * 2, 0.5, 3);
-  memset (in + gap_piece * PIECE * 2, 0, PIECE * 2 * sizeof (float));
-  run_reference (in, frames, 2, &ref);
-  run_pipeline (&f, in, frames, 2, &r);
-  check_same_samples (&r.out, &ref, 2);
-  check_timestamps (&r.out);
+  run_checked (&f, frames, 2, 3, &r);
   /* before the tag: every output frame the input before it allows (the
    * filter looks taps/2 frames ahead) */
   clr_ratio_init (&ratio, IN_RATE, OUT_RATE);
@@ -487,10 +473,7 @@ GST_START_TEST (test_held_before_gap_and_events)
   fail_unless (r.tag_seen);
   fail_unless_equals_uint64 (r.frames_before_tag,
       clr_ratio_out_upto (&ratio, last));
-  clr_collected_free (&ref);
-  clr_collected_free (&r.out);
-  g_array_unref (r.arrivals);
-  g_free (in);
+  result_clear (&r);
 }
 
 GST_END_TEST;
