@@ -41,6 +41,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->fft_block = knob (envp, "CLRESAMPLE_FFT_BLOCK");
   t->offline_fourstep = knob (envp, "CLRESAMPLE_OFFLINE_FOURSTEP");
   t->sched_depth = knob (envp, "CLRESAMPLE_SCHED_DEPTH");
+  t->sched_spin = knob (envp, "CLRESAMPLE_SCHED_SPIN");
 }
 
 static gpointer

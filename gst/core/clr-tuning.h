@@ -90,6 +90,11 @@
  *                           bench            scheduler on the device at
  *                                            once, each on its own queue
  *                                            (clr-sched.c; default 2)
+ * CLRESAMPLE_SCHED_SPIN     tests,  0|1      1: a job's thread waits for its
+ *                           bench            batch yielding its core (up to
+ *                                            CLR_SCHED_SPIN_US) on any device
+ *                                            and load; 0: asleep (default:
+ *                                            on GPUs under load, clr-sched.c)
  * CLRESAMPLE_PROFILE        tuning  set      the resampler's scheduler logs
  *                                            its batches' device times
  *                                            when it goes; the convolution
@@ -144,6 +149,7 @@ typedef struct {
   ClrKnob fft_block;
   ClrKnob offline_fourstep;
   ClrKnob sched_depth;
+  ClrKnob sched_spin;
 } ClrTuning;
 
 /* The environment's settings, read on the first call; thread-safe. Tests
