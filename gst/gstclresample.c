@@ -96,11 +96,14 @@ GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
  * of a second. 256 streams on an H200, 30 s each: holding 40 ms ran
  * 2.03 / 1.86 s against 2.27 / 2.25 s for half a second, a batch taking
  * 0.7 ms instead of 2.5 (its half-second jobs made it heavy), and a
- * buffer's p99 in the element 11 ms instead of 55. Not on CPU devices,
- * where long jobs pay (each launch a hand-off to the device's threads):
- * 16 and 64 streams on 2 cores ran 0.89x and 0.91x as fast with their
- * holds shared out. */
-#define CLR_HOLD_SHARED_PER_SECOND 25
+ * buffer's p99 in the element 11 ms instead of 55. Since jobs' threads
+ * wait for their batches yielding their cores (clr-sched.c), 20 ms runs
+ * as fast as 40 (4320 against 4351 stream-seconds a second, three
+ * rounds; 0.93x in another lease) at a p99 of 3.4-4.5 ms against 8-10.
+ * Not on CPU devices, where long jobs pay (each launch a hand-off to the
+ * device's threads): 16 and 64 streams on 2 cores ran 0.89x and 0.91x
+ * as fast with their holds shared out. */
+#define CLR_HOLD_SHARED_PER_SECOND 50
 /* ... from this lead over the clock on (and never more than half the
  * lead: gst_cl_resample_hold_target ()) */
 #define CLR_HOLD_AHEAD (GST_SECOND / 2)
@@ -281,11 +284,11 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
    * of the pipeline clock, to convert it in one launch (file conversion,
    * a server's streams to sinks that do not sync). Never more than half
    * the stream's lead over the clock; on a GPU shared by many streams,
-   * this divided among them, down to 40 ms. 0 converts every buffer as it
+   * this divided among them, down to 20 ms. 0 converts every buffer as it
    * comes: the lowest latency a buffer, at the throughput of one launch a
-   * buffer (256 streams on an H200: 2.5 ms p99 a buffer in the element
-   * against 10-16 ms, 0.7x the stream-seconds a second). Live streams
-   * never hold.
+   * buffer (256 streams on an H200: 1.0-1.1 ms p99 a buffer in the
+   * element against 3.4-4.5 ms, 0.85x the stream-seconds a second). Live
+   * streams never hold.
    */
   g_object_class_install_property (gobject_class, PROP_MAX_HOLD,
       g_param_spec_uint64 ("max-hold", "Max hold",

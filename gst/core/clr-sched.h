@@ -3,7 +3,8 @@
  *
  * A resampler's buffer is a job: its window (the filter's history and the
  * new input, laid out as the kernel reads it) goes into the open batch's
- * staging memory, and the job's thread waits. A batch runs as one upload,
+ * staging memory, and the job's thread waits (asleep, or under load on a
+ * GPU yielding its core: clr-sched.c). A batch runs as one upload,
  * one launch per kernel (jobs of streams with the same kernel and filter
  * share it, a stream a row of the launch's third dimension), one download
  * and one wait, whatever the number of jobs. Batches form by themselves:
