@@ -40,6 +40,8 @@ run robust $t/test-robust
 run batching $t/test-batching
 run sched $t/test-sched
 run streams $t/test-streams
+run streams-spin CLRESAMPLE_SCHED_SPIN=1 $t/test-streams
+run batching-spin CLRESAMPLE_SCHED_SPIN=1 $t/test-batching
 run conv $t/test-conv
 run conv-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-conv
 run conv-1-slice CLRESAMPLE_CONV_SLICES=1 $t/test-conv
