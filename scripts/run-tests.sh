@@ -78,8 +78,10 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
     batching streams conv conv-streams firfilter firfilter-api crossover \
     crossover-design fft-path dropin redesign no-device || status=$?
   phase_done "sanitizers: elements and core"
-  # and the GPU code path (GPU kernels, page-locked staging) on this CPU
-  CLRESAMPLE_KERNELS=gpu CLRESAMPLE_PINNED=1 ASAN_OPTIONS=$leak_check \
+  # and the GPU code path (GPU kernels, page-locked staging, jobs' threads
+  # yielding while they wait for their batches) on this CPU
+  CLRESAMPLE_KERNELS=gpu CLRESAMPLE_PINNED=1 CLRESAMPLE_SCHED_SPIN=1 \
+    ASAN_OPTIONS=$leak_check \
     meson test -C build-asan --print-errorlogs \
     --num-processes 1 --logbase sanitizers-gpu-path core sched element streams \
     conv-streams fft-path \
