@@ -62,10 +62,13 @@ check (ClrHistory * h, const Ref * r, int64_t end, size_t least)
   }
 }
 
+/* data: 1 planar input, 2 a lazy history (clr_history_set_lazy ()), read
+ * only after some of the pushes */
 static void
 test_random (gconstpointer data)
 {
-  const gboolean planar = GPOINTER_TO_INT (data);
+  const gboolean planar = GPOINTER_TO_INT (data) & 1;
+  const gboolean lazy = (GPOINTER_TO_INT (data) & 2) != 0;
   GRand *rand = g_rand_new_with_seed (planar ? 7 : 11);
   Ref r = { g_array_new (FALSE, FALSE, sizeof (float)), 0 };
   ClrHistory h;
@@ -74,6 +77,7 @@ test_random (gconstpointer data)
   guint step;
 
   clr_history_init (&h, CH, sizeof (float));
+  clr_history_set_lazy (&h, lazy);
   clr_history_reset (&h, 0);
   for (step = 0; step < 3000; step++) {
     const size_t n = g_rand_int_range (rand, 0, 700);
@@ -97,8 +101,10 @@ test_random (gconstpointer data)
     g_assert_no_error (err);
     ref_append (&r, end, n, silence);
     end += (int64_t) n;
-    /* it keeps `keep` frames of what it held and was given */
-    check (&h, &r, end, MIN (keep, before + n));
+    /* it keeps `keep` frames of what it held and was given (lazy: read
+     * after one push in three, several wraps at times between reads) */
+    if (!lazy || g_rand_int_range (rand, 0, 3) == 0)
+      check (&h, &r, end, MIN (keep, before + n));
     g_free (buf);
   }
   g_assert_cmpuint (h.cap, <, 2 * (4000 + 700));
@@ -109,8 +115,9 @@ test_random (gconstpointer data)
 
 /* set() then appends across the wrap; read() gives the last frames */
 static void
-test_set_read (void)
+test_set_read (gconstpointer data)
 {
+  const gboolean lazy = GPOINTER_TO_INT (data);
   ClrHistory h;
   float host[CH * 50], back[CH * 40];
   Ref r = { g_array_new (FALSE, FALSE, sizeof (float)), 100 };
@@ -122,6 +129,7 @@ test_set_read (void)
     for (i = 0; i < 50; i++)
       host[c * 50 + i] = sample (110 + (int64_t) i, c);
   clr_history_init (&h, CH, sizeof (float));
+  clr_history_set_lazy (&h, lazy);
   g_assert_true (clr_history_set (&h, 100, (const char *) host, 10, 50,
           &err));
   ref_append (&r, 100, 10, TRUE);
@@ -140,7 +148,8 @@ test_set_read (void)
     g_assert_true (clr_history_push (&h, 60, in, FALSE, 7, &err));
     ref_append (&r, end, 7, FALSE);
     end += 7;
-    check (&h, &r, end, 60);
+    if (!lazy || i % 5 == 0)
+      check (&h, &r, end, 60);
   }
   clr_history_read (&h, 40, (char *) back);
   for (c = 0; c < CH; c++)
@@ -160,6 +169,13 @@ main (int argc, char **argv)
       test_random);
   g_test_add_data_func ("/history/random/planar", GINT_TO_POINTER (1),
       test_random);
-  g_test_add_func ("/history/set-read", test_set_read);
+  g_test_add_data_func ("/history/random/interleaved-lazy",
+      GINT_TO_POINTER (2), test_random);
+  g_test_add_data_func ("/history/random/planar-lazy", GINT_TO_POINTER (3),
+      test_random);
+  g_test_add_data_func ("/history/set-read", GINT_TO_POINTER (0),
+      test_set_read);
+  g_test_add_data_func ("/history/set-read-lazy", GINT_TO_POINTER (1),
+      test_set_read);
   return g_test_run ();
 }

@@ -297,6 +297,9 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
       "%s bank of %u rows", cfg->in_rate, cfg->out_rate, e->ratio.I,
       e->ratio.D, cfg->channels, e->filter.quality, e->filter.taps,
       e->bank.interpolated ? "interpolated" : "polyphase", e->bank.rows);
+  /* the direct kernels read their input from the window: the history
+   * only serves a successor's start (clr-history.h) */
+  clr_history_set_lazy (&e->hist, !e->plan.fft_block);
   if (e->plan.fft_block) {
     /* no kernel, window or bank of its own: the convolution engine's */
     if (!clr_fft_new (e, e->plan.fft_block, tuning, error))

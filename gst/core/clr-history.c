@@ -38,9 +38,22 @@ ring (ClrHistory * h, size_t c)
   return h->data + c * 2 * h->cap * h->ssize;
 }
 
+static void mirror (ClrHistory * h, size_t at, size_t n);
+
+void
+clr_history_set_lazy (ClrHistory * h, gboolean lazy)
+{
+  h->lazy = lazy;
+}
+
 char *
 clr_history_plane (ClrHistory * h, size_t c)
 {
+  /* lazy: the frames that wrapped to the ring's start, copied after its
+   * end, every channel's at once, once after each append */
+  if (h->lazy && !h->unwrapped && h->head + h->len > h->cap)
+    mirror (h, 0, h->head + h->len - h->cap);
+  h->unwrapped = TRUE;
   return ring (h, c) + h->head * h->ssize;
 }
 
@@ -107,24 +120,21 @@ clr_history_make_room (ClrHistory * h, size_t keep, size_t n,
   h->head = 0;
   h->start += (int64_t) drop;
   h->len = keep;
-  mirror (h, 0, keep);
+  if (!h->lazy)
+    mirror (h, 0, keep);
   return TRUE;
 }
 
-void
-clr_history_append (ClrHistory * h, const void *const *in, gboolean planar,
-    size_t n)
+/* n frames (in NULL: silence) written at storage frame `at` of every
+ * channel's ring, nothing mirrored */
+static void
+write_frames (ClrHistory * h, const void *const *in, gboolean planar,
+    size_t at, size_t n)
 {
   const size_t ss = h->ssize, ch = h->channels;
-  size_t at, c;
   char *to[CLR_CHANNELS_MAX];
+  size_t c;
 
-  g_assert (h->len + n <= h->cap);
-  if (n == 0)
-    return;                     /* an empty buffer's planes may be NULL */
-  /* written once where the frames follow the history contiguously (into
-   * the mirror half past cap), then mirrored */
-  at = (h->head + h->len) % h->cap;
   for (c = 0; c < ch; c++)
     to[c] = ring (h, c) + at * ss;
   if (!in)
@@ -135,8 +145,38 @@ clr_history_append (ClrHistory * h, const void *const *in, gboolean planar,
       memcpy (to[c], in[c], n * ss);
   else
     clr_deinterleave (to, in[0], n, ch, ss);
-  mirror (h, at, n);
+}
+
+void
+clr_history_append (ClrHistory * h, const void *const *in, gboolean planar,
+    size_t n)
+{
+  const size_t step = planar ? h->ssize : h->channels * h->ssize;
+  size_t at, first, c;
+  const void *rest[CLR_CHANNELS_MAX];
+
+  g_assert (h->len + n <= h->cap);
+  if (n == 0)
+    return;                     /* an empty buffer's planes may be NULL */
+  at = (h->head + h->len) % h->cap;
   h->len += n;
+  h->unwrapped = FALSE;
+  if (!h->lazy) {
+    /* written once where the frames follow the history contiguously
+     * (into the mirror half past cap), then mirrored */
+    write_frames (h, in, planar, at, n);
+    mirror (h, at, n);
+    return;
+  }
+  /* lazy: into the first half only, to the ring's end and the rest from
+   * its start */
+  first = MIN (n, h->cap - at);
+  write_frames (h, in, planar, at, first);
+  if (first == n)
+    return;
+  for (c = 0; in && c < (planar ? h->channels : 1); c++)
+    rest[c] = (const char *) in[c] + first * step;
+  write_frames (h, in ? rest : NULL, planar, 0, n - first);
 }
 
 gboolean

@@ -26,10 +26,19 @@ typedef struct {
   int64_t start;                /* stream frame of each plane's frame 0 */
   size_t head;                  /* where frame `start` is in each ring */
   size_t len;
+  gboolean lazy;                /* clr_history_set_lazy () */
+  gboolean unwrapped;           /* lazy: the mirror made since the last
+                                 * append */
 } ClrHistory;
 
 void clr_history_init (ClrHistory * h, size_t channels, size_t ssize);
 void clr_history_clear (ClrHistory * h);
+/* A history read rarely (a successor's start, not every block): frames are
+ * written once, into the ring's first half, and the mirror is made only
+ * for a read (clr_history_plane (), clr_history_read ()), so that every
+ * sample costs one write instead of two and the mirror's pages are never
+ * touched. Set before the first append. */
+void clr_history_set_lazy (ClrHistory * h, gboolean lazy);
 /* Forgets the frames: the next one appended is stream frame `start`. */
 void clr_history_reset (ClrHistory * h, int64_t start);
 /* Drops all but the last `keep` frames and makes room for n more. */

@@ -177,6 +177,15 @@ clr_window_write_input (ClrWindow * w, size_t at, const void *const *in,
     memcpy (sample_at (w, 0, at), in[0], n * ch * w->ssize);
     return;
   }
+  if (!w->interleaved && !planar && ch > 1 && w->wsize == w->ssize) {
+    char *planes[CLR_CHANNELS_MAX];
+
+    /* all channels in one pass over the frames */
+    for (c = 0; c < ch; c++)
+      planes[c] = sample_at (w, c, at);
+    clr_deinterleave (planes, in[0], n, ch, w->ssize);
+    return;
+  }
   for (c = 0; c < ch; c++) {
     if (planar || ch == 1)
       load (w, sample_at (w, c, at), frame_step (w), in[c], 1, n);
