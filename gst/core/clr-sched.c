@@ -864,16 +864,6 @@ batch_unref (ClrSched * s, ClrSchedBatch * b)
   }
 }
 
-/* Waits for batch b on the device (its `waited` claimed), sends the
- * device's next batch, then wakes b's jobs. The next batch goes first: the
- * hundred threads the wake makes runnable would otherwise take the cores
- * from this one, and the device would idle until it got one back (2 ms
- * with 256 streams on 16 cores). Then, up to CLR_SCHED_CHAIN times, the
- * same thread waits for the batch it sent, holding a reference so that
- * the batch cannot finish and be reused under it: waking one of that
- * batch's sleepers to do it cost 450 us there, a third of a batch's time.
- * Each link delays only this thread's own stream, by a batch, and only
- * under load (CLR_SCHED_CHAIN_JOBS). */
 /* Whether jobs' threads now wait for their batches yielding their cores
  * (CLR_SCHED_SPIN_US). */
 static gboolean
@@ -883,6 +873,17 @@ spinning (ClrSched * s)
       && clr_sched_get_company (s) >= CLR_SCHED_SPIN_COMPANY);
 }
 
+/* Waits for batch b on the device (its `waited` claimed), sends the
+ * device's next batch, then wakes b's jobs. The next batch goes first: the
+ * hundred threads the wake makes runnable would otherwise take the cores
+ * from this one, and the device would idle until it got one back (2 ms
+ * with 256 streams on 16 cores). Then, up to CLR_SCHED_CHAIN times, the
+ * same thread waits for the batch it sent, holding a reference so that
+ * the batch cannot finish and be reused under it: waking one of that
+ * batch's sleepers to do it cost 450 us there, a third of a batch's time.
+ * Each link delays only this thread's own stream, by a batch, and only
+ * under load (CLR_SCHED_CHAIN_JOBS), and only while jobs' threads sleep:
+ * yielding, one of the batch's own threads takes the wait at once. */
 static void
 finish (ClrSched * s, ClrSchedBatch * b)
 {
