@@ -51,9 +51,11 @@ clr_history_plane (ClrHistory * h, size_t c)
 {
   /* lazy: the frames that wrapped to the ring's start, copied after its
    * end, every channel's at once, once after each append */
-  if (h->lazy && !h->unwrapped && h->head + h->len > h->cap)
-    mirror (h, 0, h->head + h->len - h->cap);
-  h->unwrapped = TRUE;
+  if (h->lazy && !h->unwrapped) {
+    if (h->head + h->len > h->cap)
+      mirror (h, 0, h->head + h->len - h->cap);
+    h->unwrapped = TRUE;
+  }
   return ring (h, c) + h->head * h->ssize;
 }
 

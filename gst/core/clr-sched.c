@@ -677,10 +677,10 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->refcount = 1;
   s->dev = clr_device_ref (dev);
   s->staging = staging;
-  s->spin = clr_knob_or (clr_tuning_get ()->sched_spin,
-      clr_device_is_gpu (dev) ? 1 : 0) ? 1 : 0;
-  if (clr_tuning_get ()->sched_spin.set && s->spin)
-    s->spin = 2;
+  /* CLRESAMPLE_SCHED_SPIN set: always or never; else GPUs under load */
+  s->spin = clr_tuning_get ()->sched_spin.set ?
+      (clr_tuning_get ()->sched_spin.value ? 2 : 0) :
+      (clr_device_is_gpu (dev) ? 1 : 0);
   s->profile = clr_tuning_get ()->profile;
   s->max_running = CLAMP (clr_knob_or (clr_tuning_get ()->sched_depth,
           CLR_SCHED_RUNNING), 1, CLR_SCHED_RUNNING_MAX);
