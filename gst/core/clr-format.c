@@ -1,5 +1,9 @@
 /* clresample: the sample formats. See clr-format.h. */
 #include <math.h>
+#include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "clr-format.h"
 
 size_t
@@ -15,12 +19,62 @@ clr_format_size (ClrFormat format)
   }
 }
 
-void
-clr_deinterleave (char *const *planes, const void *src, size_t n, size_t ch,
-    size_t ss)
+/* Two channels of four-byte samples, nearly every stream's layout: four
+ * frames a step where SSE2 is there. The sample-by-sample loop took 7 % of
+ * a 256-stream process's CPU on an H200 machine (perf); this ran those
+ * streams 1.04x as fast (three rounds: 3886 / 4133 / 3923 stream-seconds
+ * a second against 3833 / 3964 / 3736). The shuffles move
+ * bits; no arithmetic touches the samples. `stream`: non-temporal stores
+ * (the destination is read much later, if ever: the input history), which
+ * neither read the lines first nor push the other streams' data out of
+ * the caches. */
+static void
+deinterleave_2x4 (guint32 * a, guint32 * b, const guint32 * src, size_t n,
+    gboolean stream)
+{
+  size_t i = 0;
+
+#ifdef __SSE2__
+  /* both planes reach 16-byte alignment at the same frame, or neither */
+  stream = stream && ((((uintptr_t) a ^ (uintptr_t) b) & 15) == 0);
+  for (; stream && i < n && ((uintptr_t) (a + i) & 15); i++) {
+    a[i] = src[2 * i];
+    b[i] = src[2 * i + 1];
+  }
+  for (; i + 4 <= n; i += 4) {
+    const __m128 x = _mm_loadu_ps ((const float *) src + 2 * i);
+    const __m128 y = _mm_loadu_ps ((const float *) src + 2 * i + 4);
+    const __m128 l = _mm_shuffle_ps (x, y, _MM_SHUFFLE (2, 0, 2, 0));
+    const __m128 r = _mm_shuffle_ps (x, y, _MM_SHUFFLE (3, 1, 3, 1));
+
+    if (stream) {
+      _mm_stream_ps ((float *) (a + i), l);
+      _mm_stream_ps ((float *) (b + i), r);
+    } else {
+      _mm_storeu_ps ((float *) (a + i), l);
+      _mm_storeu_ps ((float *) (b + i), r);
+    }
+  }
+  if (stream)
+    _mm_sfence ();
+#endif
+  for (; i < n; i++) {
+    a[i] = src[2 * i];
+    b[i] = src[2 * i + 1];
+  }
+}
+
+static void
+deinterleave (char *const *planes, const void *src, size_t n, size_t ch,
+    size_t ss, gboolean stream)
 {
   size_t c, i;
 
+  if (ch == 2 && ss == 4) {
+    deinterleave_2x4 ((guint32 *) planes[0], (guint32 *) planes[1], src, n,
+        stream);
+    return;
+  }
   switch (ss) {
     case 2:
       for (i = 0; i < n; i++)
@@ -38,6 +92,20 @@ clr_deinterleave (char *const *planes, const void *src, size_t n, size_t ch,
           ((guint64 *) planes[c])[i] = ((const guint64 *) src)[i * ch + c];
       break;
   }
+}
+
+void
+clr_deinterleave (char *const *planes, const void *src, size_t n, size_t ch,
+    size_t ss)
+{
+  deinterleave (planes, src, n, ch, ss, FALSE);
+}
+
+void
+clr_deinterleave_stream (char *const *planes, const void *src, size_t n,
+    size_t ch, size_t ss)
+{
+  deinterleave (planes, src, n, ch, ss, TRUE);
 }
 
 /* ---- samples to and from the engines' floats -------------------------- */

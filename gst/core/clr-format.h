@@ -25,6 +25,10 @@ size_t clr_format_size (ClrFormat format);
 /* n frames of ch interleaved samples of ss bytes into ch planes. */
 void clr_deinterleave (char *const *planes, const void *src, size_t n,
     size_t ch, size_t ss);
+/* ... with stores that bypass the caches where the CPU has them: for
+ * memory read much later, if at all */
+void clr_deinterleave_stream (char *const *planes, const void *src,
+    size_t n, size_t ch, size_t ss);
 
 /* n samples of a format, `src_step` samples apart, into host engine
  * samples `dst_step` apart: float, or double (dbl). Integers are scaled
