@@ -500,7 +500,7 @@ typedef struct
 {
   GstPad *pad;
   gint stop;
-  guint answers;
+  gint answers;                 /* atomic: read while the loop runs */
   GstClockTime worst;
 } Querier;
 
@@ -516,7 +516,7 @@ query_latency_loop (gpointer data)
     if (gst_pad_query (q->pad, query)) {
       gst_query_parse_latency (query, NULL, &min, NULL);
       q->worst = MAX (q->worst, min);
-      q->answers++;
+      g_atomic_int_inc (&q->answers);
     }
     gst_query_unref (query);
   }
@@ -542,6 +542,14 @@ GST_START_TEST (test_latency_query_from_other_thread)
 
   q.pad = gst_element_get_static_pad (h->element, "src");
   t = g_thread_new ("latency-queries", query_latency_loop, &q);
+  /* the querier is answered once before the filters start changing under
+   * it: on a loaded machine the loop below could otherwise end before that
+   * thread first ran (a fresh-clone .ci/run on 2 cores once saw no answer
+   * at all, where a run alone gets 10000-100000) */
+  for (k = 0; k < 10000 && g_atomic_int_get (&q.answers) == 0; k++)
+    g_usleep (1000);
+  fail_unless (g_atomic_int_get (&q.answers) > 0,
+      "no latency query answered in 10 s");
   for (k = 0; k < 60; k++) {
     if (c->element && g_str_has_prefix (c->element, "clresample")) {
       caps = caps_str ("F32LE", rates[k % G_N_ELEMENTS (rates)], 1);
@@ -567,7 +575,6 @@ GST_START_TEST (test_latency_query_from_other_thread)
   }
   g_atomic_int_set (&q.stop, 1);
   g_thread_join (t);
-  fail_unless (q.answers > 0);
   /* every answer is a latency the element had: far below a second here */
   fail_unless (q.worst < 200 * GST_MSECOND, "latency answered: %"
       GST_TIME_FORMAT, GST_TIME_ARGS (q.worst));
