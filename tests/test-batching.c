@@ -42,11 +42,10 @@ typedef struct
                                  * clresample, where it decides to hold */
 } Result;
 
-/* An output buffer at the sink: its timestamps, and the pipeline clock's
- * running time when it came */
+/* An output buffer at the sink: its timestamps */
 typedef struct
 {
-  GstClockTime pts, duration, clock;
+  GstClockTime pts, duration;
 } Arrival;
 
 static GstPadProbeReturn
@@ -67,17 +66,8 @@ record_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Result *r = user_data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  GstElement *sink = gst_pad_get_parent_element (pad);
-  GstClock *clock = gst_element_get_clock (sink);
-  Arrival a = { GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf),
-    GST_CLOCK_TIME_NONE
-  };
+  Arrival a = { GST_BUFFER_PTS (buf), GST_BUFFER_DURATION (buf) };
 
-  if (clock) {
-    a.clock = gst_clock_get_time (clock) - gst_element_get_base_time (sink);
-    gst_object_unref (clock);
-  }
-  gst_object_unref (sink);
   g_array_append_val (r->arrivals, a);
   r->probe_frames += gst_buffer_get_size (buf) / (r->channels *
       sizeof (float));

@@ -24,9 +24,10 @@ check_one (GRand * rand, size_t ch, size_t ss, size_t n, size_t src_off,
   for (i = 0; i < n * ch * ss + 16; i++)
     src[i] = (guint8) g_rand_int (rand);
   for (c = 0; c < ch; c++) {
-    /* g_malloc gives 16-byte alignment; planes at the offset asked, some
-     * channels one sample further on so their alignments differ */
-    const size_t off = dst_off + (c == 1 && (dst_off & 1) ? ss : 0);
+    /* g_malloc gives 16-byte alignment; planes at the offset asked, and
+     * at half the offsets the second channel one sample further on, so
+     * that the planes' alignments differ */
+    const size_t off = dst_off + (c == 1 && (dst_off & 4) ? ss : 0);
 
     dst[c] = g_malloc (GUARD + off + plane + GUARD);
     memset (dst[c], POISON, GUARD + off + plane + GUARD);

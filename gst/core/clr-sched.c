@@ -510,6 +510,15 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   return status;
 }
 
+/* b's outputs are readable, or its status says why not: every one of its
+ * jobs' threads goes on, asleep or yielding. */
+static void
+batch_done (ClrSchedBatch * b)
+{
+  g_atomic_int_set (&b->state, BATCH_DONE);
+  clr_word_wake (&b->state, G_MAXINT);
+}
+
 /* Sends ready batches to the device while it has room; lock held.
  *
  * The open batch goes at once if the device is idle (a lone stream waits
@@ -577,8 +586,7 @@ submit_ready (ClrSched * s)
       s->running--;
     if (status != CL_SUCCESS) {
       b->status = status;
-      g_atomic_int_set (&b->state, BATCH_DONE);
-      clr_word_wake (&b->state, G_MAXINT);
+      batch_done (b);
     } else {
       /* one of its jobs' threads takes the wait */
       g_atomic_int_set (&b->state, BATCH_RUNNING);
@@ -911,8 +919,7 @@ finish (ClrSched * s, ClrSchedBatch * b)
 
     b->status = status;
     if (done_first) {
-      g_atomic_int_set (&b->state, BATCH_DONE);
-      clr_word_wake (&b->state, G_MAXINT);
+      batch_done (b);
     }
     clr_lock (&s->lock);
     if (s->profile) {
@@ -934,8 +941,7 @@ finish (ClrSched * s, ClrSchedBatch * b)
     }
     clr_unlock (&s->lock);
     if (!done_first) {
-      g_atomic_int_set (&b->state, BATCH_DONE);
-      clr_word_wake (&b->state, G_MAXINT);
+      batch_done (b);
     }
     if (linked)
       batch_unref (s, b);
