@@ -613,7 +613,7 @@ submit_ready (ClrSched * s)
     else
       g_queue_pop_head (&s->closed);
     g_atomic_int_set (&b->state, BATCH_SUBMITTING);
-    s->running++;
+    g_atomic_int_inc ((gint *) & s->running);
     s->submitting = TRUE;
     s->batches++;
     s->jobs += b->jobs->len;
@@ -631,7 +631,7 @@ submit_ready (ClrSched * s)
     s->submitting = FALSE;
     s->launches += launches;
     if (status != CL_SUCCESS)
-      s->running--;
+      g_atomic_int_add ((gint *) & s->running, -1);
     if (status != CL_SUCCESS) {
       b->status = status;
       batch_done (b);
@@ -977,7 +977,7 @@ finish (ClrSched * s, ClrSchedBatch * b)
     }
     if (status == CL_SUCCESS && b->first_cmd)
       profile_batch (s, b);
-    s->running--;
+    g_atomic_int_add ((gint *) & s->running, -1);
     s->device_us += g_get_monotonic_time () - b->t_submit;
     next = submit_ready (s);
     if (next && links < CLR_SCHED_CHAIN && !spinning (s)
@@ -1025,6 +1025,24 @@ spin_wait (ClrSched * s, ClrSchedBatch * b, gint state)
   return FALSE;
 }
 
+/* Whether batch b, its last writer done, may be due (submit_ready ()),
+ * read without the lock. Not while the device is full, nor while a batch
+ * runs and b is not half as full as recent batches: a running batch's
+ * waiter looks again when it finishes (finish ()). Under load that spares
+ * most jobs' threads a second turn at the lock, which 256 streams on 16
+ * cores queue for (a holder preempted, every other thread asleep on it). */
+static gboolean
+may_send (ClrSched * s, ClrSchedBatch * b)
+{
+  const guint running = g_atomic_int_get ((gint *) & s->running);
+  const guint recent = g_atomic_int_get ((gint *) & s->recent);
+
+  if (g_atomic_int_get (&b->state) == BATCH_CLOSED)
+    return running < s->max_running;
+  return running == 0 || (running < s->max_running
+      && b->jobs->len >= recent / 2);
+}
+
 gboolean
 clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
 {
@@ -1035,7 +1053,7 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
    * not take the scheduler's lock (a batch only becomes ready when its
    * last writer is done, or when the device frees a slot, whose waiter
    * looks itself) */
-  if (g_atomic_int_dec_and_test (&b->writers)) {
+  if (g_atomic_int_dec_and_test (&b->writers) && may_send (s, b)) {
     clr_lock (&s->lock);
     submit_ready (s);
     clr_unlock (&s->lock);
