@@ -229,6 +229,59 @@ test_room (void)
   clr_sched_unref (s);
 }
 
+/* Round k reserves `n` jobs of 100 kB windows on one thread, then runs
+ * them on threads of their own; returns the batches they took. */
+static guint64
+grow_round (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec, int n)
+{
+  Stream st[8];
+  GThread *th[8];
+  guint64 b0, b1;
+  int i;
+
+  g_assert (n <= 8);
+  clr_sched_get_counts (s, NULL, NULL, &b0);
+  for (i = 0; i < n; i++) {
+    memset (&st[i], 0, sizeof (st[i]));
+    st[i].sched = s;
+    st[i].kern = k;
+    st[i].scale = spec->scale;
+    st[i].channels = spec->channels;
+    st[i].frames = 25000;
+    st[i].n_out = 40 + i;
+    st[i].first_tap = i;
+    st[i].seed = 7.0f * i;
+    st[i].out = g_new0 (float, st[i].n_out);
+    stream_reserve (&st[i]);
+  }
+  for (i = 0; i < n; i++)
+    th[i] = g_thread_new ("stream", stream_run, &st[i]);
+  for (i = 0; i < n; i++) {
+    g_thread_join (th[i]);
+    check_output (&st[i]);
+    g_free (st[i].out);
+  }
+  clr_sched_get_counts (s, NULL, NULL, &b1);
+  return b1 - b0;
+}
+
+/* A batch that ran out of room comes back twice its size (grown when its
+ * last job lets it go, outside the scheduler's lock): three 100 kB jobs
+ * take two batches of the 256 kB start, and then five take at most two,
+ * where batches of the start's size would need three. */
+static void
+test_grow (void)
+{
+  KernelSpec spec = { 1.5f, 1 };
+  ClrSched *s = clr_sched_get (device, CLR_STAGING_PLAIN, NULL);
+  ClrSchedKernel *k = get_kernel (s, &spec);
+
+  g_assert_cmpuint (grow_round (s, k, &spec, 3), ==, 2);
+  g_assert_cmpuint (grow_round (s, k, &spec, 5), <=, 2);
+  clr_sched_kernel_unref (s, k);
+  clr_sched_unref (s);
+}
+
 /* Many threads, each a stream of many jobs of its own size, at once, on
  * every kind of staging the device offers: every output exact (how many
  * batches they shared depends on the timing, so it is only reported).
@@ -330,6 +383,7 @@ main (int argc, char **argv)
     g_error ("no OpenCL device: %s", err->message);
   g_test_add_func ("/sched/one-batch", test_one_batch);
   g_test_add_func ("/sched/room", test_room);
+  g_test_add_func ("/sched/grow", test_grow);
   g_test_add_func ("/sched/many-threads", test_many_threads);
   ret = g_test_run ();
   clr_device_unref (device);
