@@ -66,6 +66,24 @@ typedef struct {
   gboolean ok;
 } Stream;
 
+/* A stream's job of `spec`'s kernel k on s; its output room allocated. */
+static void
+stream_init (Stream * st, ClrSched * s, ClrSchedKernel * k,
+    const KernelSpec * spec, size_t frames, size_t n_out, size_t first_tap,
+    float seed)
+{
+  memset (st, 0, sizeof (*st));
+  st->sched = s;
+  st->kern = k;
+  st->scale = spec->scale;
+  st->channels = spec->channels;
+  st->frames = frames;
+  st->n_out = n_out;
+  st->first_tap = first_tap;
+  st->seed = seed;
+  st->out = g_new0 (float, n_out * spec->channels);
+}
+
 static void
 stream_reserve (Stream * st)
 {
@@ -147,16 +165,8 @@ test_one_batch (void)
   clr_sched_kernel_unref (s, k[1]);
   clr_sched_get_counts (s, &launches0, &jobs0, &batches0);
   for (i = 0; i < N; i++) {
-    memset (&st[i], 0, sizeof (st[i]));
-    st[i].sched = s;
-    st[i].kern = k[i % 2];
-    st[i].scale = specs[i % 2].scale;
-    st[i].channels = specs[i % 2].channels;
-    st[i].frames = 50 + 17 * i;
-    st[i].n_out = 20 + 3 * i;
-    st[i].first_tap = i;
-    st[i].seed = 100.0f * i;
-    st[i].out = g_new0 (float, st[i].n_out * st[i].channels);
+    stream_init (&st[i], s, k[i % 2], &specs[i % 2], 50 + 17 * i,
+        20 + 3 * i, i, 100.0f * i);
     stream_reserve (&st[i]);
   }
   for (i = 0; i < N; i++)
@@ -194,16 +204,7 @@ test_room (void)
 
   clr_sched_get_counts (s, NULL, &j0, &b0);
   for (i = 0; i < 3; i++) {
-    memset (&st[i], 0, sizeof (st[i]));
-    st[i].sched = s;
-    st[i].kern = k;
-    st[i].scale = spec.scale;
-    st[i].channels = spec.channels;
-    st[i].frames = 40000;
-    st[i].n_out = 30000 + i;
-    st[i].first_tap = 5 * i;
-    st[i].seed = (float) i;
-    st[i].out = g_new0 (float, st[i].n_out * 2);
+    stream_init (&st[i], s, k, &spec, 40000, 30000 + i, 5 * i, (float) i);
   }
   /* alone */
   stream_reserve (&st[0]);
@@ -242,16 +243,7 @@ grow_round (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec, int n)
   g_assert (n <= 8);
   clr_sched_get_counts (s, NULL, NULL, &b0);
   for (i = 0; i < n; i++) {
-    memset (&st[i], 0, sizeof (st[i]));
-    st[i].sched = s;
-    st[i].kern = k;
-    st[i].scale = spec->scale;
-    st[i].channels = spec->channels;
-    st[i].frames = 25000;
-    st[i].n_out = 40 + i;
-    st[i].first_tap = i;
-    st[i].seed = 7.0f * i;
-    st[i].out = g_new0 (float, st[i].n_out);
+    stream_init (&st[i], s, k, spec, 25000, 40 + i, i, 7.0f * i);
     stream_reserve (&st[i]);
   }
   for (i = 0; i < n; i++)
@@ -308,18 +300,11 @@ worker_run (gpointer data)
 
   w->ok = TRUE;
   for (n = 0; n < JOBS; n++) {
-    memset (&st, 0, sizeof (st));
-    st.sched = w->sched;
-    st.kern = w->kern;
-    st.scale = w->spec.scale;
-    st.channels = w->spec.channels;
     /* every fourth worker's windows are large: batches fill and close
      * while other threads take places in them */
-    st.frames = w->id % 4 == 3 ? 20000 + 7 * n : 100 + 7 * w->id + n;
-    st.n_out = 60 + n % 9;
-    st.first_tap = n % 13;
-    st.seed = 10.0f * w->id + n;
-    st.out = g_new0 (float, st.n_out * st.channels);
+    stream_init (&st, w->sched, w->kern, &w->spec, w->id % 4 == 3 ?
+        20000 + 7 * n : 100 + 7 * w->id + n, 60 + n % 9, n % 13,
+        10.0f * w->id + n);
     stream_reserve (&st);
     stream_run (&st);
     check_output (&st);
