@@ -132,6 +132,24 @@ check_output (const Stream * st)
           (st->seed + c * 1000 + st->first_tap + i));
 }
 
+/* Runs reserved streams [0, n), each on a thread of its own, then checks
+ * and frees their output. */
+static void
+run_streams (Stream * st, int n)
+{
+  GThread **th = g_new (GThread *, n);
+  int i;
+
+  for (i = 0; i < n; i++)
+    th[i] = g_thread_new ("stream", stream_run, &st[i]);
+  for (i = 0; i < n; i++) {
+    g_thread_join (th[i]);
+    check_output (&st[i]);
+    g_free (st[i].out);
+  }
+  g_free (th);
+}
+
 static ClrSchedKernel *
 get_kernel (ClrSched * s, KernelSpec * spec)
 {
@@ -153,7 +171,6 @@ test_one_batch (void)
   ClrSched *s = clr_sched_get (device, CLR_STAGING_PLAIN, NULL);
   ClrSchedKernel *k[2];
   Stream st[N];
-  GThread *th[N];
   guint64 launches0, jobs0, batches0, launches, jobs, batches;
   int i;
 
@@ -169,13 +186,7 @@ test_one_batch (void)
         20 + 3 * i, i, 100.0f * i);
     stream_reserve (&st[i]);
   }
-  for (i = 0; i < N; i++)
-    th[i] = g_thread_new ("stream", stream_run, &st[i]);
-  for (i = 0; i < N; i++) {
-    g_thread_join (th[i]);
-    check_output (&st[i]);
-    g_free (st[i].out);
-  }
+  run_streams (st, N);
   clr_sched_get_counts (s, &launches, &jobs, &batches);
   g_assert_cmpuint (jobs - jobs0, ==, N);
   g_assert_cmpuint (batches - batches0, ==, 1);
@@ -198,34 +209,24 @@ test_room (void)
   ClrSchedKernel *k = get_kernel (s, &spec);
   /* 2 channels x 40000 frames x 4 bytes: 320 kB, past the 256 kB start */
   Stream st[3];
-  GThread *th[3];
   guint64 b0, b1, j0, j1;
   int i;
 
   clr_sched_get_counts (s, NULL, &j0, &b0);
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < 3; i++)
     stream_init (&st[i], s, k, &spec, 40000, 30000 + i, 5 * i, (float) i);
-  }
   /* alone */
   stream_reserve (&st[0]);
-  stream_run (&st[0]);
-  check_output (&st[0]);
+  run_streams (&st[0], 1);
   clr_sched_get_counts (s, NULL, &j1, &b1);
   g_assert_cmpuint (b1 - b0, ==, 1);
   /* two that do not fit one batch together: two batches */
   stream_reserve (&st[1]);
   stream_reserve (&st[2]);
-  for (i = 1; i < 3; i++)
-    th[i] = g_thread_new ("stream", stream_run, &st[i]);
-  for (i = 1; i < 3; i++) {
-    g_thread_join (th[i]);
-    check_output (&st[i]);
-  }
+  run_streams (&st[1], 2);
   clr_sched_get_counts (s, NULL, &j1, &b1);
   g_assert_cmpuint (j1 - j0, ==, 3);
   g_assert_cmpuint (b1 - b0, ==, 3);
-  for (i = 0; i < 3; i++)
-    g_free (st[i].out);
   clr_sched_kernel_unref (s, k);
   clr_sched_unref (s);
 }
@@ -236,7 +237,6 @@ static guint64
 grow_round (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec, int n)
 {
   Stream st[8];
-  GThread *th[8];
   guint64 b0, b1;
   int i;
 
@@ -246,13 +246,7 @@ grow_round (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec, int n)
     stream_init (&st[i], s, k, spec, 25000, 40 + i, i, 7.0f * i);
     stream_reserve (&st[i]);
   }
-  for (i = 0; i < n; i++)
-    th[i] = g_thread_new ("stream", stream_run, &st[i]);
-  for (i = 0; i < n; i++) {
-    g_thread_join (th[i]);
-    check_output (&st[i]);
-    g_free (st[i].out);
-  }
+  run_streams (st, n);
   clr_sched_get_counts (s, NULL, NULL, &b1);
   return b1 - b0;
 }
