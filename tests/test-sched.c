@@ -231,8 +231,8 @@ test_room (void)
   clr_sched_unref (s);
 }
 
-/* Round k reserves `n` jobs of 100 kB windows on one thread, then runs
- * them on threads of their own; returns the batches they took. */
+/* Reserves `n` jobs of 100 kB windows on one thread, then runs them on
+ * threads of their own; returns the batches they took. */
 static guint64
 grow_round (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec, int n)
 {

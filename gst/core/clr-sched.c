@@ -575,6 +575,15 @@ batch_done (ClrSchedBatch * b)
   clr_word_wake (&b->state, G_MAXINT);
 }
 
+/* Whether the open batch b may go while `running` batches are on the
+ * device and recent ones held `recent` jobs (submit_ready () says why);
+ * may_send () asks it too, without the lock. */
+static gboolean
+open_due (ClrSchedBatch * b, guint running, guint recent)
+{
+  return running == 0 || b->jobs->len >= recent / 2;
+}
+
 /* Sends ready batches to the device while it has room; lock held.
  *
  * The open batch goes at once if the device is idle (a lone stream waits
@@ -598,8 +607,8 @@ submit_ready (ClrSched * s)
     cl_int status;
     gint64 cpu;
 
-    if (!b && s->open && s->open->jobs->len > 0 && (s->running == 0
-            || s->open->jobs->len >= s->recent / 2))
+    if (!b && s->open && s->open->jobs->len > 0
+        && open_due (s->open, s->running, s->recent))
       b = s->open;
     if (!b)
       return sent;
@@ -1058,10 +1067,10 @@ may_send (ClrSched * s, ClrSchedBatch * b)
   const guint running = g_atomic_int_get ((gint *) & s->running);
   const guint recent = g_atomic_int_get ((gint *) & s->recent);
 
-  if (g_atomic_int_get (&b->state) == BATCH_CLOSED)
-    return running < s->max_running;
-  return running == 0 || (running < s->max_running
-      && b->jobs->len >= recent / 2);
+  if (running >= s->max_running)
+    return FALSE;
+  return g_atomic_int_get (&b->state) == BATCH_CLOSED
+      || open_due (b, running, recent);
 }
 
 gboolean
