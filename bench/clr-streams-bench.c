@@ -32,7 +32,12 @@
  * next buffer leaving its src pad in that branch; each branch's first
  * block, which builds kernels, left out); and the process's CPU over the
  * streaming wall (the process's CPU clock in the child, PLAYING to EOS,
- * every thread, the OpenCL runtime's included), in % of one core.
+ * every thread, the OpenCL runtime's included), in % of one core; the
+ * start (PLAYING to the moment every branch has had a buffer at its sink:
+ * the device opened, every engine built, the pipeline prerolled), and the
+ * rate once every stream flows (N * D / (streaming wall - start)): a
+ * fresh process's start is a fixed cost (the GPU driver's own start-up
+ * alone is 0.3 s on an H200 host), which a long-running server pays once.
  * After the table, for each N, the ratios of total throughput
  * clresample-q4 / audioresample-q10, clresample-q10 / audioresample-q10
  * and clresample-q10 / source where those ran (with -r, each repeat's
@@ -99,6 +104,7 @@ typedef struct
 {
   gchar *error;                 /* why the row failed, or NULL */
   double proc_wall, stream_wall, slowest_s, p50, p99, max, cpu_pct;
+  double start_s;               /* PLAYING to every branch flowing */
   gchar *device_name;
 } Result;
 
@@ -110,7 +116,8 @@ typedef union
   struct
   {
     ClrBlockTimes blocks;
-    gint64 t_last;              /* monotonic us, the last buffer at the sink */
+    gint64 t_first;             /* monotonic us, the first buffer at the sink */
+    gint64 t_last;              /* ... and the last */
   } r;
   guint8 line[64];
 } Branch;
@@ -149,7 +156,11 @@ make_lowpass (size_t taps, double rate)
 static GstPadProbeReturn
 sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  ((Branch *) data)->r.t_last = g_get_monotonic_time ();
+  Branch *b = data;
+
+  b->r.t_last = g_get_monotonic_time ();
+  if (G_UNLIKELY (b->r.t_first == 0))
+    b->r.t_first = b->r.t_last;
   return GST_PAD_PROBE_OK;
 }
 
@@ -275,6 +286,7 @@ run_one (const Options * o, const Workload * w, guint n)
   GstElement *pipe = gst_pipeline_new (NULL), *first = NULL;
   double *h = w->fir ? make_lowpass (FIR_TAPS, w->rate) : NULL;
   double cpu0, stream_wall = NAN, cpu_pct = NAN, slowest_s = NAN;
+  double start_s = NAN;
   double p50, p99, max;
   gchar *error = NULL, *device_name = NULL;
   GstMessage *msg = NULL;
@@ -328,14 +340,18 @@ run_one (const Options * o, const Workload * w, guint n)
   gst_element_set_state (pipe, GST_STATE_NULL);
 
   if (!error) {
-    gint64 last = 0;
+    gint64 last = 0, flowing = 0;
 
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
       last = MAX (last, b[i].r.t_last);
+      flowing = MAX (flowing, b[i].r.t_first);
+    }
     slowest_s = (last - t_play) * 1e-6;
+    start_s = (flowing - t_play) * 1e-6;
     pooled_block_times (b, n, &p50, &p99, &max);
-    printf (RESULT_TAG " ok %.6f %.6f %.3f %.3f %.3f %.2f %s\n", stream_wall,
-        slowest_s, p50, p99, max, cpu_pct, device_name ? device_name : "-");
+    printf (RESULT_TAG " ok %.6f %.6f %.3f %.3f %.3f %.2f %.6f %s\n",
+        stream_wall, slowest_s, p50, p99, max, cpu_pct, start_s,
+        device_name ? device_name : "-");
   } else {
     g_strdelimit (error, "\r\n", ' ');
     printf (RESULT_TAG " failed %s\n", error);
@@ -368,9 +384,9 @@ parse_result (const gchar * out, Result * r)
     r->error = g_strndup (line + 7, strcspn (line + 7, "\n"));
     return;
   }
-  if (sscanf (line, "ok %lf %lf %lf %lf %lf %lf %n", &r->stream_wall,
-          &r->slowest_s, &r->p50, &r->p99, &r->max, &r->cpu_pct, &end) != 6
-      || !end) {
+  if (sscanf (line, "ok %lf %lf %lf %lf %lf %lf %lf %n", &r->stream_wall,
+          &r->slowest_s, &r->p50, &r->p99, &r->max, &r->cpu_pct,
+          &r->start_s, &end) != 7 || !end) {
     r->error = g_strdup ("unreadable result from the child");
     return;
   }
@@ -497,7 +513,8 @@ print_row (const Workload * w, guint n, double seconds, const Result * r)
     printf ("%9.1f %9.1f %9.1f", r->p50, r->p99, r->max);
   else
     printf ("%9s %9s %9s", "-", "-", "-");
-  printf (" %7.1f\n", r->cpu_pct);
+  printf (" %7.1f %7.2f %9.2f\n", r->cpu_pct, r->start_s,
+      n * seconds / (r->stream_wall - r->start_s));
 }
 
 /* For each N, a / b of total throughput in each repeat where both ran,
@@ -567,10 +584,14 @@ print_header (int argc, char **argv, const Options * o)
   printf ("proc s: the whole process, fork to exit; strm s: PLAYING to EOS; "
       "strm-s/s: N x %g s / strm s;\nslow xRT: the slowest branch's multiple "
       "of real time; p50/p99/max: the element's us a block, all branches;\n"
-      "cpu %%: the process's CPU over strm s, %% of one core\n", o->seconds);
-  printf ("%-21s %4s %8s %8s %9s %9s %9s %9s %9s %7s\n", "workload", "N",
-      "proc s", "strm s", "strm-s/s", "slow xRT", "p50 us", "p99 us",
-      "max us", "cpu %");
+      "cpu %%: the process's CPU over strm s, %% of one core;\n"
+      "start s: PLAYING to every branch's first buffer at its sink (the "
+      "device opened, engines built, pipeline prerolled);\nflowing: N x %g s "
+      "/ (strm s - start s), the rate once every stream flows\n",
+      o->seconds, o->seconds);
+  printf ("%-21s %4s %8s %8s %9s %9s %9s %9s %9s %7s %7s %9s\n", "workload",
+      "N", "proc s", "strm s", "strm-s/s", "slow xRT", "p50 us", "p99 us",
+      "max us", "cpu %", "start s", "flowing");
   g_free (date);
   g_date_time_unref (now);
 }
