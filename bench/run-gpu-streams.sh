@@ -7,8 +7,12 @@
 # source alone), then clfirfilter 8192 taps beside audiofirfilter; on a
 # machine of several GPUs, 256 and 512 streams on one card and spread. With
 # BASELINE_DIR (a folder holding another build's gst/libgstclresample.so)
-# the clresample rows run again with that plugin, in the same lease. The
-# raw output goes to $OUT/gpu-streams.txt (or ./bench-out).
+# the clresample rows run again with that plugin, in the same lease.
+# STREAMS_SECONDS sets the audio a stream (default 30, the layout;
+# 120 shows a long run's rate: the start of a fresh process, most of it
+# the GPU driver's, is a quarter of a 30 s run at N = 256, as the table's
+# start column says). The raw output goes to $OUT/gpu-streams.txt (or
+# ./bench-out).
 set -u
 out=${OUT:-./bench-out}
 mkdir -p "$out"
