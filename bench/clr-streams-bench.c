@@ -341,13 +341,18 @@ run_one (const Options * o, const Workload * w, guint n)
 
   if (!error) {
     gint64 last = 0, flowing = 0;
+    gboolean all_flowed = TRUE;
 
     for (i = 0; i < n; i++) {
       last = MAX (last, b[i].r.t_last);
       flowing = MAX (flowing, b[i].r.t_first);
+      all_flowed = all_flowed && b[i].r.t_first != 0;
     }
     slowest_s = (last - t_play) * 1e-6;
-    start_s = (flowing - t_play) * 1e-6;
+    /* a branch that never had a buffer at its sink: no moment when all
+     * streams flowed */
+    if (all_flowed)
+      start_s = (flowing - t_play) * 1e-6;
     pooled_block_times (b, n, &p50, &p99, &max);
     printf (RESULT_TAG " ok %.6f %.6f %.3f %.3f %.3f %.2f %.6f %s\n",
         stream_wall, slowest_s, p50, p99, max, cpu_pct, start_s,
