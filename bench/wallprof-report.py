@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Names and counts the stacks bench/clr-wallprof.c wrote.
 
-    wallprof-report.py [--lib-dir DIR ...] [--plugin SO] [--top N] FILE...
+    wallprof-report.py [--lib-dir DIR ...] [--plugin SO] [--top N]
+                       [--timeline NAME,...] FILE...
 
 Each sample is one thread's stack at one instant. A stack is summed up as
 its innermost frame, the first frame outside libc (the call that waits or
@@ -12,7 +13,13 @@ looked up in the --lib-dir folders (default the system's; on the GPU
 machine's samples, also the unpacked .gpu-bundle debs), so a static
 function shows as the exported one before it (GLib's mutex slow path as
 the symbol before it, for instance). Prints the share of all samples of
-each summary, largest first."""
+each summary, largest first.
+
+With --timeline, prints instead, for each round of samples (every thread
+once: CLR_WALLPROF_US apart, 10 ms by default, in the order taken), how
+many threads had each NAME among their frames' names (the first NAME that
+matches counts), and how many had none: where a run's time went, start-up
+included (docs/performance.md, "A fresh process's start"). One FILE."""
 import argparse
 import bisect
 import collections
@@ -40,17 +47,20 @@ def main():
     ap.add_argument("--lib-dir", action="append", default=[])
     ap.add_argument("--plugin", default="build/gst/libgstclresample.so")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--timeline", default="",
+                    help="comma-separated names to count by round")
     args = ap.parse_args()
     lib_dirs = args.lib_dir + ["/usr/lib/x86_64-linux-gnu",
                                "/lib/x86_64-linux-gnu",
                                "/usr/lib/x86_64-linux-gnu/gstreamer-1.0"]
 
-    samples = []
+    samples, tids = [], []
     for fn in args.files:
         with open(fn) as f:
             for line in f:
                 fields = line.split()
                 if len(fields) > 1:
+                    tids.append(fields[0])
                     samples.append([fr.rpartition("+") for fr in fields[1:]])
 
     # the plugin's frames, named at once by addr2line (return address - 1)
@@ -77,6 +87,25 @@ def main():
             if offset else -1
         short = module.split(".so")[0]
         return short + ":" + (table[i][1].split("@")[0] if i >= 0 else "?")
+
+    if args.timeline:
+        wanted = args.timeline.split(",")
+        print("round " + " ".join("%12s" % w[:12] for w in wanted + ["none"]))
+        seen, row, r = set(), collections.Counter(), 0
+
+        def flush():
+            print("%5d " % r + " ".join("%12d" % row[w]
+                                         for w in wanted + ["none"]))
+
+        for tid, s in zip(tids, samples):
+            if tid in seen:
+                flush()
+                seen, row, r = set(), collections.Counter(), r + 1
+            seen.add(tid)
+            joined = " ".join(name(m, o) for m, _, o in s)
+            row[next((w for w in wanted if w in joined), "none")] += 1
+        flush()
+        return
 
     counts = collections.Counter()
     for s in samples:
