@@ -5,7 +5,7 @@
 #include "clr-crossover-design.h"
 #include "clr-device.h"
 #include "clr-fft-host.h"
-#include "clr-filter.h"
+#include "clr-prototype.h"
 
 /* the LR magnitudes are sampled on this many points per tap at least
  * (the windowed response's error from the sampling stays far below the

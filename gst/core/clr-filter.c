@@ -30,30 +30,6 @@ clr_quality_spec (int quality)
   return &quality_table[quality];
 }
 
-double
-clr_bessel_i0 (double x)
-{
-  double sum = 1.0, term = 1.0, q = x * x / 4.0;
-  int k;
-
-  for (k = 1; k < 500; k++) {
-    term *= q / ((double) k * (double) k);
-    sum += term;
-    if (term < sum * 1e-18)
-      break;
-  }
-  return sum;
-}
-
-double
-clr_filter_kaiser_beta (double stop_db)
-{
-  const double a = stop_db;
-
-  return a > 50.0 ? 0.1102 * (a - 8.7) :
-      a >= 21.0 ? 0.5842 * pow (a - 21.0, 0.4) + 0.07886 * (a - 21.0) : 0.0;
-}
-
 static uint32_t
 round_up4 (uint64_t n)
 {
@@ -168,20 +144,6 @@ clr_filter_kernel_gain (const ClrFilter * f, const ClrRatio * r, double freq)
   }
   clr_phase_proto_unref (p);
   return hypot (re, im) / r->I;
-}
-
-double
-clr_filter_eval (const ClrFilter * f, double t)
-{
-  double x, w, s;
-
-  if (t <= -f->half_width || t >= f->half_width)
-    return 0.0;
-  x = t / f->half_width;
-  w = clr_bessel_i0 (f->beta * sqrt (1.0 - x * x)) / f->i0_beta;
-  x = 2.0 * f->fc * t;
-  s = x == 0.0 ? 1.0 : sin (M_PI * x) / (M_PI * x);
-  return 2.0 * f->fc * s * w;
 }
 
 int

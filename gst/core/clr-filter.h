@@ -1,10 +1,8 @@
-/* clresample: filter design in double precision, GStreamer-free.
- *
- * The prototype is one continuous Kaiser-windowed sinc h(t), t in input
- * samples, symmetric about 0. Output frame m is sum_j x[j] * h(t(m) - j), so a
- * symmetric h makes every output the band-limited input evaluated exactly at
- * t(m): zero phase, no time offset. The bank holds h sampled for each phase
- * (or, when I is too large for that, on a fine grid to interpolate from).
+/* clresample: filter design in double precision, GStreamer-free: a
+ * quality's (or a cutoff's) prototype for a ratio (clr-prototype.h), its
+ * phase (clr-phase.h), and the bank the kernels read. The bank holds the
+ * kernel sampled for each phase (or, when I is too large for that, on a
+ * fine grid to interpolate from).
  */
 #ifndef __CLR_FILTER_H__
 #define __CLR_FILTER_H__
@@ -12,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "clr-rate.h"
+#include "clr-prototype.h"
 
 #define CLR_QUALITY_MIN 0
 #define CLR_QUALITY_MAX 10
@@ -34,29 +33,6 @@ typedef struct {
 
 const ClrQualitySpec *clr_quality_spec (int quality);
 
-typedef struct {
-  int quality;
-  double stop_db;
-  double pass_edge;             /* passband end, fraction of the lower Nyquist */
-  /* where the stopband starts, the same way: 1 unless a cutoff moved it
-   * (above 1: what lies between the lower Nyquist and it aliases or
-   * images, attenuated less than stop_db) */
-  double stop_edge;
-  double cutoff;                /* what was asked: 0, or the passband's end */
-  double fc;                    /* -6 dB cutoff, cycles per input sample */
-  double beta;                  /* Kaiser window beta */
-  double i0_beta;               /* I0 (beta), the window's scale */
-  uint32_t taps;                /* K: taps per phase, a multiple of 4 */
-  double half_width;            /* K / 2: support of h in input samples */
-  /* The phase (clr-phase.h): 0 linear, 1 minimum, 0.5 intermediate. The
-   * kernel the bank holds, g, reaches `lead` input samples ahead of the
-   * output's time and K - lead behind it (K / 2 each way when linear):
-   * the engine's latency. `delay` is the low-frequency delay of the
-   * filter's own, which the engine compensates (K / 2 when linear). */
-  double phase;
-  uint32_t lead;
-  double delay;
-} ClrFilter;
 
 /* Designs the filter for ratio r. taps = 0 takes the length from quality;
  * otherwise taps is rounded up to a multiple of 4 and raised to the minimum a
@@ -88,15 +64,6 @@ int clr_filter_set_phase (ClrFilter * f, const ClrRatio * r, double phase);
  * phase's prototype could not be made. */
 double clr_filter_kernel_gain (const ClrFilter * f, const ClrRatio * r,
     double freq);
-
-/* The linear prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
-double clr_filter_eval (const ClrFilter * f, double t);
-
-/* Kaiser's window beta for a stopband of stop_db dB. */
-double clr_filter_kaiser_beta (double stop_db);
-
-/* Zeroth-order modified Bessel function of the first kind. */
-double clr_bessel_i0 (double x);
 
 typedef struct {
   int interpolated;             /* 0: one row per phase; 1: rows on a grid */

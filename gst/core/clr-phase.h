@@ -1,7 +1,7 @@
 /* clresample: minimum- and intermediate-phase versions of the prototype
  * filter, in double precision, GStreamer-free.
  *
- * The linear-phase prototype h(t) (clr-filter.h) is sampled at G points an
+ * The linear-phase prototype h(t) (clr-prototype.h) is sampled at G points an
  * input sample over its K input samples, and its phase replaced by the
  * cepstral method on a spectrum zero-padded to 32 times its length (at
  * most CLR_PHASE_FFT_MAX points): the log magnitude's cepstrum folded onto
@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <glib.h>
-#include "clr-filter.h"
+#include "clr-prototype.h"
 
 G_BEGIN_DECLS
 
