@@ -41,10 +41,15 @@
  * After the table, for each N, the ratios of total throughput
  * clresample-q4 / audioresample-q10, clresample-q10 / audioresample-q10
  * and clresample-q10 / source where those ran (with -r, each repeat's
- * and their median).
+ * and their median): once over the streaming wall, once over the whole
+ * process (N * D / proc s, the issue's measure: start-up, the device's
+ * opening and the teardown included). The element's pad probes and the
+ * sorting of their times after EOS run in the process too; -P (no-probes)
+ * leaves them out (no p50/p99/max), so that the process is what
+ * gst-launch-1.0 would run.
  *
  * usage: clr-streams-bench [-n N,..] [-s SECONDS] [-w W,..] [-d DEVICE]
- *            [-r REPEAT]
+ *            [-r REPEAT] [-P]
  * e.g. build/bench/clr-streams-bench -s 30 -n 1,16,64 -r 3 > results.txt
  * (the command line and the date head the output). -d sets clresample's
  * and clfirfilter's `device`; -r runs the whole list of workloads REPEAT
@@ -98,6 +103,7 @@ typedef struct
 {
   double seconds;
   gchar *device;
+  gboolean no_probes;           /* no probes on the element's pads */
 } Options;
 
 typedef struct
@@ -235,7 +241,7 @@ add_branch (GstBin * pipe, const Options * o, const Workload * w,
       return FALSE;
     }
 
-  if (*element) {
+  if (*element && !o->no_probes) {
     clr_block_times_attach (&b->r.blocks, *element);
     /* room for every block before the run, so that the probes never
      * reallocate: at most one time an input buffer */
@@ -408,7 +414,7 @@ run_measurement (const Options * o, const gchar * self, const Workload * w,
   const double limit = 10.0 * o->seconds + 60.0 + 60.0;
   gchar *n_str = g_strdup_printf ("%u", n);
   gchar *secs = g_strdup_printf ("%g", o->seconds);
-  gchar *argv[10];
+  gchar *argv[11];
   GString *out = g_string_new (NULL);
   gboolean killed = FALSE;
   int fds[2], status = 0, k = 0;
@@ -426,6 +432,8 @@ run_measurement (const Options * o, const gchar * self, const Workload * w,
     argv[k++] = (gchar *) "-d";
     argv[k++] = o->device;
   }
+  if (o->no_probes)
+    argv[k++] = (gchar *) "--no-probes";
   argv[k] = NULL;
 
   if (pipe (fds) < 0) {
@@ -498,10 +506,13 @@ done:
   g_free (secs);
 }
 
+/* stream-seconds a second of the streaming wall, or (whole) of the
+ * whole process */
 static double
-throughput (const Result * r, guint n, double seconds)
+throughput (const Result * r, guint n, double seconds, gboolean whole)
 {
-  return r->error ? NAN : n * seconds / r->stream_wall;
+  return r->error ? NAN : n * seconds / (whole ? r->proc_wall :
+      r->stream_wall);
 }
 
 static void
@@ -513,8 +524,8 @@ print_row (const Workload * w, guint n, double seconds, const Result * r)
     return;
   }
   printf ("%8.2f %8.2f %9.2f %9.2f ", r->proc_wall, r->stream_wall,
-      throughput (r, n, seconds), seconds / r->slowest_s);
-  if (w->element)
+      throughput (r, n, seconds, FALSE), seconds / r->slowest_s);
+  if (w->element && !isnan (r->p50))
     printf ("%9.1f %9.1f %9.1f", r->p50, r->p99, r->max);
   else
     printf ("%9s %9s %9s", "-", "-", "-");
@@ -527,7 +538,7 @@ print_row (const Workload * w, guint n, double seconds, const Result * r)
 static void
 print_ratio (Result * res, const guint * sel, guint n_sel, guint n_idx,
     guint n_counts, guint repeat, double seconds, guint count,
-    const gchar * a, const gchar * b)
+    gboolean whole, const gchar * a, const gchar * b)
 {
   double v[64];
   guint ia = n_sel, ib = n_sel, i, r, nv = 0;
@@ -547,8 +558,8 @@ print_ratio (Result * res, const guint * sel, guint n_sel, guint n_idx,
 
     if (ra->error || rb->error)
       continue;
-    v[nv] = throughput (ra, count, seconds) / throughput (rb, count,
-        seconds);
+    v[nv] = throughput (ra, count, seconds, whole) / throughput (rb, count,
+        seconds, whole);
     if (repeat > 1)
       printf (" %.3f", v[nv]);
     nv++;
@@ -592,8 +603,9 @@ print_header (int argc, char **argv, const Options * o)
       "cpu %%: the process's CPU over strm s, %% of one core;\n"
       "start s: PLAYING to every branch's first buffer at its sink (the "
       "device opened, engines built, pipeline prerolled);\nflowing: N x %g s "
-      "/ (strm s - start s), the rate once every stream flows\n",
-      o->seconds, o->seconds);
+      "/ (strm s - start s), the rate once every stream flows%s\n",
+      o->seconds, o->seconds, o->no_probes ? "\nno probes on the element's "
+      "pads (-P): the process as gst-launch-1.0 would run it" : "");
   printf ("%-21s %4s %8s %8s %9s %9s %9s %9s %9s %7s %7s %9s\n", "workload",
       "N", "proc s", "strm s", "strm-s/s", "slow xRT", "p50 us", "p99 us",
       "max us", "cpu %", "start s", "flowing");
@@ -605,11 +617,11 @@ int
 main (int argc, char **argv)
 {
   guint64 counts[MAX_COUNTS] = { 1, 16, 64 };
-  guint n_counts = 3, sel[N_WORKLOADS], n_sel = 0, i, j, r;
+  guint n_counts = 3, sel[N_WORKLOADS], n_sel = 0, i, j, r, whole;
   gchar *counts_text = NULL, *workloads_text = NULL, *one = NULL;
   gchar *self = NULL, *device_name = NULL, **orig_argv;
   gint repeat = 1, orig_argc = argc;
-  Options o = { 30.0, NULL };
+  Options o = { 30.0, NULL, FALSE };
   GOptionEntry entries[] = {
     {"streams", 'n', 0, G_OPTION_ARG_STRING, &counts_text,
         "Stream counts, one process each (default 1,16,64)", "N,.."},
@@ -625,6 +637,9 @@ main (int argc, char **argv)
           "name", "SPEC"},
     {"repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
         "Runs of the whole list of workloads, in turn (default 1)", "R"},
+    {"no-probes", 'P', 0, G_OPTION_ARG_NONE, &o.no_probes,
+        "No probes on the element's pads (no p50/p99/max): the process as "
+          "gst-launch-1.0 would run it, for the whole-process ratios", NULL},
     {"one", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &one,
         "(internal) run one process's pipeline: --one W N", "W"},
     {NULL}
@@ -708,15 +723,18 @@ main (int argc, char **argv)
 
   printf ("\nOpenCL device (as the elements name it): %s\n", device_name ?
       device_name : "-");
-  printf ("ratios of total throughput (strm-s/s)%s:\n", repeat > 1 ?
-      ", each repeat's" : "");
-  for (i = 0; i < n_counts; i++) {
-    print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
-        (guint) counts[i], "clresample-q4", "audioresample-q10");
-    print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
-        (guint) counts[i], "clresample-q10", "audioresample-q10");
-    print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
-        (guint) counts[i], "clresample-q10", "source");
+  for (whole = 0; whole < 2; whole++) {
+    printf ("ratios of total throughput (%s)%s:\n", whole ?
+        "whole processes, N x D / proc s" : "strm-s/s", repeat > 1 ?
+        ", each repeat's" : "");
+    for (i = 0; i < n_counts; i++) {
+      print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
+          (guint) counts[i], whole, "clresample-q4", "audioresample-q10");
+      print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
+          (guint) counts[i], whole, "clresample-q10", "audioresample-q10");
+      print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
+          (guint) counts[i], whole, "clresample-q10", "source");
+    }
   }
   printf ("load average at the end: %.2f\n", load_average ());
 
