@@ -37,7 +37,10 @@
  * the device opened, every engine built, the pipeline prerolled), and the
  * rate once every stream flows (N * D / (streaming wall - start)): a
  * fresh process's start is a fixed cost (the GPU driver's own start-up
- * alone is 0.3 s on an H200 host), which a long-running server pays once.
+ * alone is 0.3 s on an H200 host), which a long-running server pays once;
+ * and the rest of the process's wall: from fork to PLAYING, and from EOS
+ * to the process's end (stopping, freeing, the drivers' own exit: 0.15 s
+ * of NVIDIA's after the atexit handlers on an H200 host).
  * After the table, for each N, the ratios of total throughput
  * clresample-q4 / audioresample-q10, clresample-q10 / audioresample-q10
  * and clresample-q10 / source where those ran (with -r, each repeat's
@@ -111,6 +114,8 @@ typedef struct
   gchar *error;                 /* why the row failed, or NULL */
   double proc_wall, stream_wall, slowest_s, p50, p99, max, cpu_pct;
   double start_s;               /* PLAYING to every branch flowing */
+  double play_at;               /* PLAYING, on the monotonic clock (now_s) */
+  double pre_s, post_s;         /* fork to PLAYING, EOS to the reaping */
   gchar *device_name;
 } Result;
 
@@ -292,7 +297,7 @@ run_one (const Options * o, const Workload * w, guint n)
   GstElement *pipe = gst_pipeline_new (NULL), *first = NULL;
   double *h = w->fir ? make_lowpass (FIR_TAPS, w->rate) : NULL;
   double cpu0, stream_wall = NAN, cpu_pct = NAN, slowest_s = NAN;
-  double start_s = NAN;
+  double start_s = NAN, play_at = NAN;
   double p50, p99, max;
   gchar *error = NULL, *device_name = NULL;
   GstMessage *msg = NULL;
@@ -316,6 +321,7 @@ run_one (const Options * o, const Workload * w, guint n)
   if (!error) {
     cpu0 = clr_bench_cpu_seconds ();
     t_play = g_get_monotonic_time ();
+    play_at = now_s ();
     if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
         GST_STATE_CHANGE_FAILURE)
       error = g_strdup ("could not start the pipeline");
@@ -360,8 +366,8 @@ run_one (const Options * o, const Workload * w, guint n)
     if (all_flowed)
       start_s = (flowing - t_play) * 1e-6;
     pooled_block_times (b, n, &p50, &p99, &max);
-    printf (RESULT_TAG " ok %.6f %.6f %.3f %.3f %.3f %.2f %.6f %s\n",
-        stream_wall, slowest_s, p50, p99, max, cpu_pct, start_s,
+    printf (RESULT_TAG " ok %.6f %.6f %.3f %.3f %.3f %.2f %.6f %.6f %s\n",
+        stream_wall, slowest_s, p50, p99, max, cpu_pct, start_s, play_at,
         device_name ? device_name : "-");
   } else {
     g_strdelimit (error, "\r\n", ' ');
@@ -395,9 +401,9 @@ parse_result (const gchar * out, Result * r)
     r->error = g_strndup (line + 7, strcspn (line + 7, "\n"));
     return;
   }
-  if (sscanf (line, "ok %lf %lf %lf %lf %lf %lf %lf %n", &r->stream_wall,
-          &r->slowest_s, &r->p50, &r->p99, &r->max, &r->cpu_pct,
-          &r->start_s, &end) != 7 || !end) {
+  if (sscanf (line, "ok %lf %lf %lf %lf %lf %lf %lf %lf %n",
+          &r->stream_wall, &r->slowest_s, &r->p50, &r->p99, &r->max,
+          &r->cpu_pct, &r->start_s, &r->play_at, &end) != 8 || !end) {
     r->error = g_strdup ("unreadable result from the child");
     return;
   }
@@ -487,6 +493,10 @@ run_measurement (const Options * o, const gchar * self, const Workload * w,
   r->proc_wall = now_s () - t0;
 
   parse_result (out->str, r);
+  /* the child's PLAYING on the same clock: what the process spent before
+   * it and after EOS */
+  r->pre_s = r->play_at - t0;
+  r->post_s = r->proc_wall - r->pre_s - r->stream_wall;
   if (killed) {
     g_free (r->error);
     r->error = g_strdup_printf ("killed after %.0f s", limit);
@@ -529,8 +539,8 @@ print_row (const Workload * w, guint n, double seconds, const Result * r)
     printf ("%9.1f %9.1f %9.1f", r->p50, r->p99, r->max);
   else
     printf ("%9s %9s %9s", "-", "-", "-");
-  printf (" %7.1f %7.2f %9.2f\n", r->cpu_pct, r->start_s,
-      n * seconds / (r->stream_wall - r->start_s));
+  printf (" %7.1f %7.2f %9.2f %6.2f %6.2f\n", r->cpu_pct, r->start_s,
+      n * seconds / (r->stream_wall - r->start_s), r->pre_s, r->post_s);
 }
 
 /* For each N, a / b of total throughput in each repeat where both ran,
@@ -603,12 +613,14 @@ print_header (int argc, char **argv, const Options * o)
       "cpu %%: the process's CPU over strm s, %% of one core;\n"
       "start s: PLAYING to every branch's first buffer at its sink (the "
       "device opened, engines built, pipeline prerolled);\nflowing: N x %g s "
-      "/ (strm s - start s), the rate once every stream flows%s\n",
+      "/ (strm s - start s), the rate once every stream flows;\npre s: fork "
+      "to PLAYING (start-up, plugins, building the pipeline); post s: EOS to "
+      "the process's end\n(stopping, freeing, the drivers' own exit)%s\n",
       o->seconds, o->seconds, o->no_probes ? "\nno probes on the element's "
       "pads (-P): the process as gst-launch-1.0 would run it" : "");
-  printf ("%-21s %4s %8s %8s %9s %9s %9s %9s %9s %7s %7s %9s\n", "workload",
-      "N", "proc s", "strm s", "strm-s/s", "slow xRT", "p50 us", "p99 us",
-      "max us", "cpu %", "start s", "flowing");
+  printf ("%-21s %4s %8s %8s %9s %9s %9s %9s %9s %7s %7s %9s %6s %6s\n",
+      "workload", "N", "proc s", "strm s", "strm-s/s", "slow xRT", "p50 us",
+      "p99 us", "max us", "cpu %", "start s", "flowing", "pre s", "post s");
   g_free (date);
   g_date_time_unref (now);
 }
