@@ -198,6 +198,7 @@ make_kernel (gpointer data, ClrSchedKernelInfo * info, GError ** error)
   ClrEngine *e = ((ClrMake *) data)->e;
   char *options = build_options (e, ((ClrMake *) data)->tuning);
   cl_program program;
+  size_t most;
   cl_int status;
 
   program = clr_device_get_program (e->dev, clr_kernel_source_resample,
@@ -227,6 +228,12 @@ make_kernel (gpointer data, ClrSchedKernelInfo * info, GError ** error)
   info->lead = e->plan.lead;
   info->iv = e->plan.iv;
   info->local_size = e->plan.local_size;
+  /* no larger than the device can run this kernel in (a power of two, as
+   * the planned sizes are) */
+  if (clGetKernelWorkGroupInfo (info->kernel, clr_device_get_id (e->dev),
+          CL_KERNEL_WORK_GROUP_SIZE, sizeof (most), &most, NULL) == CL_SUCCESS)
+    while (info->local_size > 1 && info->local_size > most)
+      info->local_size /= 2;
   return TRUE;
 }
 

@@ -47,6 +47,16 @@
  *     work-item leave the GPU idle (a mono block of 1024 frames is 32
  *     work-items: W4 ran at half its speed).
  *
+ * Work-groups: 256 frames on GPUs (4-9 above); on CPU devices 16
+ * (CLR_PLAN_CPU_LOCAL_SIZE), never the driver's choice. PoCL compiles a
+ * work-group function for each local size it runs, and left to choose, it
+ * takes one that divides the launch, so every new buffer size and every
+ * new mix of streams in a batch compiled again, 0.2-0.4 s each on 2 cores,
+ * with the stream stalled meanwhile: 62 compiles in a fresh process of 16
+ * and 64 streams, and 15 and 7 more in the next two (a fixed size: one,
+ * once). The launch is rounded up to whole groups; the kernels return for
+ * frames past their count.
+ *
  * The device's scheduler (clr-sched.h) stages every batch of buffers: on
  * CPU devices with fine-grained SVM in memory the kernels read in place
  * (planar windows only: not with _iv), and for the CPU kernels the host
@@ -57,6 +67,9 @@
 #include "clr-conv.h"
 #include "clr-filter.h"
 #include "clr-kernel-plan.h"
+
+/* frames a work-group for the CPU kernels (see above) */
+#define CLR_PLAN_CPU_LOCAL_SIZE 16
 
 /* The FFT path (clr-engine-fft.c) from this many taps per phase on: up by
  * an integer (D = 1); otherwise this many times D, the outputs it computes
@@ -181,7 +194,8 @@ clr_kernel_plan_choose (const ClrKernelFacts * f, const ClrTuning * o,
       p->fpi = 1;
   }
   p->pairs = !p->iv && p->fpi == 2 && up && !o->fpi.set;
-  p->local_size = clr_knob_or (o->local_size, gpu_kernels ? 256 : 0);
+  p->local_size = clr_knob_or (o->local_size, gpu_kernels ? 256 :
+      CLR_PLAN_CPU_LOCAL_SIZE);
 
   p->kernel = p->interpolated ? "clr_resample_interp" :
       p->iv ? "clr_resample_table_iv" :
