@@ -37,7 +37,8 @@
  * CLRESAMPLE_FPI            tests,  1..8     GPU kernels: output frames a
  *                           tuning           work-item however far apart
  *                                            they lie, by _tcf (not _tc2)
- * CLRESAMPLE_LOCAL_SIZE     tuning  frames   work-group size (0: the driver's)
+ * CLRESAMPLE_LOCAL_SIZE     tuning  frames   work-group size (default 256 on GPUs,
+ *                                            16 on CPUs; 0: the driver's)
  * CLRESAMPLE_CONV_SLICES    tests,  1..256   convolution: the partition sum
  *                           tuning           cut into that many runs (a
  *                                            power of two; default 1 on CPUs,
