@@ -33,7 +33,6 @@ typedef struct {
 
 const ClrQualitySpec *clr_quality_spec (int quality);
 
-
 /* Designs the filter for ratio r. taps = 0 takes the length from quality;
  * otherwise taps is rounded up to a multiple of 4 and raised to the minimum a
  * decimation by D/I needs to see every input sample. Taps past the
