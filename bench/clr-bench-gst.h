@@ -17,8 +17,10 @@ clr_bench_caps_string (gboolean f64, int rate, guint channels)
 
 /* Sets a filter the way an application does: the `kernel` property, a
  * GValueArray of doubles, as audiofirfilter (and clfirfilter) have it. */
-static inline void
-clr_bench_set_kernel (GstElement * el, const double *h, size_t taps)
+/* The taps as the kernel property takes them: build it once for many
+ * elements, a million taps being 24 MB of GValues. */
+static inline GValueArray *
+clr_bench_kernel_array (const double *h, size_t taps)
 {
   GValueArray *va;
   GValue v = G_VALUE_INIT;
@@ -32,7 +34,17 @@ clr_bench_set_kernel (GstElement * el, const double *h, size_t taps)
     g_value_array_append (va, &v);
   }
   g_value_unset (&v);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  return va;
+}
+
+static inline void
+clr_bench_set_kernel (GstElement * el, const double *h, size_t taps)
+{
+  GValueArray *va = clr_bench_kernel_array (h, taps);
+
   g_object_set (el, "kernel", va, NULL);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
   g_value_array_free (va);
   G_GNUC_END_IGNORE_DEPRECATIONS;
 }

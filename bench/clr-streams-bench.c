@@ -19,9 +19,9 @@
  *                      it comes: the lowest latency a buffer)
  *   audioresample-q10  audioresample quality=10 ! audio/x-raw,rate=48000
  *   clfirfilter-256    clfirfilter block-size=256, an 8192-tap lowpass
- *                      (R = 48000, S = 256)
+ *                      (R = 48000, S = 256; -t sets the taps)
  *   clfirfilter-1024   block-size=1024 (S = 1024)
- *   audiofirfilter     the same 8192 taps (S = 256)
+ *   audiofirfilter     the same taps (S = 256)
  *
  * A row: the process's wall seconds (fork to exit, taken by this parent);
  * the streaming wall (PLAYING to EOS on the bus, taken in the child);
@@ -52,7 +52,7 @@
  * gst-launch-1.0 would run.
  *
  * usage: clr-streams-bench [-n N,..] [-s SECONDS] [-w W,..] [-d DEVICE]
- *            [-r REPEAT] [-P]
+ *            [-r REPEAT] [-P] [-t TAPS]
  * e.g. build/bench/clr-streams-bench -s 30 -n 1,16,64 -r 3 > results.txt
  * (the command line and the date head the output). -d sets clresample's
  * and clfirfilter's `device`; -r runs the whole list of workloads REPEAT
@@ -73,7 +73,7 @@
 #include "clr-bench-util.h"
 #include "clr-bench-gst.h"
 
-#define FIR_TAPS 8192
+#define FIR_TAPS_DEFAULT 8192
 #define MAX_COUNTS 16
 #define RESULT_TAG "clr-streams-result"
 
@@ -85,7 +85,7 @@ typedef struct
   gint out_rate;                /* a capsfilter after the element; 0: none */
   gint rate;
   guint frames;                 /* samplesperbuffer; clfirfilter's block */
-  gboolean fir;                 /* the 8192-tap kernel */
+  gboolean fir;                 /* the lowpass kernel, Options.taps long */
   gboolean no_hold;             /* clresample max-hold=0 */
 } Workload;
 
@@ -107,6 +107,7 @@ typedef struct
   double seconds;
   gchar *device;
   gboolean no_probes;           /* no probes on the element's pads */
+  gint taps;                    /* the FIR workloads' kernel length */
 } Options;
 
 typedef struct
@@ -193,7 +194,7 @@ make_capsfilter (const gchar * caps_str)
  * workload). FALSE with *error set when an element is missing. */
 static gboolean
 add_branch (GstBin * pipe, const Options * o, const Workload * w,
-    const double *h, gint n_buffers, Branch * b, GstElement ** element,
+    GValueArray * kernel, gint n_buffers, Branch * b, GstElement ** element,
     gchar ** error)
 {
   GstElement *chain[5] = { NULL };
@@ -232,8 +233,8 @@ add_branch (GstBin * pipe, const Options * o, const Workload * w,
     g_object_set (*element, "quality", w->quality, NULL);
   if (w->no_hold)
     g_object_set (*element, "max-hold", (guint64) 0, NULL);
-  if (w->fir)
-    clr_bench_set_kernel (*element, h, FIR_TAPS);
+  if (kernel)
+    g_object_set (*element, "kernel", kernel, NULL);
   if (w->element && g_str_equal (w->element, "clfirfilter"))
     g_object_set (*element, "block-size", w->frames, NULL);
   if (o->device && w->element && g_str_has_prefix (w->element, "cl"))
@@ -297,7 +298,8 @@ run_one (const Options * o, const Workload * w, guint n)
   const GstClockTime timeout = (GstClockTime) ((10.0 * o->seconds + 60.0) *
       GST_SECOND);
   GstElement *pipe = gst_pipeline_new (NULL), *first = NULL;
-  double *h = w->fir ? make_lowpass (FIR_TAPS, w->rate) : NULL;
+  double *h = w->fir ? make_lowpass (o->taps, w->rate) : NULL;
+  GValueArray *kernel = h ? clr_bench_kernel_array (h, o->taps) : NULL;
   double cpu0, stream_wall = NAN, cpu_pct = NAN, slowest_s = NAN;
   double start_s = NAN;
   double p50, p99, max;
@@ -314,11 +316,15 @@ run_one (const Options * o, const Workload * w, guint n)
   for (i = 0; i < n && !error; i++) {
     GstElement *el;
 
-    if (add_branch (GST_BIN (pipe), o, w, h, n_buffers, &b[i], &el, &error)
-        && !first)
+    if (add_branch (GST_BIN (pipe), o, w, kernel, n_buffers, &b[i], &el,
+            &error) && !first)
       first = el;
   }
   g_free (h);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  if (kernel)
+    g_value_array_free (kernel);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
 
   if (!error) {
     cpu0 = clr_bench_cpu_seconds ();
@@ -422,7 +428,8 @@ run_measurement (const Options * o, const gchar * self, const Workload * w,
   const double limit = 10.0 * o->seconds + 60.0 + 60.0;
   gchar *n_str = g_strdup_printf ("%u", n);
   gchar *secs = g_strdup_printf ("%g", o->seconds);
-  gchar *argv[11];
+  gchar *taps = g_strdup_printf ("%d", o->taps);
+  gchar *argv[13];
   GString *out = g_string_new (NULL);
   gboolean killed = FALSE;
   int fds[2], status = 0, k = 0;
@@ -436,6 +443,8 @@ run_measurement (const Options * o, const gchar * self, const Workload * w,
   argv[k++] = n_str;
   argv[k++] = (gchar *) "-s";
   argv[k++] = secs;
+  argv[k++] = (gchar *) "-t";
+  argv[k++] = taps;
   if (o->device) {
     argv[k++] = (gchar *) "-d";
     argv[k++] = o->device;
@@ -516,6 +525,7 @@ done:
   g_string_free (out, TRUE);
   g_free (n_str);
   g_free (secs);
+  g_free (taps);
 }
 
 /* stream-seconds a second of the streaming wall, or (whole) of the
@@ -607,8 +617,9 @@ print_header (int argc, char **argv, const Options * o)
     g_free (q);
   }
   printf ("\n%d logical CPUs, load average %.2f at start; %g s of audio a "
-      "stream; device %s\n", g_get_num_processors (), load_average (),
-      o->seconds, o->device ? o->device : "auto (the elements' default)");
+      "stream; device %s; FIR workloads %d taps\n", g_get_num_processors (),
+      load_average (), o->seconds,
+      o->device ? o->device : "auto (the elements' default)", o->taps);
   printf ("proc s: the whole process, fork to exit; strm s: PLAYING to EOS; "
       "strm-s/s: N x %g s / strm s;\nslow xRT: the slowest branch's multiple "
       "of real time; p50/p99/max: the element's us a block, all branches;\n"
@@ -635,7 +646,7 @@ main (int argc, char **argv)
   gchar *counts_text = NULL, *workloads_text = NULL, *one = NULL;
   gchar *self = NULL, *device_name = NULL, **orig_argv;
   gint repeat = 1, orig_argc = argc;
-  Options o = { 30.0, NULL, FALSE };
+  Options o = { 30.0, NULL, FALSE, FIR_TAPS_DEFAULT };
   GOptionEntry entries[] = {
     {"streams", 'n', 0, G_OPTION_ARG_STRING, &counts_text,
         "Stream counts, one process each (default 1,16,64)", "N,.."},
@@ -651,6 +662,8 @@ main (int argc, char **argv)
           "name", "SPEC"},
     {"repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
         "Runs of the whole list of workloads, in turn (default 1)", "R"},
+    {"taps", 't', 0, G_OPTION_ARG_INT, &o.taps,
+        "The FIR workloads' lowpass kernel length (default 8192)", "TAPS"},
     {"no-probes", 'P', 0, G_OPTION_ARG_NONE, &o.no_probes,
         "No probes on the element's pads (no p50/p99/max): the process as "
           "gst-launch-1.0 would run it, for the whole-process ratios", NULL},
@@ -678,10 +691,11 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (ctx);
-  if (o.seconds <= 0 || repeat < 1 || (counts_text
+  if (o.seconds <= 0 || repeat < 1 || o.taps < 1 || (counts_text
           && !(n_counts = parse_list (counts_text, counts, MAX_COUNTS,
                   FALSE)))) {
-    fprintf (stderr, "-s must be > 0, -r >= 1, -n a list of counts > 0\n");
+    fprintf (stderr, "-s must be > 0, -r >= 1, -t >= 1, -n a list of counts "
+        "> 0\n");
     return 2;
   }
 

@@ -399,6 +399,75 @@ GST_START_TEST (test_same_api)
 
 GST_END_TEST;
 
+/* The kernel read back is the kernel set: doubles to the bit (read
+ * straight, not kept as given), other numbers as the types they were set
+ * as, and a value that is no number kept so that the error can name it. */
+GST_START_TEST (test_kernel_round_trip)
+{
+  const double taps[] = { 0.5, -0.25, 1e-300, 3.0, -0.0, 1.0 / 3.0 };
+  GstElement *e = gst_element_factory_make ("clfirfilter", NULL);
+  GValueArray *set, *got = NULL;
+  GValue v = G_VALUE_INIT;
+  guint k;
+
+  fail_unless (e != NULL);
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  set = g_value_array_new (G_N_ELEMENTS (taps));
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (k = 0; k < G_N_ELEMENTS (taps); k++) {
+    g_value_set_double (&v, taps[k]);
+    g_value_array_append (set, &v);
+  }
+  g_value_unset (&v);
+  g_object_set (e, "kernel", set, NULL);
+  g_value_array_free (set);
+  g_object_get (e, "kernel", &got, NULL);
+  fail_unless (got != NULL);
+  fail_unless_equals_int (got->n_values, G_N_ELEMENTS (taps));
+  for (k = 0; k < got->n_values; k++) {
+    const GValue *g = g_value_array_get_nth (got, k);
+    double back;
+
+    fail_unless (G_VALUE_HOLDS_DOUBLE (g), "tap %u came back a %s", k,
+        G_VALUE_TYPE_NAME (g));
+    back = g_value_get_double (g);
+    fail_unless (memcmp (&back, &taps[k], sizeof (double)) == 0,
+        "tap %u: %.17g set, %.17g read back", k, taps[k], back);
+  }
+  g_value_array_free (got);
+
+  /* ints, and a string among them */
+  set = g_value_array_new (3);
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, 2);
+  g_value_array_append (set, &v);
+  g_value_set_int (&v, -7);
+  g_value_array_append (set, &v);
+  g_value_unset (&v);
+  g_object_set (e, "kernel", set, NULL);
+  g_object_get (e, "kernel", &got, NULL);
+  fail_unless_equals_int (got->n_values, 2);
+  fail_unless (G_VALUE_HOLDS_INT (g_value_array_get_nth (got, 0)));
+  fail_unless_equals_int (g_value_get_int (g_value_array_get_nth (got, 1)),
+      -7);
+  g_value_array_free (got);
+  g_value_init (&v, G_TYPE_STRING);
+  g_value_set_string (&v, "loud");
+  g_value_array_append (set, &v);
+  g_value_unset (&v);
+  g_object_set (e, "kernel", set, NULL);
+  g_value_array_free (set);
+  g_object_get (e, "kernel", &got, NULL);
+  fail_unless_equals_int (got->n_values, 3);
+  fail_unless_equals_string (g_value_get_string (g_value_array_get_nth (got,
+              2)), "loud");
+  g_value_array_free (got);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* ---- (c) `location` off the caller's thread ------------------------------ */
 
 /* The element's load threads, watched and held through the log lines they
@@ -970,6 +1039,7 @@ firfilter_api_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_same_api);
+  tcase_add_test (tc, test_kernel_round_trip);
   tcase_add_test (tc, test_rate_changed_app);
   tcase_add_test (tc, test_location_before_start);
   tcase_add_test (tc, test_location_stop_finalize);
