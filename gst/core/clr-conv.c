@@ -307,6 +307,7 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
   const size_t vsize = dbl ? 2 * sizeof (double) : 2 * sizeof (float);
   double *z = g_new (double, 2 * B + 2);
   char *host = g_try_malloc0 (n * vsize);
+  ClrFftHostReal *fft;
   uint32_t f, p;
   size_t k;
 
@@ -316,6 +317,7 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
         "Out of host memory for %" G_GSIZE_FORMAT " filter spectrum bins", n);
     return FALSE;
   }
+  fft = clr_fft_host_real_new (2 * B);
   for (f = 0; f < c->n_filters; f++)
     for (p = 0; p < c->parts; p++) {
       const size_t first = (size_t) p * B;
@@ -323,11 +325,12 @@ upload_spectra (ClrConv * c, const ClrConvConfig * cfg, gboolean dbl,
       const size_t len = c->parts == 1 ? c->n_taps : MIN (B,
           c->n_taps - first);
 
-      clr_fft_host_real (cfg->taps[f] + first, len, 2 * B, z);
+      clr_fft_host_real_run (fft, cfg->taps[f] + first, len, z);
       for (k = 0; k <= B; k++)
         put_complex (host, dbl, ((size_t) f * c->parts + p) * bins + k,
             z[2 * k] / B, z[2 * k + 1] / B);
     }
+  clr_fft_host_real_free (fft);
   c->spectra = clr_budget_alloc (&c->budget,
       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * vsize, host,
       "filter spectra", error);

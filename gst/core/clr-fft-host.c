@@ -4,11 +4,33 @@
 #include <string.h>
 #include "clr-fft-host.h"
 
-/* In-place complex FFT of m points (a power of two), interleaved re/im. */
-static void
-fft_complex (double *z, size_t m)
+struct _ClrFftHostReal
 {
-  double *w;
+  size_t n, m;                  /* real points, complex points (n / 2) */
+  double *w;                    /* e^(-2 pi i t / m), t < m / 2 */
+  double *split;                /* e^(-pi i k / m), k <= m */
+  double *z;                    /* the m-point transform's scratch */
+};
+
+/* e^(-2 pi i t / m) for t < m / 2, interleaved re/im */
+static double *
+stage_twiddles (size_t m)
+{
+  double *w = g_new (double, MAX (m, 2));
+  size_t i;
+
+  for (i = 0; i < m / 2; i++) {
+    w[2 * i] = cos (2.0 * G_PI * (double) i / (double) m);
+    w[2 * i + 1] = -sin (2.0 * G_PI * (double) i / (double) m);
+  }
+  return w;
+}
+
+/* In-place complex FFT of m points (a power of two), interleaved re/im,
+ * with w from stage_twiddles (m). */
+static void
+fft_complex (double *z, size_t m, const double *w)
+{
   size_t i, j, len;
 
   /* bit-reversed order first, then the butterflies in natural order */
@@ -25,13 +47,7 @@ fft_complex (double *z, size_t m)
       z[2 * j + 1] = im;
     }
   }
-  /* e^(-2 pi i t / m) for t < m / 2; each stage of length len steps
-   * through it by m / len */
-  w = g_new (double, MAX (m, 2));
-  for (i = 0; i < m / 2; i++) {
-    w[2 * i] = cos (2.0 * G_PI * (double) i / (double) m);
-    w[2 * i + 1] = -sin (2.0 * G_PI * (double) i / (double) m);
-  }
+  /* each stage of length len steps through w by m / len */
   for (len = 2; len <= m; len <<= 1) {
     size_t half = len / 2, step = m / len, k;
     for (i = 0; i < m; i += len) {
@@ -46,12 +62,12 @@ fft_complex (double *z, size_t m)
       }
     }
   }
-  g_free (w);
 }
 
 void
 clr_fft_host_complex (double *z, size_t m, gboolean inverse)
 {
+  double *w;
   size_t i;
 
   g_return_if_fail (m >= 1 && (m & (m - 1)) == 0);
@@ -59,24 +75,48 @@ clr_fft_host_complex (double *z, size_t m, gboolean inverse)
    * conjugate */
   for (i = 0; inverse && i < m; i++)
     z[2 * i + 1] = -z[2 * i + 1];
-  fft_complex (z, m);
+  w = stage_twiddles (m);
+  fft_complex (z, m, w);
+  g_free (w);
   for (i = 0; inverse && i < m; i++)
     z[2 * i + 1] = -z[2 * i + 1];
 }
 
-void
-clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out)
+ClrFftHostReal *
+clr_fft_host_real_new (size_t n)
 {
-  size_t m = n / 2, k;
-  double *z;
+  ClrFftHostReal *plan;
+  size_t k;
 
-  g_return_if_fail (n >= 2 && (n & (n - 1)) == 0 && n_x <= n);
+  g_return_val_if_fail (n >= 2 && (n & (n - 1)) == 0, NULL);
+  plan = g_new0 (ClrFftHostReal, 1);
+  plan->n = n;
+  plan->m = n / 2;
+  plan->w = stage_twiddles (plan->m);
+  plan->split = g_new (double, 2 * (plan->m + 1));
+  for (k = 0; k <= plan->m; k++) {
+    plan->split[2 * k] = cos (G_PI * (double) k / (double) plan->m);
+    plan->split[2 * k + 1] = -sin (G_PI * (double) k / (double) plan->m);
+  }
+  plan->z = g_new (double, 2 * plan->m);
+  return plan;
+}
+
+void
+clr_fft_host_real_run (ClrFftHostReal * plan, const double *x, size_t n_x,
+    double *out)
+{
+  const size_t m = plan->m;
+  double *z = plan->z;
+  size_t k;
+
+  g_return_if_fail (n_x <= plan->n);
 
   /* the m-point complex transform of z[t] = x[2t] + i x[2t + 1], then its
    * even and odd halves apart: X[k] = E[k] + e^(-2 pi i k / n) O[k] */
-  z = g_new0 (double, 2 * m);
   memcpy (z, x, n_x * sizeof (double));
-  fft_complex (z, m);
+  memset (z + n_x, 0, (2 * m - n_x) * sizeof (double));
+  fft_complex (z, m, plan->w);
   for (k = 0; k <= m; k++) {
     size_t a = k % m, b = (m - k) % m;
     double zr = z[2 * a], zi = z[2 * a + 1];
@@ -84,10 +124,30 @@ clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out)
     double er = 0.5 * (zr + cr), ei = 0.5 * (zi + ci);
     /* O = (Z - conj Z[m - k]) / 2i */
     double or_ = 0.5 * (zi - ci), oi = -0.5 * (zr - cr);
-    double wr = cos (G_PI * (double) k / (double) m);
-    double wi = -sin (G_PI * (double) k / (double) m);
+    double wr = plan->split[2 * k], wi = plan->split[2 * k + 1];
     out[2 * k] = er + wr * or_ - wi * oi;
     out[2 * k + 1] = ei + wr * oi + wi * or_;
   }
-  g_free (z);
+}
+
+void
+clr_fft_host_real_free (ClrFftHostReal * plan)
+{
+  if (!plan)
+    return;
+  g_free (plan->w);
+  g_free (plan->split);
+  g_free (plan->z);
+  g_free (plan);
+}
+
+void
+clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out)
+{
+  ClrFftHostReal *plan;
+
+  g_return_if_fail (n >= 2 && (n & (n - 1)) == 0 && n_x <= n);
+  plan = clr_fft_host_real_new (n);
+  clr_fft_host_real_run (plan, x, n_x, out);
+  clr_fft_host_real_free (plan);
 }

@@ -21,6 +21,15 @@ G_BEGIN_DECLS
  * holds n + 2 doubles (re, im pairs). */
 void clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out);
 
+/* The same for many signals of one n (a long filter's partitions): the
+ * twiddles, taken once, were most of a 1024-point transform's time. One
+ * plan serves one thread at a time. */
+typedef struct _ClrFftHostReal ClrFftHostReal;
+ClrFftHostReal *clr_fft_host_real_new (size_t n);
+void clr_fft_host_real_run (ClrFftHostReal * plan, const double *x,
+    size_t n_x, double *out);
+void clr_fft_host_real_free (ClrFftHostReal * plan);
+
 /* In place, z holding m complex values (re, im pairs), m a power of two:
  * Z[k] = sum_j z[j] e^(-+2 pi i j k / m), the sign + when inverse (no
  * 1 / m scale). */
