@@ -323,6 +323,9 @@ fir_taps_from_value_array (const GValueArray * va)
   GValue d = G_VALUE_INIT;
   guint i;
 
+  /* an empty array comes back empty, NULL as NULL */
+  if (va && va->n_values == 0)
+    t->va = g_value_array_copy (va);
   g_value_init (&d, G_TYPE_DOUBLE);
   for (i = 0; va && i < va->n_values; i++) {
     const GValue *v = va->values + i;
@@ -346,7 +349,7 @@ fir_taps_from_value_array (const GValueArray * va)
 }
 
 /* The kernel property's value back: as set where it was kept, else the
- * taps as doubles. */
+ * taps as doubles (none: it was set to NULL). */
 static GValueArray *
 fir_taps_to_value_array (const FirTaps * t)
 {
@@ -356,6 +359,8 @@ fir_taps_to_value_array (const FirTaps * t)
 
   if (t->va)
     return g_value_array_copy (t->va);
+  if (t->n_taps == 0)
+    return NULL;
   va = g_value_array_new (t->n_taps);
   g_value_init (&v, G_TYPE_DOUBLE);
   for (i = 0; i < t->n_taps; i++) {

@@ -462,6 +462,18 @@ GST_START_TEST (test_kernel_round_trip)
   fail_unless_equals_string (g_value_get_string (g_value_array_get_nth (got,
               2)), "loud");
   g_value_array_free (got);
+
+  /* empty stays empty, NULL stays NULL */
+  set = g_value_array_new (0);
+  g_object_set (e, "kernel", set, NULL);
+  g_value_array_free (set);
+  g_object_get (e, "kernel", &got, NULL);
+  fail_unless (got != NULL);
+  fail_unless_equals_int (got->n_values, 0);
+  g_value_array_free (got);
+  g_object_set (e, "kernel", NULL, NULL);
+  g_object_get (e, "kernel", &got, NULL);
+  fail_unless (got == NULL);
   G_GNUC_END_IGNORE_DEPRECATIONS;
   gst_object_unref (e);
 }
