@@ -2,22 +2,28 @@
  * the kernels are clr_convs_* in kernels/conv.cl.
  *
  * A group's pools have room for a fixed number of seats, chosen when it is
- * made (as many as CLR_CONV_POOL_BYTES holds, at most
- * CLR_CONV_POOL_SEATS): growing a pool would mean moving the state of
- * streams whose batches may be on the device. A stream that finds its
- * group full takes a seat in the next group of the same key (the key with
- * "#1", "#2", ... after it), whose launches then run beside the first's in
- * the same batch.
+ * made (as many as its pool bytes hold, at most CLR_CONV_POOL_SEATS):
+ * growing a pool would mean moving the state of streams whose batches may
+ * be on the device. A stream that finds its group full takes a seat in the
+ * next group of the same key (the key with "#1", "#2", ... after it),
+ * whose launches then run beside the first's in the same batch. Each next
+ * group's pools are twice the last's (up to CLR_CONV_POOL_DOUBLINGS
+ * times): a million-tap stereo filter's seat is 18 MB, so 64 streams took
+ * 22 groups of 3 seats, 66 launches a batch each over 3 streams, made one
+ * after another while every stream waited; now 5 groups.
  */
 #include <string.h>
 #include "clr-conv-shared.h"
 #include "clr-budget.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
+#include "clr-tuning.h"
 
-/* Device memory a group's pools take at most (a stream needing more gets
- * a group of its own), and seats a group has at most. */
+/* Device memory the first group of a key's pools take at most (a stream
+ * needing more gets a group of its own), the times a next group's
+ * doubles it, and seats a group has at most. */
 #define CLR_CONV_POOL_BYTES (64u << 20)
+#define CLR_CONV_POOL_DOUBLINGS 4u
 #define CLR_CONV_POOL_SEATS 64u
 
 struct _ClrConvGroup {
@@ -120,6 +126,7 @@ typedef struct
 {
   ClrDevice *dev;
   const ClrConvShape *shape;
+  guint index;                  /* the group's place among its key's */
 } GroupMake;
 
 /* The largest work-group `k` may have on the device (0: unknown). */
@@ -146,7 +153,7 @@ group_make (gpointer data, ClrSchedKernelInfo * info, GError ** error)
   cl_kernel *kernels[] = { &g->forward, &g->mac, &g->inverse };
   cl_program program;
   cl_int status;
-  size_t wg;
+  size_t wg, first_seats;
   guint i;
 
   g_mutex_init (&g->lock);
@@ -155,8 +162,15 @@ group_make (gpointer data, ClrSchedKernelInfo * info, GError ** error)
   g->shape.options = NULL;
   g->shape.make_tables = NULL;
   g->shape.user = NULL;
-  g->n_seats = CLAMP (CLR_CONV_POOL_BYTES / MAX (seat_bytes, 1), 1,
-      CLR_CONV_POOL_SEATS);
+  first_seats = clr_tuning_get ()->conv_seats.set ?
+      clr_tuning_get ()->conv_seats.value :
+      CLR_CONV_POOL_BYTES / MAX (seat_bytes, 1);
+  g->n_seats = CLAMP (first_seats << MIN (m->index, CLR_CONV_POOL_DOUBLINGS),
+      1, CLR_CONV_POOL_SEATS);
+  /* each pool one allocation */
+  while (g->n_seats > 1 && (cl_ulong) g->n_seats * sh->slots * sh->channels *
+      sh->bin_stride * sh->csize > clr_device_get_max_alloc (m->dev))
+    g->n_seats /= 2;
   g->taken = g_new0 (gboolean, g->n_seats);
   if (!(program = clr_device_get_program (m->dev, clr_kernel_source_conv,
               sh->options, error)))
@@ -229,7 +243,7 @@ gboolean
 clr_conv_seat_take (ClrDevice * dev, ClrStaging staging, const char *key,
     const ClrConvShape * shape, ClrConvSeat * seat, GError ** error)
 {
-  GroupMake make = { dev, shape };
+  GroupMake make = { dev, shape, 0 };
   guint i;
 
   memset (seat, 0, sizeof (*seat));
@@ -238,6 +252,7 @@ clr_conv_seat_take (ClrDevice * dev, ClrStaging staging, const char *key,
   for (i = 0;; i++) {
     gchar *k = g_strdup_printf ("%s#%u", key, i);
 
+    make.index = i;
     seat->kern = clr_sched_kernel_get (seat->sched, k, group_make, &make,
         error);
     g_free (k);

@@ -72,6 +72,10 @@
  *                                            stream's (work-group
  *                                            transforms); 0: on its own
  *                                            queue (default: 1 on GPUs)
+ * CLRESAMPLE_CONV_SEATS     tests   1..64    convolution, shared mode: seats
+ *                                            of a key's first group (each
+ *                                            next one twice the last's;
+ *                                            default: as 64 MiB holds)
  * CLRESAMPLE_XO_PLANES      tests,  0|1      clcrossover: the lower bands
  *                                            from the convolution in planes
  *                                            (1, the default on CPUs) or in
@@ -145,6 +149,7 @@ typedef struct {
   ClrKnob conv_ahead;
   ClrKnob conv_block;
   ClrKnob conv_shared;
+  ClrKnob conv_seats;
   ClrKnob xo_planes;
   ClrKnob fft;
   ClrKnob fft_block;
