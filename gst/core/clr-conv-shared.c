@@ -162,11 +162,12 @@ group_make (gpointer data, ClrSchedKernelInfo * info, GError ** error)
   g->shape.options = NULL;
   g->shape.make_tables = NULL;
   g->shape.user = NULL;
-  first_seats = clr_tuning_get ()->conv_seats.set ?
+  /* at least one, so that a seat larger than the pool still doubles */
+  first_seats = MAX (clr_tuning_get ()->conv_seats.set ?
       clr_tuning_get ()->conv_seats.value :
-      CLR_CONV_POOL_BYTES / MAX (seat_bytes, 1);
-  g->n_seats = CLAMP (first_seats << MIN (m->index, CLR_CONV_POOL_DOUBLINGS),
-      1, CLR_CONV_POOL_SEATS);
+      CLR_CONV_POOL_BYTES / MAX (seat_bytes, 1), 1);
+  g->n_seats = MIN (first_seats << MIN (m->index, CLR_CONV_POOL_DOUBLINGS),
+      CLR_CONV_POOL_SEATS);
   /* each pool one allocation */
   while (g->n_seats > 1 && (cl_ulong) g->n_seats * sh->slots * sh->channels *
       sh->bin_stride * sh->csize > clr_device_get_max_alloc (m->dev))
