@@ -78,8 +78,9 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   # test command had grown to 627 s on a slow day)
   ASAN_OPTIONS=$leak_check meson test -C build-asan --print-errorlogs \
     --num-processes 2 --logbase sanitizers lsan-canary core design sched element robust \
-    batching streams conv conv-streams firfilter firfilter-api crossover \
-    crossover-design fft-path dropin redesign no-device || status=$?
+    batching streams conv conv-streams conv-streams-groups firfilter \
+    firfilter-api crossover crossover-design fft-path dropin redesign \
+    no-device || status=$?
   phase_done "sanitizers: elements and core"
   # and the GPU code path (GPU kernels, page-locked staging, jobs' threads
   # yielding while they wait for their batches) on this CPU
