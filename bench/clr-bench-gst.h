@@ -15,10 +15,9 @@ clr_bench_caps_string (gboolean f64, int rate, guint channels)
       rate, channels);
 }
 
-/* Sets a filter the way an application does: the `kernel` property, a
- * GValueArray of doubles, as audiofirfilter (and clfirfilter) have it. */
-/* The taps as the kernel property takes them: build it once for many
- * elements, a million taps being 24 MB of GValues. */
+/* The taps as the kernel property takes them, a GValueArray of doubles:
+ * build it once for many elements, a million taps being 24 MB of
+ * GValues. */
 static inline GValueArray *
 clr_bench_kernel_array (const double *h, size_t taps)
 {
@@ -38,6 +37,8 @@ clr_bench_kernel_array (const double *h, size_t taps)
   return va;
 }
 
+/* Sets a filter the way an application does: the `kernel` property, as
+ * audiofirfilter (and clfirfilter) have it. */
 static inline void
 clr_bench_set_kernel (GstElement * el, const double *h, size_t taps)
 {

@@ -17,7 +17,6 @@
 #include "clr-budget.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
-#include "clr-tuning.h"
 
 /* Device memory the first group of a key's pools take at most (a stream
  * needing more gets a group of its own), the times a next group's
@@ -163,8 +162,7 @@ group_make (gpointer data, ClrSchedKernelInfo * info, GError ** error)
   g->shape.make_tables = NULL;
   g->shape.user = NULL;
   /* at least one, so that a seat larger than the pool still doubles */
-  first_seats = MAX (clr_tuning_get ()->conv_seats.set ?
-      clr_tuning_get ()->conv_seats.value :
+  first_seats = MAX (sh->first_seats ? sh->first_seats :
       CLR_CONV_POOL_BYTES / MAX (seat_bytes, 1), 1);
   g->n_seats = MIN (first_seats << MIN (m->index, CLR_CONV_POOL_DOUBLINGS),
       CLR_CONV_POOL_SEATS);

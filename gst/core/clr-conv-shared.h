@@ -51,6 +51,9 @@ typedef struct {
   size_t acc_size;              /* bytes of 4 bins of the sum, re or im */
   size_t fft_items;             /* a transform's work-items, at most */
   size_t mac_items;             /* the sum's work-items a group */
+  /* seats of the key's first group, each next one's twice the last's; 0:
+   * as many as its pool bytes hold */
+  uint32_t first_seats;
   const char *options;          /* the program's build options */
   /* the twiddle table and the filter spectra, made for a new group */
   gboolean (*make_tables) (gpointer user, cl_mem * twiddles,

@@ -107,6 +107,8 @@ struct _ClrConv {
   size_t bin_stride;            /* B + 1 bins rounded up to 4 */
   uint32_t slices;              /* runs of partitions a sum is cut into */
   uint32_t opw;                 /* outputs a work-item of a one-block sum */
+  uint32_t first_seats;         /* shared mode: a key's first group's seats
+                                 * (0: as its pool holds) */
   size_t acc_size;              /* bytes of the sum's 4 bins, re or im */
 
   cl_kernel forward, mac, mac_wide, inverse, block_kernel;
@@ -726,8 +728,8 @@ take_seat (ClrConv * c, const ClrConvConfig * cfg, gboolean f64,
     c->channels, c->n_out, c->block, c->hop, c->parts, c->slots,
     c->max_batch, c->slices, c->filter_div, filter_stride (c),
     c->bin_stride, c->csize, c->acc_size,
-    MIN (CLR_CONV_FFT_ITEMS, c->block / 4), c->mac_items, options,
-    make_group_tables, &tables
+    MIN (CLR_CONV_FFT_ITEMS, c->block / 4), c->mac_items, c->first_seats,
+    options, make_group_tables, &tables
   };
   const size_t bytes = clr_conv_seat_bytes (&shape);
   gboolean ok = FALSE;
@@ -809,6 +811,8 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   }
   c->opw = c->shared ? 1 : choose_opw (c, tuning);
   c->slices = choose_slices (c, tuning);
+  c->first_seats = (uint32_t) MIN (clr_knob_or (tuning->conv_seats, 0),
+      G_MAXUINT32);
   c->hist_keep = cfg->history;
   c->hist_cap = (cfg->history + H - 1) / H * H;
   c->acc_size = (acc_double ? sizeof (double) : c->ssize) * 4;
