@@ -49,10 +49,13 @@
  * opening and the teardown included). The element's pad probes and the
  * sorting of their times after EOS run in the process too; -P (no-probes)
  * leaves them out (no p50/p99/max), so that the process is what
- * gst-launch-1.0 would run.
+ * gst-launch-1.0 would run. -T (timeline) prints under each row when the
+ * median branch's audio passed each tenth of its length, in seconds after
+ * PLAYING, and the total rate in each tenth (N * D / 10 over its wall): a
+ * short run's start and ramp against its steady rate, in the same process.
  *
  * usage: clr-streams-bench [-n N,..] [-s SECONDS] [-w W,..] [-d DEVICE]
- *            [-r REPEAT] [-P] [-t TAPS]
+ *            [-r REPEAT] [-P] [-T] [-t TAPS]
  * e.g. build/bench/clr-streams-bench -s 30 -n 1,16,64 -r 3 > results.txt
  * (the command line and the date head the output). -d sets clresample's
  * and clfirfilter's `device`; -r runs the whole list of workloads REPEAT
@@ -76,6 +79,8 @@
 #define FIR_TAPS_DEFAULT 8192
 #define MAX_COUNTS 16
 #define RESULT_TAG "clr-streams-result"
+#define TIMELINE_TAG "clr-streams-timeline"
+#define TENTHS 10
 
 typedef struct
 {
@@ -107,6 +112,7 @@ typedef struct
   double seconds;
   gchar *device;
   gboolean no_probes;           /* no probes on the element's pads */
+  gboolean timeline;            /* print each row's tenths */
   gint taps;                    /* the FIR workloads' kernel length */
 } Options;
 
@@ -119,6 +125,9 @@ typedef struct
    * the parent's now_s () */
   double play_at;
   double pre_s, post_s;         /* fork to PLAYING, EOS to the reaping */
+  /* s after PLAYING when the median branch's audio passed each tenth of
+   * its length (NAN where no timeline came) */
+  double tenth_s[TENTHS];
   gchar *device_name;
 } Result;
 
@@ -132,9 +141,15 @@ typedef union
     ClrBlockTimes blocks;
     gint64 t_first;             /* monotonic us, the first buffer at the sink */
     gint64 t_last;              /* ... and the last */
+    gint64 t_tenth[TENTHS];     /* ... and the one that passed each tenth */
+    guint tenths;               /* tenths passed */
   } r;
-  guint8 line[64];
+  guint8 line[192];
 } Branch;
+
+/* A tenth of a branch's audio (every branch is as long), set before the
+ * pipeline starts. */
+static GstClockTime tenth_ns;
 
 static const Workload *
 find_workload (const gchar * name)
@@ -171,10 +186,20 @@ static GstPadProbeReturn
 sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Branch *b = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstClockTime end = GST_BUFFER_PTS (buf);
 
   b->r.t_last = g_get_monotonic_time ();
   if (G_UNLIKELY (b->r.t_first == 0))
     b->r.t_first = b->r.t_last;
+  if (GST_CLOCK_TIME_IS_VALID (end) && GST_BUFFER_DURATION_IS_VALID (buf)) {
+    end += GST_BUFFER_DURATION (buf);
+    /* a millisecond short still counts: the last tenth ends where the
+     * audio does, whatever the output rate rounds it to */
+    while (b->r.tenths < TENTHS
+        && end + GST_MSECOND >= (b->r.tenths + 1) * tenth_ns)
+      b->r.t_tenth[b->r.tenths++] = b->r.t_last;
+  }
   return GST_PAD_PROBE_OK;
 }
 
@@ -289,8 +314,28 @@ pooled_block_times (Branch * b, guint n, double *p50, double *p99,
   g_array_unref (all);
 }
 
-/* The child: one pipeline of n branches to EOS, one RESULT_TAG line on
- * stdout; exit status 0 when it reached EOS. */
+/* One TIMELINE_TAG line: for each tenth, the median over the branches
+ * that passed it of when they did, s after PLAYING. */
+static void
+print_timeline (Branch * b, guint n, gint64 t_play)
+{
+  double *t = g_new (double, n);
+  guint k, i, m;
+
+  printf (TIMELINE_TAG);
+  for (k = 0; k < TENTHS; k++) {
+    for (i = m = 0; i < n; i++)
+      if (b[i].r.tenths > k)
+        t[m++] = (b[i].r.t_tenth[k] - t_play) * 1e-6;
+    qsort (t, m, sizeof (double), cmp_double);
+    printf (" %.4f", m ? percentile (t, m, 0.5) : NAN);
+  }
+  printf ("\n");
+  g_free (t);
+}
+
+/* The child: one pipeline of n branches to EOS, a TIMELINE_TAG and a
+ * RESULT_TAG line on stdout; exit status 0 when it reached EOS. */
 static int
 run_one (const Options * o, const Workload * w, guint n)
 {
@@ -310,9 +355,10 @@ run_one (const Options * o, const Workload * w, guint n)
   int status;
   guint i;
 
-  if (posix_memalign ((void **) &b, sizeof (Branch), n * sizeof (Branch)))
+  if (posix_memalign ((void **) &b, 64, n * sizeof (Branch)))
     g_error ("out of memory for %u branches", n);
   memset (b, 0, n * sizeof (Branch));
+  tenth_ns = (GstClockTime) (o->seconds * GST_SECOND / TENTHS);
   for (i = 0; i < n && !error; i++) {
     GstElement *el;
 
@@ -373,6 +419,7 @@ run_one (const Options * o, const Workload * w, guint n)
     if (all_flowed)
       start_s = (flowing - t_play) * 1e-6;
     pooled_block_times (b, n, &p50, &p99, &max);
+    print_timeline (b, n, t_play);
     printf (RESULT_TAG " ok %.6f %.6f %.3f %.3f %.3f %.2f %.6f %.6f %s\n",
         stream_wall, slowest_s, p50, p99, max, cpu_pct, start_s,
         t_play * 1e-6,
@@ -398,7 +445,18 @@ static void
 parse_result (const gchar * out, Result * r)
 {
   const gchar *line = out ? strstr (out, RESULT_TAG " ") : NULL;
-  int end = 0;
+  const gchar *tl = out ? strstr (out, TIMELINE_TAG " ") : NULL;
+  int end = 0, k;
+  gchar *p;
+
+  for (k = 0; k < TENTHS; k++)
+    r->tenth_s[k] = NAN;
+  for (p = (gchar *) (tl ? tl + strlen (TIMELINE_TAG) : NULL), k = 0;
+      p && k < TENTHS; k++) {
+    gchar *next;
+    r->tenth_s[k] = g_ascii_strtod (p, &next);
+    p = next != p ? next : NULL;
+  }
 
   if (!line) {
     r->error = g_strdup ("no result from the child");
@@ -555,6 +613,25 @@ print_row (const Workload * w, guint n, double seconds, const Result * r)
       n * seconds / (r->stream_wall - r->start_s), r->pre_s, r->post_s);
 }
 
+/* -T: the row's tenths, and each tenth's total rate (the first from
+ * PLAYING, so it holds the start) */
+static void
+print_timeline_rows (guint n, double seconds, const Result * r)
+{
+  guint k;
+
+  if (r->error)
+    return;
+  printf ("   tenths s:");
+  for (k = 0; k < TENTHS; k++)
+    printf (" %6.3f", r->tenth_s[k]);
+  printf ("\n   strm-s/s:");
+  for (k = 0; k < TENTHS; k++)
+    printf (" %6.0f", n * seconds / TENTHS / (r->tenth_s[k] -
+            (k ? r->tenth_s[k - 1] : 0.0)));
+  printf ("\n");
+}
+
 /* For each N, a / b of total throughput in each repeat where both ran,
  * and their median. */
 static void
@@ -646,7 +723,7 @@ main (int argc, char **argv)
   gchar *counts_text = NULL, *workloads_text = NULL, *one = NULL;
   gchar *self = NULL, *device_name = NULL, **orig_argv;
   gint repeat = 1, orig_argc = argc;
-  Options o = { 30.0, NULL, FALSE, FIR_TAPS_DEFAULT };
+  Options o = { 30.0, NULL, FALSE, FALSE, FIR_TAPS_DEFAULT };
   GOptionEntry entries[] = {
     {"streams", 'n', 0, G_OPTION_ARG_STRING, &counts_text,
         "Stream counts, one process each (default 1,16,64)", "N,.."},
@@ -667,6 +744,9 @@ main (int argc, char **argv)
     {"no-probes", 'P', 0, G_OPTION_ARG_NONE, &o.no_probes,
         "No probes on the element's pads (no p50/p99/max): the process as "
           "gst-launch-1.0 would run it, for the whole-process ratios", NULL},
+    {"timeline", 'T', 0, G_OPTION_ARG_NONE, &o.timeline,
+        "Under each row, when the median branch passed each tenth of its "
+          "audio, and each tenth's total rate", NULL},
     {"one", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &one,
         "(internal) run one process's pipeline: --one W N", "W"},
     {NULL}
@@ -743,6 +823,8 @@ main (int argc, char **argv)
 
         run_measurement (&o, self, w, (guint) counts[i], x);
         print_row (w, (guint) counts[i], o.seconds, x);
+        if (o.timeline)
+          print_timeline_rows ((guint) counts[i], o.seconds, x);
         fflush (stdout);
         if (!device_name && x->device_name && !g_str_equal (x->device_name,
                 "-"))
