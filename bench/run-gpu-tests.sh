@@ -39,6 +39,7 @@ run element $t/test-element
 run robust $t/test-robust
 run batching $t/test-batching
 run sched $t/test-sched
+run sched-window CLRESAMPLE_SCHED_WINDOW=1000000 $t/test-sched -p /sched/window
 run streams $t/test-streams
 run streams-spin CLRESAMPLE_SCHED_SPIN=1 $t/test-streams
 run batching-spin CLRESAMPLE_SCHED_SPIN=1 $t/test-batching

@@ -77,8 +77,9 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   # this pass took 265 s one at a time and 145 s two at a time (the whole
   # test command had grown to 627 s on a slow day)
   ASAN_OPTIONS=$leak_check meson test -C build-asan --print-errorlogs \
-    --num-processes 2 --logbase sanitizers lsan-canary core design sched element robust \
-    batching streams conv conv-streams conv-streams-groups firfilter \
+    --num-processes 2 --logbase sanitizers lsan-canary core design sched \
+    sched-window element robust batching streams conv conv-streams \
+    conv-streams-groups firfilter \
     firfilter-api crossover crossover-design fft-path dropin redesign \
     no-device || status=$?
   phase_done "sanitizers: elements and core"

@@ -85,7 +85,7 @@ stream_init (Stream * st, ClrSched * s, ClrSchedKernel * k,
 }
 
 static void
-stream_reserve (Stream * st)
+stream_reserve_with (Stream * st, guint64 audio_us)
 {
   const size_t pitch = st->frames;
   size_t c, i;
@@ -102,10 +102,18 @@ stream_reserve (Stream * st)
   st->job.row[CLR_ROW_W_CSTRIDE] = pitch;
   st->job.row[CLR_ROW_O_FSTRIDE] = 1;
   st->job.row[CLR_ROW_O_CSTRIDE] = st->n_out;
+  st->job.audio_us = audio_us;
   g_assert_true (clr_sched_reserve (st->sched, &st->job, NULL));
   for (c = 0; c < st->channels; c++)
     for (i = 0; i < st->frames; i++)
       ((float *) st->job.win)[c * pitch + i] = st->seed + c * 1000 + i;
+}
+
+/* ... holding no audio: it never waits for company */
+static void
+stream_reserve (Stream * st)
+{
+  stream_reserve_with (st, 0);
 }
 
 static gpointer
@@ -350,6 +358,104 @@ test_many_threads (void)
   }
 }
 
+/* A stream's job of `audio_us` of audio, as an engine's. */
+static void
+stream_reserve_audio (Stream * st, guint64 audio_us)
+{
+  stream_reserve_with (st, audio_us);
+}
+
+typedef struct {
+  ClrSched *sched;              /* the worker's own reference */
+  ClrSchedKernel *kern;
+  KernelSpec spec;
+  Stream st;
+} Gatherer;
+
+static gpointer
+gatherer_run (gpointer data)
+{
+  Gatherer *g = data;
+
+  stream_init (&g->st, g->sched, g->kern, &g->spec, 300, 200, 3, 5.0f);
+  stream_reserve_audio (&g->st, 100 * G_USEC_PER_SEC);
+  stream_run (&g->st);
+  return NULL;
+}
+
+/* The gathering window (CLR_SCHED_WINDOW_US), checked where the test
+ * sets it to a second (CLRESAMPLE_SCHED_WINDOW, meson's sched-window), so
+ * that a slow machine's thread starts fall well inside it. A lone stream
+ * never waits for it: its own job is the one in flight, so no one else
+ * can come. Streams that arrive within it share one batch, which goes
+ * when the window ends. Otherwise (the default's millisecond) the jobs
+ * run and their outputs are checked, their batches only reported. */
+static void
+test_window (void)
+{
+  enum { ALONE = 40, T = 4 };
+  KernelSpec spec = { 2.0f, 2 };
+  ClrSched *s = clr_sched_get (device, CLR_STAGING_PLAIN, NULL);
+  ClrSchedKernel *k = get_kernel (s, &spec);
+  const guint window = clr_sched_get_window_us (s);
+  /* the checks below need a window far longer than a job and than the
+   * threads' starts (the default's millisecond is not) */
+  const gboolean wide = window >= 100000;
+  Gatherer g[T];
+  GThread *th[T];
+  guint64 j0, b0, j1, b1;
+  gint64 t0;
+  int i;
+
+  g_test_message ("window %u us", window);
+  if (g_getenv ("CLRESAMPLE_SCHED_WINDOW"))
+    g_assert_cmpuint (window, ==, MIN (g_ascii_strtoull (g_getenv
+                ("CLRESAMPLE_SCHED_WINDOW"), NULL, 10), G_USEC_PER_SEC));
+  /* alone, jobs back to back: their reservations come microseconds
+   * apart, yet none waits */
+  clr_sched_get_counts (s, NULL, &j0, &b0);
+  t0 = g_get_monotonic_time ();
+  for (i = 0; i < ALONE; i++) {
+    Stream st;
+
+    stream_init (&st, s, k, &spec, 300, 200, 3, (float) i);
+    stream_reserve_audio (&st, 100 * G_USEC_PER_SEC);
+    stream_run (&st);
+    check_output (&st);
+    g_free (st.out);
+  }
+  clr_sched_get_counts (s, NULL, &j1, &b1);
+  g_assert_cmpuint (b1 - b0, ==, ALONE);
+  if (wide)
+    g_assert_cmpint (g_get_monotonic_time () - t0, <, ALONE * window / 4);
+
+  /* T streams, each with its reference, arriving one after the other */
+  for (i = 0; i < T; i++) {
+    g[i].sched = clr_sched_get (device, CLR_STAGING_PLAIN, NULL);
+    g[i].kern = k;
+    g[i].spec = spec;
+  }
+  clr_sched_get_counts (s, NULL, &j0, &b0);
+  for (i = 0; i < T; i++) {
+    th[i] = g_thread_new ("gatherer", gatherer_run, &g[i]);
+    g_usleep (2000);
+  }
+  for (i = 0; i < T; i++) {
+    g_thread_join (th[i]);
+    check_output (&g[i].st);
+    g_free (g[i].st.out);
+    clr_sched_unref (g[i].sched);
+  }
+  clr_sched_get_counts (s, NULL, &j1, &b1);
+  g_assert_cmpuint (j1 - j0, ==, T);
+  if (wide)
+    g_assert_cmpuint (b1 - b0, ==, 1);
+  else
+    g_test_message ("%" G_GUINT64_FORMAT " batches", b1 - b0);
+  clr_sched_kernel_unref (s, k);
+  clr_sched_unref (s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -364,6 +470,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sched/room", test_room);
   g_test_add_func ("/sched/grow", test_grow);
   g_test_add_func ("/sched/many-threads", test_many_threads);
+  g_test_add_func ("/sched/window", test_window);
   ret = g_test_run ();
   clr_device_unref (device);
   clr_device_clear_cache ();

@@ -40,6 +40,7 @@ struct _ClrEngine {
                                  * path) input frames, or none */
   ClrFftPath *fft;              /* the FFT path (clr-engine-fft.c), or NULL:
                                  * the kernels of resample.cl */
+  gboolean paced;               /* clr_engine_set_paced () */
 };
 
 /* The window takes n_in frames of input (of silence: in == NULL) and the

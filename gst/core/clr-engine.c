@@ -381,6 +381,12 @@ clr_engine_get_pinned (ClrEngine * e)
   return e->plan.pinned && !e->fft;
 }
 
+void
+clr_engine_set_paced (ClrEngine * e, gboolean paced)
+{
+  e->paced = paced;
+}
+
 uint32_t
 clr_engine_get_latency (ClrEngine * e)
 {
@@ -515,6 +521,8 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   job.items = (n_out + e->plan.fpi - 1) / e->plan.fpi;
   job.launches = launches;
   job.direct = direct_output (e, out, n_out);
+  job.audio_us = e->paced ?
+      (guint64) n_out * G_USEC_PER_SEC / e->ratio.out_rate : 0;
   job.row[CLR_ROW_FIRST_TAP] = (cl_ulong) (n0 - behind + 1 - e->win_start);
   job.row[CLR_ROW_PHASE0] = p0;
   job.row[CLR_ROW_N_OUT] = n_out;

@@ -76,6 +76,14 @@ const ClrBankLayout *clr_engine_get_bank (ClrEngine * e);
  * memory directly. */
 gboolean clr_engine_get_pinned (ClrEngine * e);
 
+/* Whether the stream's input comes at the pace of its audio (a live
+ * source), not as fast as it can be converted: then each job may wait a
+ * little on the device's scheduler for other streams' jobs to share its
+ * launch (clr-sched.c's gathering window: at most a tenth of its audio
+ * and a millisecond), where a throughput-bound stream's jobs never wait.
+ * FALSE from the start. */
+void clr_engine_set_paced (ClrEngine * e, gboolean paced);
+
 /* Input frames of delay the filter adds: output frame m needs input up to
  * t(m) + K/2. */
 uint32_t clr_engine_get_latency (ClrEngine * e);

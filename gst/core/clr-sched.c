@@ -104,6 +104,28 @@
  * a buffer's p99 3.1 / 3.4 / 3.2 ms against 4.3 / 3.5 / 4.0 chaining 8,
  * at the same throughput (4903 / 4795 / 5132 against 4637 / 4760 / 5307
  * stream-seconds a second). */
+/* The gathering window. The open batch may wait for more jobs, from its
+ * first job's reservation on, up to this long, while the streams' recent
+ * reservations (their average gap) promise two more before the time is
+ * up and some stream has no job in flight. Only jobs of streams paced by
+ * their audio wait (live sources: their job's audio_us;
+ * clr_engine_set_paced ()): 10 ms buffers converted as they come arrive
+ * one at a time, and each launch costs the driver's threads a wake-up and
+ * the jobs' threads a sleep, whatever it holds. 64 such streams on 2
+ * cores went 1.3 jobs a launch, and 6.2 with the window, at 0.63-0.69x
+ * the process's CPU. A throughput-bound stream's jobs never wait: the
+ * same window on every job cost 256 and 1024 free-running streams on an
+ * H200 a fifth to a third of their rate. A lone stream never waits (its
+ * own job is the one in flight). On CPU devices only for now: on an
+ * H200, 256 and 1024 live streams took 0.77-0.83x the CPU with it, but
+ * the versions measured there did not yet spare free-running streams,
+ * and this one has not run there (docs/performance.md, "Live streams"). */
+#define CLR_SCHED_WINDOW_US 1000
+/* ... nor longer than a tenth of the audio of any job it holds (a stream
+ * of 1 ms buffers waits 100 us at most, and keeps real time) */
+#define CLR_SCHED_WINDOW_SHARE 10
+/* ... nor once the batch holds this many jobs */
+#define CLR_SCHED_WINDOW_JOBS 16u
 
 typedef enum {
   BATCH_OPEN,
@@ -133,6 +155,8 @@ struct _ClrSchedBatch {
   cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
   cl_int status;                /* set before the state turns DONE */
   gint64 t_submit;              /* when it was taken to the device */
+  gint64 t_due;                 /* the gathering window's end (under the
+                                 * scheduler's lock; CLR_SCHED_WINDOW_US) */
 };
 
 struct _ClrSchedKernel {
@@ -142,7 +166,8 @@ struct _ClrSchedKernel {
 };
 
 struct _ClrSched {
-  gint refcount;                /* under registry_lock */
+  gint refcount;                /* under registry_lock, changed atomically:
+                                 * the streams (engines, seats) it serves */
   ClrDevice *dev;
   ClrStaging staging;
   cl_command_queue queues[CLR_SCHED_RUNNING_MAX];
@@ -159,6 +184,10 @@ struct _ClrSched {
   gboolean opening;             /* a thread allocates the next open batch */
   gint open_seq;                /* ... and wakes those waiting on this */
   guint recent;                 /* the jobs of recent batches, at most */
+  guint window_us;              /* CLR_SCHED_WINDOW_US, or 0 */
+  gint64 last_reserve_us;       /* the last reservation (under lock) */
+  gint gap_us;                  /* the reservations' average gap (atomic) */
+  gint in_flight;               /* jobs reserved, not released (atomic) */
   /* CLR_SCHED_SPIN_US: 1 under load (a GPU), 2 always (tests), 0 never */
   guint spin;
   guint64 launches, jobs, batches;
@@ -575,13 +604,27 @@ batch_done (ClrSchedBatch * b)
   clr_word_wake (&b->state, G_MAXINT);
 }
 
-/* Whether the open batch b may go while `running` batches are on the
- * device and recent ones held `recent` jobs (submit_ready () says why);
- * may_send () asks it too, without the lock. */
+/* Whether the gathering window keeps the open batch b waiting at `now`
+ * for more jobs (CLR_SCHED_WINDOW_US). */
 static gboolean
-open_due (ClrSchedBatch * b, guint running, guint recent)
+window_holds (ClrSched * s, ClrSchedBatch * b, gint64 now)
 {
-  return running == 0 || b->jobs->len >= recent / 2;
+  const gint64 left = b->t_due - now;
+
+  return s->window_us && left > 0 && b->jobs->len < CLR_SCHED_WINDOW_JOBS
+      && 2 * (gint64) g_atomic_int_get (&s->gap_us) < left
+      && g_atomic_int_get (&s->refcount) > g_atomic_int_get (&s->in_flight);
+}
+
+/* Whether the open batch b may go at `now` while `running` batches are on
+ * the device and recent ones held `recent` jobs (submit_ready () says
+ * why); may_send () asks it too, without the lock. */
+static gboolean
+open_due (ClrSched * s, ClrSchedBatch * b, guint running, guint recent,
+    gint64 now)
+{
+  return (running == 0 || b->jobs->len >= recent / 2)
+      && !window_holds (s, b, now);
 }
 
 /* Sends ready batches to the device while it has room; lock held.
@@ -608,7 +651,8 @@ submit_ready (ClrSched * s)
     gint64 cpu;
 
     if (!b && s->open && s->open->jobs->len > 0
-        && open_due (s->open, s->running, s->recent))
+        && open_due (s, s->open, s->running, s->recent,
+            g_get_monotonic_time ()))
       b = s->open;
     if (!b)
       return sent;
@@ -764,6 +808,10 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->profile = clr_tuning_get ()->profile;
   s->max_running = CLAMP (clr_knob_or (clr_tuning_get ()->sched_depth,
           CLR_SCHED_RUNNING), 1, CLR_SCHED_RUNNING_MAX);
+  s->window_us = (guint) MIN (clr_knob_or (clr_tuning_get ()->sched_window,
+          clr_device_is_gpu (dev) ? 0 : CLR_SCHED_WINDOW_US),
+      G_USEC_PER_SEC);
+  s->gap_us = G_USEC_PER_SEC;
   clr_lock_init (&s->lock);
   g_mutex_init (&s->kern_lock);
   g_queue_init (&s->closed);
@@ -806,7 +854,7 @@ clr_sched_get (ClrDevice * dev, ClrStaging staging, GError ** error)
     ClrSched *x = l->data;
     if (x->dev == dev && x->staging == staging) {
       s = x;
-      s->refcount++;
+      g_atomic_int_inc (&s->refcount);
       break;
     }
   }
@@ -824,7 +872,7 @@ clr_sched_unref (ClrSched * s)
   if (!s)
     return;
   g_mutex_lock (&registry_lock);
-  last = --s->refcount == 0;
+  last = g_atomic_int_dec_and_test (&s->refcount);
   if (last)
     registry = g_list_remove (registry, s);
   g_mutex_unlock (&registry_lock);
@@ -910,6 +958,17 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
       g_ptr_array_add (s->idle, b);
     }
   }
+  if (s->window_us) {
+    const gint64 now = g_get_monotonic_time ();
+    const gint gap = (gint) MIN (now - s->last_reserve_us, G_USEC_PER_SEC);
+    const gint64 due = now + (gint64) MIN (s->window_us,
+        job->audio_us / CLR_SCHED_WINDOW_SHARE);
+
+    g_atomic_int_set (&s->gap_us, s->gap_us + (gap - s->gap_us) / 8);
+    s->last_reserve_us = now;
+    b->t_due = b->jobs->len == 0 ? due : MIN (b->t_due, due);
+  }
+  g_atomic_int_inc (&s->in_flight);
   job->batch = b;
   job->win = b->in_host + b->in_used;
   job->out = NULL;
@@ -1070,13 +1129,14 @@ may_send (ClrSched * s, ClrSchedBatch * b)
   if (running >= s->max_running)
     return FALSE;
   return g_atomic_int_get (&b->state) == BATCH_CLOSED
-      || open_due (b, running, recent);
+      || open_due (s, b, running, recent, g_get_monotonic_time ());
 }
 
 gboolean
 clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
 {
   ClrSchedBatch *b = job->batch;
+  gboolean held = FALSE;        /* waited in the batch's gathering window */
   cl_int status;
 
   /* the last writer of a batch sees whether it can go; the others need
@@ -1096,6 +1156,24 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
 
     if (state == BATCH_DONE)
       break;
+    if (state == BATCH_OPEN && s->window_us) {
+      /* held by the gathering window: asleep to its end, then send it
+       * (if the device has room and no job still writes; else it goes as
+       * those finish). A batch that no window holds (its jobs' streams
+       * not paced) is waited for as before. */
+      if (g_get_monotonic_time () < b->t_due) {
+        clr_word_wait_until (&b->state, state, b->t_due);
+        held = TRUE;
+        continue;
+      }
+      if (held) {
+        held = FALSE;
+        clr_lock (&s->lock);
+        submit_ready (s);
+        clr_unlock (&s->lock);
+        continue;
+      }
+    }
     if (state != BATCH_RUNNING
         || !g_atomic_int_compare_and_exchange (&b->waited, FALSE, TRUE)) {
       if (!spin_wait (s, b, state))
@@ -1124,6 +1202,13 @@ clr_sched_release (ClrSched * s, ClrSchedJob * job)
   /* every job has run, so the batch is DONE: the last one recycles it */
   batch_unref (s, b);
   job->batch = NULL;
+  g_atomic_int_add (&s->in_flight, -1);
+}
+
+guint
+clr_sched_get_window_us (ClrSched * s)
+{
+  return s->window_us;
 }
 
 guint

@@ -106,6 +106,10 @@ typedef struct {
   void *direct;                 /* NULL, or page-locked memory of the
                                  * caller's (clr-hostmem.h) that takes the
                                  * output straight from the device */
+  guint64 audio_us;             /* the audio the job holds, in us, if its
+                                 * stream is paced by it: it waits for
+                                 * company at most a tenth of that (0: not
+                                 * at all) */
   /* the scheduler's */
   char *win;                    /* after reserve: write the window here */
   const char *out;              /* after run: the output */
@@ -137,6 +141,11 @@ void clr_sched_release (ClrSched * s, ClrSchedJob * job);
 /* How many jobs the device's recent batches held (a decaying maximum):
  * how many streams share its batches now. */
 guint clr_sched_get_company (ClrSched * s);
+
+/* How long an open batch may wait for company (clr-sched.c's
+ * CLR_SCHED_WINDOW_US on CPU devices, 0 on GPUs, or
+ * CLRESAMPLE_SCHED_WINDOW), in us. */
+guint clr_sched_get_window_us (ClrSched * s);
 
 /* Launches and jobs run so far, for tests and benchmarks. */
 void clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,

@@ -2,6 +2,7 @@
 #include "clr-sync.h"
 
 #ifdef __linux__
+#include <time.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,6 +43,20 @@ clr_word_wait (gint * word, gint expected)
 }
 
 void
+clr_word_wait_until (gint * word, gint expected, gint64 deadline)
+{
+  const gint64 left = deadline - g_get_monotonic_time ();
+  struct timespec ts;
+
+  if (left <= 0)
+    return;
+  /* FUTEX_WAIT's timeout is relative, on the monotonic clock */
+  ts.tv_sec = left / G_USEC_PER_SEC;
+  ts.tv_nsec = (left % G_USEC_PER_SEC) * 1000;
+  syscall (SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, &ts, NULL, 0);
+}
+
+void
 clr_word_wake (gint * word, gint n)
 {
   syscall (SYS_futex, word, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
@@ -70,6 +85,17 @@ clr_word_wait (gint * word, gint expected)
   g_mutex_lock (&stripe_lock[i]);
   if (g_atomic_int_get (word) == expected)
     g_cond_wait (&stripe_cond[i], &stripe_lock[i]);
+  g_mutex_unlock (&stripe_lock[i]);
+}
+
+void
+clr_word_wait_until (gint * word, gint expected, gint64 deadline)
+{
+  const guint i = stripe (word);
+
+  g_mutex_lock (&stripe_lock[i]);
+  if (g_atomic_int_get (word) == expected)
+    g_cond_wait_until (&stripe_cond[i], &stripe_lock[i], deadline);
   g_mutex_unlock (&stripe_lock[i]);
 }
 

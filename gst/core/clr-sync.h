@@ -61,6 +61,9 @@ clr_unlock (ClrLock * l)
 /* Sleeps while *word is `expected` (read atomically); it may also return
  * early, so callers wait in a loop that reads *word again. */
 void clr_word_wait (gint * word, gint expected);
+/* The same, until `deadline` (g_get_monotonic_time ()'s microseconds) at
+ * the latest. */
+void clr_word_wait_until (gint * word, gint expected, gint64 deadline);
 /* Wakes up to n threads waiting on word (G_MAXINT: all of them); call it
  * after changing *word with g_atomic_int_set (). */
 void clr_word_wake (gint * word, gint n);

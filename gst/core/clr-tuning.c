@@ -43,6 +43,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->offline_fourstep = knob (envp, "CLRESAMPLE_OFFLINE_FOURSTEP");
   t->sched_depth = knob (envp, "CLRESAMPLE_SCHED_DEPTH");
   t->sched_spin = knob (envp, "CLRESAMPLE_SCHED_SPIN");
+  t->sched_window = knob (envp, "CLRESAMPLE_SCHED_WINDOW");
 }
 
 static gpointer

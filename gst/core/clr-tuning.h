@@ -100,6 +100,11 @@
  *                                            CLR_SCHED_SPIN_US) on any device
  *                                            and load; 0: asleep (default:
  *                                            on GPUs under load, clr-sched.c)
+ * CLRESAMPLE_SCHED_WINDOW   tests,  us       how long an open batch of paced
+ *                           bench            streams' jobs may wait for more
+ *                                            (clr-sched.c; 0: never; default
+ *                                            CLR_SCHED_WINDOW_US on CPU
+ *                                            devices, 0 on GPUs)
  * CLRESAMPLE_PROFILE        tuning  set      the resampler's scheduler logs
  *                                            its batches' device times
  *                                            when it goes; the convolution
@@ -156,6 +161,7 @@ typedef struct {
   ClrKnob offline_fourstep;
   ClrKnob sched_depth;
   ClrKnob sched_spin;
+  ClrKnob sched_window;
 } ClrTuning;
 
 /* The environment's settings, read on the first call; thread-safe. Tests
