@@ -84,6 +84,8 @@ stream_init (Stream * st, ClrSched * s, ClrSchedKernel * k,
   st->out = g_new0 (float, n_out * spec->channels);
 }
 
+/* The job reserved and its window written; audio_us as an engine gives
+ * it for a live stream (clr_engine_set_paced ()), 0 otherwise. */
 static void
 stream_reserve_with (Stream * st, guint64 audio_us)
 {
@@ -358,13 +360,6 @@ test_many_threads (void)
   }
 }
 
-/* A stream's job of `audio_us` of audio, as an engine's. */
-static void
-stream_reserve_audio (Stream * st, guint64 audio_us)
-{
-  stream_reserve_with (st, audio_us);
-}
-
 typedef struct {
   ClrSched *sched;              /* the worker's own reference */
   ClrSchedKernel *kern;
@@ -378,7 +373,7 @@ gatherer_run (gpointer data)
   Gatherer *g = data;
 
   stream_init (&g->st, g->sched, g->kern, &g->spec, 300, 200, 3, 5.0f);
-  stream_reserve_audio (&g->st, 100 * G_USEC_PER_SEC);
+  stream_reserve_with (&g->st, 100 * G_USEC_PER_SEC);
   stream_run (&g->st);
   return NULL;
 }
@@ -419,7 +414,7 @@ test_window (void)
     Stream st;
 
     stream_init (&st, s, k, &spec, 300, 200, 3, (float) i);
-    stream_reserve_audio (&st, 100 * G_USEC_PER_SEC);
+    stream_reserve_with (&st, 100 * G_USEC_PER_SEC);
     stream_run (&st);
     check_output (&st);
     g_free (st.out);

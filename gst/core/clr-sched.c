@@ -604,27 +604,29 @@ batch_done (ClrSchedBatch * b)
   clr_word_wake (&b->state, G_MAXINT);
 }
 
-/* Whether the gathering window keeps the open batch b waiting at `now`
- * for more jobs (CLR_SCHED_WINDOW_US). */
+/* Whether the gathering window keeps the open batch b waiting for more
+ * jobs now (CLR_SCHED_WINDOW_US); the clock is read only where a window
+ * may hold (never on GPUs by default). */
 static gboolean
-window_holds (ClrSched * s, ClrSchedBatch * b, gint64 now)
+window_holds (ClrSched * s, ClrSchedBatch * b)
 {
-  const gint64 left = b->t_due - now;
+  gint64 left;
 
-  return s->window_us && left > 0 && b->jobs->len < CLR_SCHED_WINDOW_JOBS
-      && 2 * (gint64) g_atomic_int_get (&s->gap_us) < left
+  if (!s->window_us || b->jobs->len >= CLR_SCHED_WINDOW_JOBS)
+    return FALSE;
+  left = b->t_due - g_get_monotonic_time ();
+  return left > 0 && 2 * (gint64) g_atomic_int_get (&s->gap_us) < left
       && g_atomic_int_get (&s->refcount) > g_atomic_int_get (&s->in_flight);
 }
 
-/* Whether the open batch b may go at `now` while `running` batches are on
- * the device and recent ones held `recent` jobs (submit_ready () says
- * why); may_send () asks it too, without the lock. */
+/* Whether the open batch b may go while `running` batches are on the
+ * device and recent ones held `recent` jobs (submit_ready () says why);
+ * may_send () asks it too, without the lock. */
 static gboolean
-open_due (ClrSched * s, ClrSchedBatch * b, guint running, guint recent,
-    gint64 now)
+open_due (ClrSched * s, ClrSchedBatch * b, guint running, guint recent)
 {
   return (running == 0 || b->jobs->len >= recent / 2)
-      && !window_holds (s, b, now);
+      && !window_holds (s, b);
 }
 
 /* Sends ready batches to the device while it has room; lock held.
@@ -651,8 +653,7 @@ submit_ready (ClrSched * s)
     gint64 cpu;
 
     if (!b && s->open && s->open->jobs->len > 0
-        && open_due (s, s->open, s->running, s->recent,
-            g_get_monotonic_time ()))
+        && open_due (s, s->open, s->running, s->recent))
       b = s->open;
     if (!b)
       return sent;
@@ -1129,7 +1130,7 @@ may_send (ClrSched * s, ClrSchedBatch * b)
   if (running >= s->max_running)
     return FALSE;
   return g_atomic_int_get (&b->state) == BATCH_CLOSED
-      || open_due (s, b, running, recent, g_get_monotonic_time ());
+      || open_due (s, b, running, recent);
 }
 
 gboolean
