@@ -3,7 +3,10 @@
  * appsrc ! clresample ! appsink, against the same stream converted buffer
  * by buffer through GstHarness (a live source, so never held): the same
  * samples, the same timestamps, exact totals; held input comes out before
- * any event that followed it; live and real-time streams are never held. */
+ * any event that followed it; live and real-time streams are never held.
+ * A live stream's jobs, and only a live stream's, are paced: the device's
+ * scheduler may keep them a moment for other streams' company. */
+#include <stdio.h>
 #include <string.h>
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
@@ -515,6 +518,87 @@ GST_START_TEST (test_held_before_gap_and_events)
 
 GST_END_TEST;
 
+/* The counts in the scheduler's closing line ("scheduler of 'D' done: N
+ * jobs (P paced) in ..."), logged when the last engine that used it goes:
+ * the plugin has its own copy of the core, so its scheduler is seen
+ * through its log. */
+typedef struct
+{
+  GMutex lock;
+  guint closed;                 /* schedulers closed */
+  guint64 jobs, paced;          /* the last one's */
+} SchedClosing;
+
+static void
+read_sched_closing (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  SchedClosing *c = user_data;
+  const gchar *text, *done;
+  guint64 jobs, paced;
+
+  if (strcmp (gst_debug_category_get_name (category), "clresample-engine"))
+    return;
+  text = gst_debug_message_get (message);
+  if (!text || !(done = strstr (text, "' done: ")))
+    return;
+  if (sscanf (done, "' done: %" G_GUINT64_FORMAT " jobs (%" G_GUINT64_FORMAT
+          " paced)", &jobs, &paced) != 2)
+    return;
+  g_mutex_lock (&c->lock);
+  c->closed++;
+  c->jobs = jobs;
+  c->paced = paced;
+  g_mutex_unlock (&c->lock);
+}
+
+/* Whether a stream's jobs reach the device's scheduler paced by its audio,
+ * as candidates for its gathering window (which may keep a batch a moment
+ * for other streams' jobs): every job of a live stream, none of a stream
+ * that is not live or has max-hold=0 (the lowest latency a buffer). The
+ * scheduler counts them exactly; the output is still checked against the
+ * stream converted buffer by buffer. */
+static void
+check_paced (gboolean live, const char *props, gboolean want_paced)
+{
+  const size_t frames = IN_RATE;
+  Feed f = { live, FALSE, 0, -1, -1, 20, 0, props };
+  float *in = g_new (float, frames * 2);
+  SchedClosing c = { 0, };
+  Collected ref;
+  Result r;
+
+  clr_signal_noise (in, frames * 2, 0.5, 11);
+  run_reference (in, frames, 2, &ref);
+  g_mutex_init (&c.lock);
+  gst_debug_set_threshold_for_name ("clresample-engine", GST_LEVEL_INFO);
+  gst_debug_add_log_function (read_sched_closing, &c, NULL);
+  run_pipeline (&f, in, frames, 2, &r);
+  gst_debug_remove_log_function (read_sched_closing);
+  /* the pipeline's own scheduler, closed as it went to NULL */
+  fail_unless_equals_int (c.closed, 1);
+  GST_INFO ("live %d, %s: %" G_GUINT64_FORMAT " jobs, %" G_GUINT64_FORMAT
+      " paced", live, props ? props : "defaults", c.jobs, c.paced);
+  fail_unless (c.jobs > 0);
+  fail_unless_equals_uint64 (c.paced, want_paced ? c.jobs : 0);
+  check_same_samples (&r.out, &ref, 2);
+  check_timestamps (&r.out);
+  g_mutex_clear (&c.lock);
+  clr_collected_free (&ref);
+  result_clear (&r);
+  g_free (in);
+}
+
+GST_START_TEST (test_live_jobs_paced)
+{
+  check_paced (TRUE, NULL, TRUE);
+  check_paced (TRUE, "max-hold=0", FALSE);
+  check_paced (FALSE, NULL, FALSE);
+}
+
+GST_END_TEST;
+
 static Suite *
 batching_suite (void)
 {
@@ -531,6 +615,7 @@ batching_suite (void)
   tcase_add_test (tc, test_held_half_the_lead);
   tcase_add_test (tc, test_max_hold);
   tcase_add_test (tc, test_held_before_gap_and_events);
+  tcase_add_test (tc, test_live_jobs_paced);
   return s;
 }
 

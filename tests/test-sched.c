@@ -190,14 +190,14 @@ test_one_batch (void)
   /* the same key again: the same kernel, not a second one */
   g_assert_true (get_kernel (s, &specs[1]) == k[1]);
   clr_sched_kernel_unref (s, k[1]);
-  clr_sched_get_counts (s, &launches0, &jobs0, &batches0);
+  clr_sched_get_counts (s, &launches0, &jobs0, &batches0, NULL);
   for (i = 0; i < N; i++) {
     stream_init (&st[i], s, k[i % 2], &specs[i % 2], 50 + 17 * i,
         20 + 3 * i, i, 100.0f * i);
     stream_reserve (&st[i]);
   }
   run_streams (st, N);
-  clr_sched_get_counts (s, &launches, &jobs, &batches);
+  clr_sched_get_counts (s, &launches, &jobs, &batches, NULL);
   g_assert_cmpuint (jobs - jobs0, ==, N);
   g_assert_cmpuint (batches - batches0, ==, 1);
   g_assert_cmpuint (launches - launches0, ==, 2);
@@ -222,19 +222,19 @@ test_room (void)
   guint64 b0, b1, j0, j1;
   int i;
 
-  clr_sched_get_counts (s, NULL, &j0, &b0);
+  clr_sched_get_counts (s, NULL, &j0, &b0, NULL);
   for (i = 0; i < 3; i++)
     stream_init (&st[i], s, k, &spec, 40000, 30000 + i, 5 * i, (float) i);
   /* alone */
   stream_reserve (&st[0]);
   run_streams (&st[0], 1);
-  clr_sched_get_counts (s, NULL, &j1, &b1);
+  clr_sched_get_counts (s, NULL, &j1, &b1, NULL);
   g_assert_cmpuint (b1 - b0, ==, 1);
   /* two that do not fit one batch together: two batches */
   stream_reserve (&st[1]);
   stream_reserve (&st[2]);
   run_streams (&st[1], 2);
-  clr_sched_get_counts (s, NULL, &j1, &b1);
+  clr_sched_get_counts (s, NULL, &j1, &b1, NULL);
   g_assert_cmpuint (j1 - j0, ==, 3);
   g_assert_cmpuint (b1 - b0, ==, 3);
   clr_sched_kernel_unref (s, k);
@@ -251,13 +251,13 @@ grow_round (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec, int n)
   int i;
 
   g_assert (n <= 8);
-  clr_sched_get_counts (s, NULL, NULL, &b0);
+  clr_sched_get_counts (s, NULL, NULL, &b0, NULL);
   for (i = 0; i < n; i++) {
     stream_init (&st[i], s, k, spec, 25000, 40 + i, i, 7.0f * i);
     stream_reserve (&st[i]);
   }
   run_streams (st, n);
-  clr_sched_get_counts (s, NULL, NULL, &b1);
+  clr_sched_get_counts (s, NULL, NULL, &b1, NULL);
   return b1 - b0;
 }
 
@@ -338,7 +338,7 @@ test_many_threads (void)
     }
     s = clr_sched_get (device, stagings[g], NULL);
     g_assert_nonnull (s);
-    clr_sched_get_counts (s, NULL, &jobs0, &batches0);
+    clr_sched_get_counts (s, NULL, &jobs0, &batches0, NULL);
     for (i = 0; i < T; i++) {
       w[i].sched = s;
       w[i].spec.scale = 1.0f + i % 3;
@@ -352,7 +352,7 @@ test_many_threads (void)
       g_assert_true (w[i].ok);
       clr_sched_kernel_unref (s, w[i].kern);
     }
-    clr_sched_get_counts (s, NULL, &jobs, &batches);
+    clr_sched_get_counts (s, NULL, &jobs, &batches, NULL);
     g_assert_cmpuint (jobs - jobs0, ==, T * JOBS);
     g_test_message ("staging %d: %" G_GUINT64_FORMAT " jobs in %"
         G_GUINT64_FORMAT " batches", g, jobs - jobs0, batches - batches0);
@@ -408,7 +408,7 @@ test_window (void)
                 ("CLRESAMPLE_SCHED_WINDOW"), NULL, 10), G_USEC_PER_SEC));
   /* alone, jobs back to back: their reservations come microseconds
    * apart, yet none waits */
-  clr_sched_get_counts (s, NULL, &j0, &b0);
+  clr_sched_get_counts (s, NULL, &j0, &b0, NULL);
   t0 = g_get_monotonic_time ();
   for (i = 0; i < ALONE; i++) {
     Stream st;
@@ -419,7 +419,7 @@ test_window (void)
     check_output (&st);
     g_free (st.out);
   }
-  clr_sched_get_counts (s, NULL, &j1, &b1);
+  clr_sched_get_counts (s, NULL, &j1, &b1, NULL);
   g_assert_cmpuint (b1 - b0, ==, ALONE);
   if (wide)
     g_assert_cmpint (g_get_monotonic_time () - t0, <, ALONE * window / 4);
@@ -430,7 +430,7 @@ test_window (void)
     g[i].kern = k;
     g[i].spec = spec;
   }
-  clr_sched_get_counts (s, NULL, &j0, &b0);
+  clr_sched_get_counts (s, NULL, &j0, &b0, NULL);
   for (i = 0; i < T; i++) {
     th[i] = g_thread_new ("gatherer", gatherer_run, &g[i]);
     g_usleep (2000);
@@ -441,7 +441,7 @@ test_window (void)
     g_free (g[i].st.out);
     clr_sched_unref (g[i].sched);
   }
-  clr_sched_get_counts (s, NULL, &j1, &b1);
+  clr_sched_get_counts (s, NULL, &j1, &b1, NULL);
   g_assert_cmpuint (j1 - j0, ==, T);
   if (wide)
     g_assert_cmpuint (b1 - b0, ==, 1);

@@ -116,10 +116,10 @@
  * the process's CPU. A throughput-bound stream's jobs never wait: the
  * same window on every job cost 256 and 1024 free-running streams on an
  * H200 a fifth to a third of their rate. A lone stream never waits (its
- * own job is the one in flight). On CPU devices only for now: on an
- * H200, 256 and 1024 live streams took 0.77-0.83x the CPU with it, but
- * the versions measured there did not yet spare free-running streams,
- * and this one has not run there (docs/performance.md, "Live streams"). */
+ * own job is the one in flight). On GPUs as on CPUs: on an H200, 256
+ * and 1024 live streams took 0.78-0.85x the CPU with it (a block's p99
+ * 1.2 ms against 0.3 ms at 256), free-running ones ran as fast
+ * (docs/performance.md, "Live streams"). */
 #define CLR_SCHED_WINDOW_US 1000
 /* ... nor longer than a tenth of the audio of any job it holds (a stream
  * of 1 ms buffers waits 100 us at most, and keeps real time) */
@@ -191,6 +191,8 @@ struct _ClrSched {
   /* CLR_SCHED_SPIN_US: 1 under load (a GPU), 2 always (tests), 0 never */
   guint spin;
   guint64 launches, jobs, batches;
+  guint64 paced;                /* jobs reserved with audio_us (the
+                                 * window's candidates) */
   guint64 device_us;            /* batches' time from taken to done */
   guint64 enqueue_us;           /* ... of which enqueuing them */
   gboolean profile;             /* CLRESAMPLE_PROFILE: the device's times */
@@ -758,10 +760,11 @@ sched_free (ClrSched * s)
   guint i;
 
   clr_log (CLR_LOG_INFO, "scheduler of '%s' done: %" G_GUINT64_FORMAT
-      " jobs in %" G_GUINT64_FORMAT " batches (%.1f a batch, %.0f us from "
-      "taken to done, %.0f of them enqueuing), %" G_GUINT64_FORMAT
-      " launches; staging sized %d times in %.1f ms",
-      clr_device_get_name (s->dev), s->jobs, s->batches, s->jobs / n,
+      " jobs (%" G_GUINT64_FORMAT " paced) in %" G_GUINT64_FORMAT
+      " batches (%.1f a batch, %.0f us from taken to done, %.0f of them "
+      "enqueuing), %" G_GUINT64_FORMAT " launches; staging sized %d times "
+      "in %.1f ms", clr_device_get_name (s->dev), s->jobs, s->paced,
+      s->batches, s->jobs / n,
       s->device_us / n, s->enqueue_us / n, s->launches, s->fits,
       s->fit_us / 1e3);
   if (s->profile)
@@ -810,8 +813,7 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->max_running = CLAMP (clr_knob_or (clr_tuning_get ()->sched_depth,
           CLR_SCHED_RUNNING), 1, CLR_SCHED_RUNNING_MAX);
   s->window_us = (guint) MIN (clr_knob_or (clr_tuning_get ()->sched_window,
-          clr_device_is_gpu (dev) ? 0 : CLR_SCHED_WINDOW_US),
-      G_USEC_PER_SEC);
+          CLR_SCHED_WINDOW_US), G_USEC_PER_SEC);
   s->gap_us = G_USEC_PER_SEC;
   clr_lock_init (&s->lock);
   g_mutex_init (&s->kern_lock);
@@ -969,6 +971,8 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
     s->last_reserve_us = now;
     b->t_due = b->jobs->len == 0 ? due : MIN (b->t_due, due);
   }
+  if (job->audio_us)
+    s->paced++;
   g_atomic_int_inc (&s->in_flight);
   job->batch = b;
   job->win = b->in_host + b->in_used;
@@ -1223,7 +1227,7 @@ clr_sched_get_company (ClrSched * s)
 
 void
 clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
-    guint64 * batches)
+    guint64 * batches, guint64 * paced)
 {
   clr_lock (&s->lock);
   if (launches)
@@ -1232,5 +1236,7 @@ clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
     *jobs = s->jobs;
   if (batches)
     *batches = s->batches;
+  if (paced)
+    *paced = s->paced;
   clr_unlock (&s->lock);
 }

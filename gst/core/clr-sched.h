@@ -142,14 +142,14 @@ void clr_sched_release (ClrSched * s, ClrSchedJob * job);
  * how many streams share its batches now. */
 guint clr_sched_get_company (ClrSched * s);
 
-/* How long an open batch may wait for company (clr-sched.c's
- * CLR_SCHED_WINDOW_US on CPU devices, 0 on GPUs, or
- * CLRESAMPLE_SCHED_WINDOW), in us. */
+/* How long an open batch of paced jobs may wait for company (clr-sched.c's
+ * CLR_SCHED_WINDOW_US, or CLRESAMPLE_SCHED_WINDOW), in us. */
 guint clr_sched_get_window_us (ClrSched * s);
 
-/* Launches and jobs run so far, for tests and benchmarks. */
+/* Launches, jobs and batches run so far, and the jobs reserved as paced
+ * (ClrSchedJob.audio_us), for tests and benchmarks. */
 void clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
-    guint64 * batches);
+    guint64 * batches, guint64 * paced);
 
 G_END_DECLS
 #endif

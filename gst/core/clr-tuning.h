@@ -103,8 +103,7 @@
  * CLRESAMPLE_SCHED_WINDOW   tests,  us       how long an open batch of paced
  *                           bench            streams' jobs may wait for more
  *                                            (clr-sched.c; 0: never; default
- *                                            CLR_SCHED_WINDOW_US on CPU
- *                                            devices, 0 on GPUs)
+ *                                            CLR_SCHED_WINDOW_US)
  * CLRESAMPLE_PROFILE        tuning  set      the resampler's scheduler logs
  *                                            its batches' device times
  *                                            when it goes; the convolution
