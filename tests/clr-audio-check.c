@@ -286,8 +286,12 @@ check_gap_buffers (const Out * o, guint channels)
 
     if (GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_GAP)) {
       gaps++;
+      /* one check a buffer (gst-check records each one that passes) */
       for (t = pos * channels; t < (pos + n) * channels; t++)
-        fail_unless (o->data[t] == 0.0);
+        if (o->data[t] != 0.0)
+          break;
+      fail_unless (t == (pos + n) * channels, "GAP buffer %u: sample %"
+          G_GUINT64_FORMAT " is %g", i, t, o->data[t]);
     }
     pos += n;
   }

@@ -63,6 +63,19 @@ clr_collected_free (Collected * c)
   g_ptr_array_unref (c->buffers);
 }
 
+void
+clr_assert_samples (const float *got, const float *want, size_t n,
+    const char *what)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    if (got[i] != (want ? want[i] : 0.0f))
+      break;
+  fail_unless (i == n, "%s: sample %" G_GSIZE_FORMAT " is %.9g, not %.9g",
+      what, i, i < n ? got[i] : 0.0, i < n && want ? want[i] : 0.0);
+}
+
 /* Pulls every buffer waiting in the harness. */
 void
 clr_collect (GstHarness * h, int channels, Collected * c)

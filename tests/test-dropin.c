@@ -323,8 +323,12 @@ gap_frames (const Got * g, int ch, guint64 * last_audio_end)
     guint64 n = gst_buffer_get_size (buf) / sizeof (float) / ch;
 
     if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)) {
+      /* one check a buffer (gst-check records each one that passes) */
       for (i = pos * ch; i < (pos + n) * ch; i++)
-        fail_unless (g_array_index (g->data, float, i) == 0.0f);
+        if (g_array_index (g->data, float, i) != 0.0f)
+          break;
+      fail_unless (i == (pos + n) * ch, "GAP buffer %u: sample %"
+          G_GUINT64_FORMAT " is not 0", b, i);
       gaps += n;
     } else {
       *last_audio_end = pos + n;
