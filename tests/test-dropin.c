@@ -351,11 +351,13 @@ check_same_samples (const GapCase * c, const Got * a, const Got * b)
   guint i;
 
   fail_unless_equals_int (a->data->len, b->data->len);
+  /* one check for the signal (gst-check records each one that passes) */
   for (i = 0; i < a->data->len; i++)
-    fail_unless (fabs (g_array_index (a->data, float, i) -
-            g_array_index (b->data, float, i)) <= tol,
-        "sample %u: %g against %g", i, g_array_index (a->data, float, i),
-        g_array_index (b->data, float, i));
+    if (fabs (g_array_index (a->data, float, i) -
+            g_array_index (b->data, float, i)) > tol)
+      break;
+  fail_unless (i == a->data->len, "sample %u: %g against %g", i,
+      g_array_index (a->data, float, i), g_array_index (b->data, float, i));
 }
 
 /* 80 ms of audio, then a 140 ms GAP in one buffer (issue 26's case at

@@ -627,12 +627,13 @@ check_format (const FormatCase * fc, gboolean planar)
     gst_audio_info_from_caps (&oinfo, caps);
     gst_caps_unref (caps);
     fail_unless (gst_audio_buffer_map (&ab, &oinfo, buf, GST_MAP_READ));
+    /* one check a buffer (gst-check records each one that passes) */
+    fail_unless (got + ab.n_samples <= n_ref);
     for (i = 0; i < ab.n_samples; i++)
       for (c = 0; c < (size_t) ch; c++) {
         const guint8 *p = planar ? (const guint8 *) ab.planes[c] +
             i * fc->bytes : (const guint8 *) ab.planes[0] +
             (i * ch + c) * fc->bytes;
-        fail_unless (got + i < n_ref);
         worst = MAX (worst, fabs (sample_get (fc, p) -
                 ref[(got + i) * ch + c]));
       }

@@ -299,9 +299,12 @@ check_taps_change (guint from, guint to)
     double d = after.data[i] - two.data[before.frames * 2 + i];
     e2 += d * d;
     r2 += two.data[before.frames * 2 + i] * two.data[before.frames * 2 + i];
-    fail_unless (fabs (d) < 1e-5, "frame %zu after the change: %g, not %g",
-        i / 2, after.data[i], two.data[before.frames * 2 + i]);
+    /* one check for the signal (gst-check records each one that passes) */
+    if (fabs (d) >= 1e-5)
+      break;
   }
+  fail_unless (i == after.frames * 2, "frame %zu after the change: %g, not "
+      "%g", i / 2, after.data[i], two.data[before.frames * 2 + i]);
   GST_INFO ("taps %u -> %u: relative RMS %.3g after the change", from, to,
       sqrt (e2 / r2));
   fail_unless (sqrt (e2 / r2) < 1e-6);
