@@ -280,20 +280,25 @@ test_hand_over (void)
   const size_t n_in = 40000, at[] = { 1, 9001, 20000 };
   size_t r, i, w;
 
-  for (r = 0; r < G_N_ELEMENTS (ratios); r++)
+  for (r = 0; r < G_N_ELEMENTS (ratios); r++) {
+    ClrEngineConfig cfg = { ratios[r].in_rate, ratios[r].out_rate, 2, 10,
+      1024, CLR_FORMAT_F32, FALSE, 0
+    };
+    size_t n_a;
+    char *in = make_input (&cfg, n_in);
+    /* the stream through one direct engine, which every hand-over of this
+     * ratio must give */
+    char *one = run (&cfg, engine_new (&cfg, FALSE, 0), NULL, 0, in, n_in,
+        pieces_a, G_N_ELEMENTS (pieces_a), &n_a);
+
     for (i = 0; i < G_N_ELEMENTS (at); i++)
       for (w = 0; w < 3; w++) {
-        ClrEngineConfig cfg = { ratios[r].in_rate, ratios[r].out_rate, 2, 10,
-          1024, CLR_FORMAT_F32, FALSE, 0
-        };
         /* direct -> FFT, FFT -> direct, FFT -> FFT with another block */
         const gboolean from_fft = w > 0, to_fft = w != 1;
-        size_t n_a, n_b;
-        char *in = make_input (&cfg, n_in), *one, *two;
+        size_t n_b;
+        char *two;
         double err;
 
-        one = run (&cfg, engine_new (&cfg, FALSE, 0), NULL, 0, in, n_in,
-            pieces_a, G_N_ELEMENTS (pieces_a), &n_a);
         two = run (&cfg, engine_new (&cfg, from_fft, 256),
             engine_new (&cfg, to_fft, w == 2 ? 64 : 0), at[i], in, n_in,
             pieces_a, G_N_ELEMENTS (pieces_a), &n_b);
@@ -303,10 +308,11 @@ test_hand_over (void)
             cfg.in_rate, cfg.out_rate, from_fft ? "FFT" : "direct",
             to_fft ? "FFT" : "direct", at[i], err);
         g_assert_cmpfloat (err, <=, 1e-6);
-        g_free (in);
-        g_free (one);
         g_free (two);
       }
+    g_free (in);
+    g_free (one);
+  }
 }
 
 /* A longer filter joining a stream (a live change of taps) reads input
