@@ -70,7 +70,7 @@ clr_assert_samples (const float *got, const float *want, size_t n,
   size_t i;
 
   for (i = 0; i < n; i++)
-    if (got[i] != (want ? want[i] : 0.0f))
+    if (!(fabs ((double) got[i] - (want ? want[i] : 0.0)) < CLR_SAME_SAMPLE))
       break;
   fail_unless (i == n, "%s: sample %" G_GSIZE_FORMAT " is %.9g, not %.9g",
       what, i, i < n ? got[i] : 0.0, i < n && want ? want[i] : 0.0);

@@ -27,13 +27,15 @@ void clr_push_stream (GstHarness * h, const float *in, size_t frames,
 /* Pulls every buffer waiting in the harness. */
 void clr_collect (GstHarness * h, int channels, Collected * c);
 void clr_collected_free (Collected * c);
-/* Fails at the first of got[0..n) that is not want[i] (want NULL: 0),
- * naming `what`, the index and both values. One check for a whole signal:
+/* Fails at the first of got[0..n) that is not want[i] (want NULL: 0)
+ * within 1e-7, as fail_unless_equals_float () compares, naming `what`,
+ * the index and both values. One check for a whole signal:
  * gst-check records every check that passes (a message through its pipe,
  * allocated), so a check a sample made most of some tests' time, and ten
  * times that under the sanitizers, which unwind every allocation's stack. */
 void clr_assert_samples (const float *got, const float *want, size_t n,
     const char *what);
+#define CLR_SAME_SAMPLE 1e-7
 /* A whole stream through `launch`, EOS included. */
 void clr_run_stream (const char *launch, int in_rate, int out_rate,
     int channels, const float *in, size_t frames, const size_t * pieces,
