@@ -1,7 +1,9 @@
 /* clresample tests: a float64 reference resampler.
  *
  * Direct evaluation of the resampling sum in double precision, with the
- * prototype h(t) evaluated exactly for every tap (no tables, no OpenCL):
+ * prototype h(t) evaluated exactly for every tap of each output phase (no
+ * interpolated tables, no OpenCL; a phase's taps are reused by its later
+ * outputs where the ratio has at most 4096 phases):
  *   y[m][c] = sum_j x[j][c] * h(m*D/I - j),  x = 0 outside [0, n_in),
  * for m = 0 .. ceil(n_in * I / D) - 1. Only the tests use it.
  */
