@@ -41,12 +41,14 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   echo "== sanitizers (build-asan)"
   # without VkFFT: it backs only the offline convolution, which no element
   # uses and no sanitizer pass runs, and its 1.6 MB header alone takes 2.7
-  # of this build's 3 minutes on two cores under the sanitizers
+  # of this build's 3 minutes on two cores under the sanitizers; nor the
+  # benchmarks, which no test runs
   if [ -f build-asan/meson-private/coredata.dat ]; then
-    meson setup --reconfigure build-asan -Dvkfft=disabled >/dev/null
+    meson setup --reconfigure build-asan -Dvkfft=disabled -Dbench=disabled \
+      >/dev/null
   else
     meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dvkfft=disabled >/dev/null
+      -Dvkfft=disabled -Dbench=disabled >/dev/null
   fi
   ninja -C build-asan >/dev/null
   phase_done "sanitizer build (build-asan)"
