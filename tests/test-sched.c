@@ -398,7 +398,7 @@ test_window (void)
   const gboolean wide = window >= 100000;
   Gatherer g[T];
   GThread *th[T];
-  guint64 j0, b0, j1, b1;
+  guint64 j0, b0, p0, j1, b1, p1;
   gint64 t0;
   int i;
 
@@ -406,9 +406,25 @@ test_window (void)
   if (g_getenv ("CLRESAMPLE_SCHED_WINDOW"))
     g_assert_cmpuint (window, ==, MIN (g_ascii_strtoull (g_getenv
                 ("CLRESAMPLE_SCHED_WINDOW"), NULL, 10), G_USEC_PER_SEC));
+  /* a job that holds no audio is not paced: counted as run, not as a
+   * candidate for the window */
+  clr_sched_get_counts (s, NULL, &j0, NULL, &p0);
+  {
+    Stream st;
+
+    stream_init (&st, s, k, &spec, 300, 200, 3, 0.5f);
+    stream_reserve (&st);
+    stream_run (&st);
+    check_output (&st);
+    g_free (st.out);
+  }
+  clr_sched_get_counts (s, NULL, &j1, NULL, &p1);
+  g_assert_cmpuint (j1 - j0, ==, 1);
+  g_assert_cmpuint (p1 - p0, ==, 0);
+
   /* alone, jobs back to back: their reservations come microseconds
    * apart, yet none waits */
-  clr_sched_get_counts (s, NULL, &j0, &b0, NULL);
+  clr_sched_get_counts (s, NULL, &j0, &b0, &p0);
   t0 = g_get_monotonic_time ();
   for (i = 0; i < ALONE; i++) {
     Stream st;
@@ -419,8 +435,9 @@ test_window (void)
     check_output (&st);
     g_free (st.out);
   }
-  clr_sched_get_counts (s, NULL, &j1, &b1, NULL);
+  clr_sched_get_counts (s, NULL, &j1, &b1, &p1);
   g_assert_cmpuint (b1 - b0, ==, ALONE);
+  g_assert_cmpuint (p1 - p0, ==, ALONE);
   if (wide)
     g_assert_cmpint (g_get_monotonic_time () - t0, <, ALONE * window / 4);
 
@@ -430,7 +447,7 @@ test_window (void)
     g[i].kern = k;
     g[i].spec = spec;
   }
-  clr_sched_get_counts (s, NULL, &j0, &b0, NULL);
+  clr_sched_get_counts (s, NULL, &j0, &b0, &p0);
   for (i = 0; i < T; i++) {
     th[i] = g_thread_new ("gatherer", gatherer_run, &g[i]);
     g_usleep (2000);
@@ -441,8 +458,9 @@ test_window (void)
     g_free (g[i].st.out);
     clr_sched_unref (g[i].sched);
   }
-  clr_sched_get_counts (s, NULL, &j1, &b1, NULL);
+  clr_sched_get_counts (s, NULL, &j1, &b1, &p1);
   g_assert_cmpuint (j1 - j0, ==, T);
+  g_assert_cmpuint (p1 - p0, ==, T);
   if (wide)
     g_assert_cmpuint (b1 - b0, ==, 1);
   else
