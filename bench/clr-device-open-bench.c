@@ -4,11 +4,18 @@
  * vendor's driver, a context and a queue), then N - 1 more, as N elements
  * starting in one pipeline make them (each finds the device open).
  *
- * usage: clr-device-open-bench [N] [SPEC]     (256 auto)
+ * END says how the process ends, to time it from outside (the process's
+ * wall less the first acquire; docs/performance.md, "And where its end
+ * goes"): keep (the device cached, as the plugin leaves it), clear (the
+ * context released first, timed), _exit (no exit handlers at all).
+ *
+ * usage: clr-device-open-bench [N] [SPEC] [END]     (256 auto keep)
  * e.g. OCL_ICD_VENDORS=/etc/OpenCL/vendors/nvidia.icd
  *        build/bench/clr-device-open-bench  (one vendor's driver alone) */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include <glib.h>
 #include "clr-device.h"
 
@@ -17,6 +24,7 @@ main (int argc, char **argv)
 {
   const int n = argc > 1 ? MAX (atoi (argv[1]), 1) : 256;
   const char *spec = argc > 2 ? argv[2] : "auto";
+  const char *end = argc > 3 ? argv[3] : "keep";
   ClrDevice **devs = g_new0 (ClrDevice *, n);
   GError *error = NULL;
   gint64 t0, t1, t2;
@@ -41,5 +49,14 @@ main (int argc, char **argv)
     if (devs[i])
       clr_device_unref (devs[i]);
   g_free (devs);
+  if (!strcmp (end, "clear")) {
+    t0 = g_get_monotonic_time ();
+    clr_device_clear_cache ();
+    printf ("the context released in %.1f ms\n",
+        (g_get_monotonic_time () - t0) / 1e3);
+  }
+  fflush (stdout);
+  if (!strcmp (end, "_exit"))
+    _exit (0);
   return 0;
 }
