@@ -576,6 +576,7 @@ check_paced (gboolean live, const char *props, gboolean want_paced)
   gst_debug_add_log_function (read_sched_closing, &c, NULL);
   run_pipeline (&f, in, frames, 2, &r);
   gst_debug_remove_log_function (read_sched_closing);
+  gst_debug_unset_threshold_for_name ("clresample-engine");
   /* the pipeline's own scheduler, closed as it went to NULL */
   fail_unless_equals_int (c.closed, 1);
   GST_INFO ("live %d, %s: %" G_GUINT64_FORMAT " jobs, %" G_GUINT64_FORMAT
