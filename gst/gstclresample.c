@@ -288,9 +288,9 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
    * comes: the lowest latency a buffer, at the throughput of one launch a
    * buffer (256 streams on an H200: 1.0-1.1 ms p99 a buffer in the
    * element against 3.4-4.5 ms, 0.85x the stream-seconds a second). Live
-   * streams never hold. On a CPU device, a live stream's buffer may wait
-   * up to 1 ms, and a tenth of its own length, for other streams' buffers
-   * to share its launch; 0 keeps it from waiting at all.
+   * streams never hold. A live stream's buffer may wait up to 1 ms, and a
+   * tenth of its own length, for other streams' buffers to share its
+   * launch; 0 keeps it from waiting at all.
    */
   g_object_class_install_property (gobject_class, PROP_MAX_HOLD,
       g_param_spec_uint64 ("max-hold", "Max hold",

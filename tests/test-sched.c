@@ -378,6 +378,21 @@ gatherer_run (gpointer data)
   return NULL;
 }
 
+/* One job of 300 frames holding audio_us of audio, run on this thread
+ * and its output checked */
+static void
+run_alone (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec,
+    guint64 audio_us, float seed)
+{
+  Stream st;
+
+  stream_init (&st, s, k, spec, 300, 200, 3, seed);
+  stream_reserve_with (&st, audio_us);
+  stream_run (&st);
+  check_output (&st);
+  g_free (st.out);
+}
+
 /* The gathering window (CLR_SCHED_WINDOW_US), checked where the test
  * sets it to a second (CLRESAMPLE_SCHED_WINDOW, meson's sched-window), so
  * that a slow machine's thread starts fall well inside it. A lone stream
@@ -409,15 +424,7 @@ test_window (void)
   /* a job that holds no audio is not paced: counted as run, not as a
    * candidate for the window */
   clr_sched_get_counts (s, NULL, &j0, NULL, &p0);
-  {
-    Stream st;
-
-    stream_init (&st, s, k, &spec, 300, 200, 3, 0.5f);
-    stream_reserve (&st);
-    stream_run (&st);
-    check_output (&st);
-    g_free (st.out);
-  }
+  run_alone (s, k, &spec, 0, 0.5f);
   clr_sched_get_counts (s, NULL, &j1, NULL, &p1);
   g_assert_cmpuint (j1 - j0, ==, 1);
   g_assert_cmpuint (p1 - p0, ==, 0);
@@ -426,15 +433,8 @@ test_window (void)
    * apart, yet none waits */
   clr_sched_get_counts (s, NULL, &j0, &b0, &p0);
   t0 = g_get_monotonic_time ();
-  for (i = 0; i < ALONE; i++) {
-    Stream st;
-
-    stream_init (&st, s, k, &spec, 300, 200, 3, (float) i);
-    stream_reserve_with (&st, 100 * G_USEC_PER_SEC);
-    stream_run (&st);
-    check_output (&st);
-    g_free (st.out);
-  }
+  for (i = 0; i < ALONE; i++)
+    run_alone (s, k, &spec, 100 * G_USEC_PER_SEC, (float) i);
   clr_sched_get_counts (s, NULL, &j1, &b1, &p1);
   g_assert_cmpuint (b1 - b0, ==, ALONE);
   g_assert_cmpuint (p1 - p0, ==, ALONE);

@@ -608,7 +608,8 @@ batch_done (ClrSchedBatch * b)
 
 /* Whether the gathering window keeps the open batch b waiting for more
  * jobs now (CLR_SCHED_WINDOW_US); the clock is read only where a window
- * may hold (never on GPUs by default). */
+ * may hold (not with CLRESAMPLE_SCHED_WINDOW=0, nor once the batch is
+ * full). */
 static gboolean
 window_holds (ClrSched * s, ClrSchedBatch * b)
 {
