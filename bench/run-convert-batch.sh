@@ -14,9 +14,12 @@
 # which beats audioresample's best, docs/quality.md) and audioresample at
 # quality 10 (its best, -136 dB). Rows:
 #   batch -j FILES   clresample-convert -o DIR -j FILES (all at once)
+#   batch -j 16      the same, 16 at a time, where
+#                    FILES is more
 #   batch -j 1       clresample-convert -o DIR -j 1 (one after another)
 #   procs seq        clresample-convert IN OUT, one process a file in turn
 #   procs par        the same, every process at once
+#                    (SKIP_PROCS=1 leaves these two out)
 #   audioresample par / one   gst-launch-1.0, a process a file at once / one
 #                    process with every file a branch
 # The clresample plugin is found through GST_PLUGIN_PATH (default
@@ -114,9 +117,12 @@ echo "| way | wall s | x real time |"
 echo "|---|---|---|"
 for r in $(seq 1 "$rounds"); do
   run "batch -j $files" batch "$files"
+  [ "$files" -le 16 ] || run "batch -j 16" batch 16
   run "batch -j 1" batch 1
-  run "procs seq" procs_seq
-  run "procs par" procs_par
+  if [ -z "${SKIP_PROCS:-}" ]; then
+    run "procs seq" procs_seq
+    run "procs par" procs_par
+  fi
   run "audioresample par" audioresample_par
   run "audioresample one" audioresample_one
 done

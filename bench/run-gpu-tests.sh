@@ -58,6 +58,9 @@ run crossover $t/test-crossover
 run formats $t/test-formats
 run dropin $t/test-dropin
 run redesign $t/test-redesign
+run formats $t/test-formats
+run formats-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-formats
+run dropin $t/test-dropin
 run firfilter-api $t/test-firfilter-api
 # many convolutions in the device's shared batches (issue 25), and the
 # filter's shape: cutoff, minimum phase, crossover slopes (issue 28)

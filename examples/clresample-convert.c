@@ -32,7 +32,7 @@
 
 #define DEFAULT_RATE 192000
 #define DEFAULT_QUALITY 4
-#define DEFAULT_JOBS 16
+#define DEFAULT_JOBS 64
 #define PROGRESS_INTERVAL_MS 500
 
 typedef struct _App App;
@@ -848,7 +848,7 @@ main (int argc, char **argv)
         "Convert every INPUT to DIR/NAME.wav, many at once in this process",
         "DIR"},
     {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
-        "With --output-dir: files converting at once (default 16)", "N"},
+        "With --output-dir: files converting at once (default 64)", "N"},
     {"quiet", 0, 0, G_OPTION_ARG_NONE, &quiet,
         "Do not print progress", NULL},
     {G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL,

@@ -377,6 +377,71 @@ GST_START_TEST (test_every_format)
 
 GST_END_TEST;
 
+/* The integer kernels' stores round to nearest and saturate (the device's
+ * own conversion without fp64, the FPU's rounding with it): a full-scale
+ * square wave overshoots both rails after the filter (Gibbs, about 9 %),
+ * and every S16, S24_32 and S32 output is the float64 stream's, scaled,
+ * rounded and clamped. Within 1 % of a bit of a half-way point either
+ * neighbour is right (the integer path sums in another order); where that
+ * float64 stream is missing (no fp64), the float one stands in, for S16
+ * alone (float holds 24 bits). */
+GST_START_TEST (test_integer_rounding_and_saturation)
+{
+  static const Case c = { "clresample", 44100, 48000, 1 };
+  static const GstAudioFormat formats[] = { GST_AUDIO_FORMAT_S16,
+    GST_AUDIO_FORMAT_S24_32, GST_AUDIO_FORMAT_S32
+  };
+  static const int depths[] = { 16, 24, 32 };
+  const gboolean fp64 = !g_getenv ("CLRESAMPLE_NO_FP64");
+  double *unit = g_new (double, FRAMES * CH), *x = g_new (double,
+      FRAMES * CH);
+  guint i, k;
+
+  for (i = 0; i < (fp64 ? G_N_ELEMENTS (formats) : 1); i++) {
+    const double scale = ldexp (1.0, depths[i] - 1);
+    guint top = 0, bottom = 0, ties = 0;
+    GArray *o, *ref;
+
+    /* 22 frames at the top rail, 22 at the bottom: about 1 kHz */
+    for (k = 0; k < FRAMES * CH; k++) {
+      x[k] = (k / CH / 22) % 2 ? -scale : scale - 1;
+      unit[k] = x[k] / scale;
+    }
+    ref = run (&c, fp64 ? GST_AUDIO_FORMAT_F64 : GST_AUDIO_FORMAT_F32,
+        FALSE, unit);
+    o = run (&c, formats[i], FALSE, x);
+    fail_unless_equals_int (o->len, ref->len);
+    for (k = 0; k < o->len; k++) {
+      const double got = g_array_index (o, double, k);
+      const double v = g_array_index (ref, double, k) * scale;
+      const double want = CLAMP (nearbyint (v), -scale, scale - 1);
+
+      top += got == scale - 1;
+      bottom += got == -scale;
+      if (got == want)
+        continue;
+      fail_unless (fabs (fabs (v - floor (v)) - 0.5) < 0.01 &&
+          fabs (got - want) == 1, "%s: output %u is %.17g, the reference "
+          "%.17g gives %.17g", gst_audio_format_to_string (formats[i]), k,
+          got, v, want);
+      ties++;
+    }
+    g_print ("# %s: %u outputs at the top rail, %u at the bottom, %u by a "
+        "half-way point\n", gst_audio_format_to_string (formats[i]), top,
+        bottom, ties);
+    /* the overshoot of every edge, on both channels */
+    fail_unless (top > 100 && bottom > 100, "%s: %u outputs at the top "
+        "rail, %u at the bottom", gst_audio_format_to_string (formats[i]),
+        top, bottom);
+    g_array_unref (o);
+    g_array_unref (ref);
+  }
+  g_free (unit);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* ---- WAV files straight from wavparse ------------------------------- */
 
 static const char *wav_formats[] = { "U8", "S16LE", "S24LE", "S32LE" };
@@ -506,6 +571,7 @@ formats_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_loop_test (tc, test_every_format, 0, G_N_ELEMENTS (cases));
   tcase_add_loop_test (tc, test_wavparse, 0, G_N_ELEMENTS (wav_formats));
+  tcase_add_test (tc, test_integer_rounding_and_saturation);
   tcase_add_test (tc, test_no_imperfection);
   return s;
 }
