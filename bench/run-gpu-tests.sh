@@ -56,11 +56,9 @@ run crossover $t/test-crossover
 # every format, GAP, timestamps, flows, queries from other threads (issue
 # 26) and live redesigns off the streaming thread, on the GPU path
 run formats $t/test-formats
-run dropin $t/test-dropin
-run redesign $t/test-redesign
-run formats $t/test-formats
 run formats-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-formats
 run dropin $t/test-dropin
+run redesign $t/test-redesign
 run firfilter-api $t/test-firfilter-api
 # many convolutions in the device's shared batches (issue 25), and the
 # filter's shape: cutoff, minimum phase, crossover slopes (issue 28)
