@@ -12,6 +12,7 @@
 # env: KMD5_VARIANTS  a grep -E pattern: only the variants whose name matches
 #      KMD5_NO_BUILD  1: use the build as it is
 #      KMD5_APPEND    1: add to LIST instead of starting it afresh
+#      KMD5_FORMATS   the formats to run (default: all five below)
 #
 # The matrix: every format (F32LE F64LE S16LE S32LE S24_32LE), interleaved
 # and non-interleaved, 1, 2, 6, 8 and 16 channels, the ratios and filters in
@@ -38,7 +39,7 @@ fi
 tmp=$(mktemp -d /tmp/kernel-md5.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-formats="F32LE F64LE S16LE S32LE S24_32LE"
+formats=${KMD5_FORMATS:-"F32LE F64LE S16LE S32LE S24_32LE"}
 channels="1 2 6 8 16"
 frames=6000
 

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Test of the clresample-convert example: converts a 2 s 44.1 kHz stereo
-# tone to 48 kHz and checks the output WAV; then checks the error paths.
+# tone to 48 kHz and checks the output WAV; three files at once in one
+# process (--output-dir), each the same as converted alone, one missing
+# among them; then the error paths.
 #
 # Usage: test-convert.sh CLRESAMPLE-CONVERT [WORKDIR]
 # GST_PLUGIN_PATH must point at the folder holding libgstclresample.so.
