@@ -1,8 +1,10 @@
 /* clresample: the filter's shape in double precision, GStreamer-free and
  * device-free (clr-filter.h, clr-phase.h): the passband's end moved by a
- * cutoff, and minimum phase against the linear design it comes from. */
+ * cutoff, and minimum phase against the linear design it comes from; the
+ * host's real transforms (clr-fft-host.h) that design works with. */
 #include <math.h>
 #include <glib.h>
+#include "clr-fft-host.h"
 #include "clr-filter.h"
 #include "clr-phase.h"
 #include "clr-rate.h"
@@ -179,10 +181,96 @@ test_filter_intermediate (void)
   }
 }
 
+/* The host's real transform and its inverse against the sums that define
+ * them, in long double: x's n / 2 + 1 bins, and from a Hermitian half
+ * spectrum (bins 0 and n / 2 given imaginary parts, which a real signal's
+ * spectrum has not: the inverse leaves them out) the n samples; then
+ * 2^20-point signals through both and back, as the minimum-phase design
+ * runs them. */
+static void
+test_fft_host_real (void)
+{
+  static const size_t sizes[] = { 4, 8, 64, 512 };
+  GRand *rand = g_rand_new_with_seed (25);
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    const size_t n = sizes[s], m = n / 2;
+    ClrFftHostReal *fft = clr_fft_host_real_new (n);
+    double *x = g_new (double, n), *spec = g_new (double, n + 2);
+    double *back = g_new (double, n);
+    double worst = 0.0;
+    size_t k, t;
+
+    for (t = 0; t < n; t++)
+      x[t] = g_rand_double_range (rand, -1.0, 1.0);
+    clr_fft_host_real_run (fft, x, n, spec);
+    for (k = 0; k <= m; k++) {
+      long double re = 0.0L, im = 0.0L;
+
+      for (t = 0; t < n; t++) {
+        const long double a = -2.0L * G_PI * (long double) ((t * k) % n) /
+            (long double) n;
+        re += x[t] * cosl (a);
+        im += x[t] * sinl (a);
+      }
+      worst = MAX (worst, (double) fabsl (re - spec[2 * k]));
+      worst = MAX (worst, (double) fabsl (im - spec[2 * k + 1]));
+    }
+    g_assert_cmpfloat (worst, <, 1e-13 * n);
+
+    for (k = 0; k <= m; k++) {
+      spec[2 * k] = g_rand_double_range (rand, -1.0, 1.0);
+      spec[2 * k + 1] = g_rand_double_range (rand, -1.0, 1.0);
+    }
+    clr_fft_host_real_inverse_run (fft, spec, back);
+    worst = 0.0;
+    for (t = 0; t < n; t++) {
+      /* the whole spectrum: X[0], X[m] real, X[n - k] = conj X[k] */
+      long double v = spec[0] + spec[2 * m] * ((t % 2) ? -1.0L : 1.0L);
+
+      for (k = 1; k < m; k++) {
+        const long double a = 2.0L * G_PI * (long double) ((t * k) % n) /
+            (long double) n;
+        v += 2.0L * (spec[2 * k] * cosl (a) - spec[2 * k + 1] * sinl (a));
+      }
+      worst = MAX (worst, (double) fabsl (v / n - back[t]));
+    }
+    g_assert_cmpfloat (worst, <, 1e-15 * n);
+    clr_fft_host_real_free (fft);
+    g_free (x);
+    g_free (spec);
+    g_free (back);
+  }
+
+  {
+    const size_t n = 1u << 20;
+    ClrFftHostReal *fft = clr_fft_host_real_new (n);
+    double *x = g_new (double, n), *spec = g_new (double, n + 2);
+    double *back = g_new (double, n);
+    double worst = 0.0;
+    size_t t;
+
+    for (t = 0; t < n; t++)
+      x[t] = g_rand_double_range (rand, -1.0, 1.0);
+    clr_fft_host_real_run (fft, x, n, spec);
+    clr_fft_host_real_inverse_run (fft, spec, back);
+    for (t = 0; t < n; t++)
+      worst = MAX (worst, fabs (back[t] - x[t]));
+    g_assert_cmpfloat (worst, <, 1e-13);
+    clr_fft_host_real_free (fft);
+    g_free (x);
+    g_free (spec);
+    g_free (back);
+  }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fft/host-real", test_fft_host_real);
   g_test_add_func ("/filter/cutoff", test_filter_cutoff);
   g_test_add_func ("/filter/phase", test_filter_phase);
   g_test_add_func ("/filter/intermediate", test_filter_intermediate);

@@ -64,24 +64,6 @@ fft_complex (double *z, size_t m, const double *w)
   }
 }
 
-void
-clr_fft_host_complex (double *z, size_t m, gboolean inverse)
-{
-  double *w;
-  size_t i;
-
-  g_return_if_fail (m >= 1 && (m & (m - 1)) == 0);
-  /* the inverse as the conjugate of the forward transform of the
-   * conjugate */
-  for (i = 0; inverse && i < m; i++)
-    z[2 * i + 1] = -z[2 * i + 1];
-  w = stage_twiddles (m);
-  fft_complex (z, m, w);
-  g_free (w);
-  for (i = 0; inverse && i < m; i++)
-    z[2 * i + 1] = -z[2 * i + 1];
-}
-
 ClrFftHostReal *
 clr_fft_host_real_new (size_t n)
 {
@@ -127,6 +109,38 @@ clr_fft_host_real_run (ClrFftHostReal * plan, const double *x, size_t n_x,
     double wr = plan->split[2 * k], wi = plan->split[2 * k + 1];
     out[2 * k] = er + wr * or_ - wi * oi;
     out[2 * k + 1] = ei + wr * oi + wi * or_;
+  }
+}
+
+void
+clr_fft_host_real_inverse_run (ClrFftHostReal * plan, const double *spec,
+    double *x)
+{
+  const size_t m = plan->m;
+  double *z = plan->z;
+  size_t k;
+
+  /* the even and odd samples' m-point spectra from X[k] and X[k + m] =
+   * conj X[m - k]: E = (X[k] + conj X[m - k]) / 2, O = (X[k] - conj
+   * X[m - k]) e^(pi i k / m) / 2; then z = E + i O, whose m-point inverse
+   * is x[2t] + i x[2t + 1]. Taken conjugated, so that the forward
+   * transform serves. */
+  for (k = 0; k < m; k++) {
+    /* bins 0 and m are real */
+    double xr = spec[2 * k], xi = k ? spec[2 * k + 1] : 0.0;
+    double cr = spec[2 * (m - k)], ci = k ? -spec[2 * (m - k) + 1] : 0.0;
+    double er = 0.5 * (xr + cr), ei = 0.5 * (xi + ci);
+    double dr = 0.5 * (xr - cr), di = 0.5 * (xi - ci);
+    double wr = plan->split[2 * k], wi = -plan->split[2 * k + 1];
+    double or_ = dr * wr - di * wi, oi = dr * wi + di * wr;
+
+    z[2 * k] = er - oi;
+    z[2 * k + 1] = -(ei + or_);
+  }
+  fft_complex (z, m, plan->w);
+  for (k = 0; k < m; k++) {
+    x[2 * k] = z[2 * k] / (double) m;
+    x[2 * k + 1] = -z[2 * k + 1] / (double) m;
   }
 }
 

@@ -1,7 +1,8 @@
 /* clresample: the spectrum of a real signal on the host, in double.
  *
  * For filter spectra computed at set-up (the streaming and the offline
- * convolutions'): a radix-2 FFT of half the length (the real input's even
+ * convolutions', a crossover's bands) and the minimum-phase designs'
+ * cepstra (clr-phase.c, forward and inverse): a radix-2 FFT of half the length (the real input's even
  * and odd samples as one complex signal) with every twiddle taken from
  * cos/sin rather than a recurrence, so the error stays near the double
  * rounding of the inputs at millions of points. A crossover's four 32768-
@@ -28,12 +29,13 @@ typedef struct _ClrFftHostReal ClrFftHostReal;
 ClrFftHostReal *clr_fft_host_real_new (size_t n);
 void clr_fft_host_real_run (ClrFftHostReal * plan, const double *x,
     size_t n_x, double *out);
+/* The inverse: x (n real samples) from its n / 2 + 1 bins (as run ()
+ * gives them; the imaginary parts of bins 0 and n / 2 are taken as 0), with
+ * the 1 / n scale: x[t] = 1/n sum_k X[k] e^(2 pi i t k / n) over the whole
+ * Hermitian spectrum. */
+void clr_fft_host_real_inverse_run (ClrFftHostReal * plan,
+    const double *spec, double *x);
 void clr_fft_host_real_free (ClrFftHostReal * plan);
-
-/* In place, z holding m complex values (re, im pairs), m a power of two:
- * Z[k] = sum_j z[j] e^(-+2 pi i j k / m), the sign + when inverse (no
- * 1 / m scale). */
-void clr_fft_host_complex (double *z, size_t m, gboolean inverse);
 
 G_END_DECLS
 #endif

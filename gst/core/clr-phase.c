@@ -45,72 +45,74 @@ same_key (const ClrPhaseProto * p, const ClrFilter * f, uint32_t rate,
       && p->half_width == f->half_width;
 }
 
-/* z (n_fft complex points) holds a spectrum; replaced by the minimum-phase
- * spectrum of its magnitude (floored at floor_mag: a spectrum's exact zeros
- * have no logarithm) by folding the log magnitude's cepstrum onto positive
- * quefrencies. */
+/* spec holds the n_fft / 2 + 1 bins of a real signal's spectrum (the rest
+ * its mirror image); replaced by the minimum-phase spectrum of its
+ * magnitude (floored at floor_mag: a spectrum's exact zeros have no
+ * logarithm) by folding the log magnitude's cepstrum onto positive
+ * quefrencies. Every signal here is real (the cepstrum of a real log
+ * magnitude, the folded cepstrum), so each transform is a real one of half
+ * the points; x is n_fft doubles of scratch. */
 static void
-minimum_phase_spectrum (double *z, size_t n_fft, double floor_mag)
+minimum_phase_spectrum (ClrFftHostReal * fft, double *spec, double *x,
+    size_t n_fft, double floor_mag)
 {
+  const size_t m = n_fft / 2;
   size_t i;
 
-  for (i = 0; i < n_fft; i++) {
-    z[2 * i] = log (MAX (hypot (z[2 * i], z[2 * i + 1]), floor_mag));
-    z[2 * i + 1] = 0.0;
+  for (i = 0; i <= m; i++) {
+    spec[2 * i] = log (MAX (hypot (spec[2 * i], spec[2 * i + 1]),
+            floor_mag));
+    spec[2 * i + 1] = 0.0;
   }
-  clr_fft_host_complex (z, n_fft, TRUE);
-  for (i = 1; i < n_fft / 2; i++) {
-    z[2 * i] *= 2.0 / n_fft;
-    z[2 * (n_fft - i)] = 0.0;
-    z[2 * i + 1] = z[2 * (n_fft - i) + 1] = 0.0;
-  }
-  z[0] /= n_fft;
-  z[1] = 0.0;
-  z[n_fft] /= n_fft;
-  z[n_fft + 1] = 0.0;
-  clr_fft_host_complex (z, n_fft, FALSE);
-  for (i = 0; i < n_fft; i++) {
-    const double m = exp (z[2 * i]), ph = z[2 * i + 1];
-    z[2 * i] = m * cos (ph);
-    z[2 * i + 1] = m * sin (ph);
+  clr_fft_host_real_inverse_run (fft, spec, x);
+  for (i = 1; i < m; i++)
+    x[i] *= 2.0;
+  memset (x + m + 1, 0, (m - 1) * sizeof (double));
+  clr_fft_host_real_run (fft, x, n_fft, spec);
+  for (i = 0; i <= m; i++) {
+    const double mag = exp (spec[2 * i]), ph = spec[2 * i + 1];
+
+    spec[2 * i] = mag * cos (ph);
+    spec[2 * i + 1] = mag * sin (ph);
   }
 }
 
 /* The zero-phase spectrum of f's linear prototype, sampled at `rate`
- * points an input sample and centred on index 0, into z. */
+ * points an input sample and centred on index 0: its n_fft / 2 + 1 bins
+ * into spec; x is n_fft doubles of scratch. */
 static void
-zero_phase_spectrum (const ClrFilter * f, uint32_t rate, double *z,
-    size_t n_fft)
+zero_phase_spectrum (ClrFftHostReal * fft, const ClrFilter * f,
+    uint32_t rate, double *spec, double *x, size_t n_fft)
 {
   const int64_t reach = (int64_t) ceil (f->half_width * rate);
   int64_t n;
 
-  memset (z, 0, 2 * n_fft * sizeof (double));
+  memset (x, 0, n_fft * sizeof (double));
   for (n = -reach; n <= reach; n++)
-    z[2 * ((size_t) (n + (int64_t) n_fft) % n_fft)] =
+    x[(size_t) (n + (int64_t) n_fft) % n_fft] =
         clr_filter_eval (f, (double) n / rate);
-  clr_fft_host_complex (z, n_fft, FALSE);
+  clr_fft_host_real_run (fft, x, n_fft, spec);
 }
 
-/* The intermediate filter's spectrum into z: G_min G, where G is a linear
- * design of half f's attenuation over f's transition band (so about half
- * its length) and G_min its minimum-phase version. The product has G's
- * magnitude squared: f's passband, transition and stopband, with half the
- * linear filter's look-ahead and a minimum-phase part that does not ring
- * before the transient. Cutting half the cepstrum from f's own magnitude
- * instead (libsoxr's way) reaches far before the peak: the square root of
- * a magnitude with zeros is not smooth, and cut to K taps that design
- * lost its stopband (-52 dB at quality 10). */
+/* The intermediate filter's spectrum into spec (n_fft / 2 + 1 bins): G_min
+ * G, where G is a linear design of half f's attenuation over f's transition
+ * band (so about half its length) and G_min its minimum-phase version. The
+ * product has G's magnitude squared: f's passband, transition and stopband,
+ * with half the linear filter's look-ahead and a minimum-phase part that
+ * does not ring before the transient. Cutting half the cepstrum from f's
+ * own magnitude instead (libsoxr's way) reaches far before the peak: the
+ * square root of a magnitude with zeros is not smooth, and cut to K taps
+ * that design lost its stopband (-52 dB at quality 10). */
 static gboolean
-intermediate_spectrum (const ClrFilter * f, uint32_t rate, double *z,
-    size_t n_fft)
+intermediate_spectrum (ClrFftHostReal * fft, const ClrFilter * f,
+    uint32_t rate, double *spec, double *x, size_t n_fft)
 {
   ClrFilter g = *f;
   const double a = f->stop_db / 2.0 + CLR_PHASE_HALF_MARGIN_DB;
   double *lin, dc;
   size_t i;
 
-  if (!(lin = g_try_new (double, 2 * n_fft)))
+  if (!(lin = g_try_new (double, n_fft + 2)))
     return FALSE;
   /* Kaiser's length is proportional to (a - 7.95) for one width */
   g.stop_db = a;
@@ -118,14 +120,15 @@ intermediate_spectrum (const ClrFilter * f, uint32_t rate, double *z,
   g.i0_beta = clr_bessel_i0 (g.beta);
   g.half_width = 0.5 * (1.0 + (f->taps - 1.0) * (a - 7.95)
       / (f->stop_db - 7.95));
-  zero_phase_spectrum (&g, rate, lin, n_fft);
-  memcpy (z, lin, 2 * n_fft * sizeof (double));
-  minimum_phase_spectrum (z, n_fft, pow (10.0, -(a + 40.0) / 20.0));
+  zero_phase_spectrum (fft, &g, rate, lin, x, n_fft);
+  memcpy (spec, lin, (n_fft + 2) * sizeof (double));
+  minimum_phase_spectrum (fft, spec, x, n_fft, pow (10.0, -(a + 40.0) /
+          20.0));
   /* scaled to G's DC gain, the prototype's own */
   dc = fabs (lin[0]);
-  for (i = 0; i < n_fft; i++) {
-    z[2 * i] *= lin[2 * i] / dc;
-    z[2 * i + 1] *= lin[2 * i] / dc;
+  for (i = 0; i <= n_fft / 2; i++) {
+    spec[2 * i] *= lin[2 * i] / dc;
+    spec[2 * i + 1] *= lin[2 * i] / dc;
   }
   g_free (lin);
   return TRUE;
@@ -142,27 +145,37 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
   const double pre_floor = pow (10.0, -(f->stop_db + CLR_PHASE_PRE_MARGIN_DB)
       / 10.0);
   ClrPhaseProto *p;
-  double *z, sum = 0.0, moment = 0.0, total = 0.0, acc;
-  size_t n_fft = 2, i, q;
+  ClrFftHostReal *fft;
+  double *z, *spec, sum = 0.0, moment = 0.0, total = 0.0, acc;
+  size_t n_fft = 4, i, q;
   int64_t d, s0;
+  gboolean ok;
 
   while (n_fft < 32 * len && n_fft < CLR_PHASE_FFT_MAX)
     n_fft <<= 1;
-  if (n_fft < 4 * len || !(z = g_try_new0 (double, 2 * n_fft)))
+  if (n_fft < 4 * len)
     return NULL;
-  if (alpha >= 1.0) {
-    zero_phase_spectrum (f, rate, z, n_fft);
-    minimum_phase_spectrum (z, n_fft, pow (10.0, -(f->stop_db + 40.0)
-            / 20.0));
-  } else if (!intermediate_spectrum (f, rate, z, n_fft)) {
+  z = g_try_new (double, n_fft);
+  spec = g_try_new (double, n_fft + 2);
+  fft = z && spec ? clr_fft_host_real_new (n_fft) : NULL;
+  if (alpha >= 1.0 && fft) {
+    zero_phase_spectrum (fft, f, rate, spec, z, n_fft);
+    minimum_phase_spectrum (fft, spec, z, n_fft, pow (10.0,
+            -(f->stop_db + 40.0) / 20.0));
+    ok = TRUE;
+  } else {
+    ok = fft && intermediate_spectrum (fft, f, rate, spec, z, n_fft);
+  }
+  /* the filter, real: index i < n_fft / 2 at time i / rate, the rest
+   * before 0 */
+  if (ok)
+    clr_fft_host_real_inverse_run (fft, spec, z);
+  clr_fft_host_real_free (fft);
+  g_free (spec);
+  if (!ok) {
     g_free (z);
     return NULL;
   }
-  clr_fft_host_complex (z, n_fft, TRUE);
-  /* the filter, real: index i < n_fft / 2 at time i / rate, the rest
-   * before 0 */
-  for (i = 0; i < n_fft; i++)
-    z[i] = z[2 * i] / n_fft;    /* packed in the first half of z */
   /* Its low-frequency delay and its reach before 0, within a filter's
    * length either side of 0: the cepstrum's aliasing leaves a faint
    * echo (-50 dB at quality 4) half the transform away, in no band that
