@@ -386,6 +386,7 @@ static gboolean
 print_progress (gpointer user_data)
 {
   App *app = user_data;
+  GstElement *pipeline;
   gint64 pos, dur;
 
   if (many (app)) {
@@ -409,12 +410,12 @@ print_progress (gpointer user_data)
     return G_SOURCE_CONTINUE;
   }
 
-  if (!app->conversions[0]->pipeline ||
-      !gst_element_query_position (app->conversions[0]->pipeline,
-          GST_FORMAT_TIME, &pos))
+  pipeline = app->conversions[0]->pipeline;
+  if (!pipeline || !gst_element_query_position (pipeline, GST_FORMAT_TIME,
+          &pos))
     return G_SOURCE_CONTINUE;
-  if (gst_element_query_duration (app->conversions[0]->pipeline,
-          GST_FORMAT_TIME, &dur) && dur > 0) {
+  if (gst_element_query_duration (pipeline, GST_FORMAT_TIME, &dur) &&
+      dur > 0) {
     g_printerr ("\r%9.1f / %.1f s (%5.1f %%)  ", pos / (gdouble) GST_SECOND,
         dur / (gdouble) GST_SECOND, 100.0 * pos / dur);
   } else {
@@ -424,33 +425,44 @@ print_progress (gpointer user_data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The input named in messages where many convert at once, else NULL. */
+static const gchar *
+conversion_name (Conversion * c)
+{
+  return many (c->app) ? c->input : NULL;
+}
+
 static void start_more (App * app);
 
-/* Shuts a conversion's pipeline down (its counters are final after this)
- * and starts the next file in its place. A failed conversion's output has
- * no valid header: removed, but only if this run created it (never a file
- * or device that was there). */
+/* Shuts a running conversion's pipeline down (its counters are final after
+ * this). A failed conversion's output has no valid header: removed, but
+ * only if this run created it (never a file or device that was there). */
+static void
+conversion_stop (Conversion * c, gboolean failed)
+{
+  GstBus *bus = gst_element_get_bus (c->pipeline);
+
+  c->finished = TRUE;
+  c->failed = failed;
+  /* also from within the watch itself (on_bus_message ()) */
+  gst_bus_remove_watch (bus);
+  gst_object_unref (bus);
+  gst_element_set_state (c->pipeline, GST_STATE_NULL);
+  gst_object_unref (c->pipeline);
+  c->pipeline = NULL;
+  c->app->running--;
+  if (failed && !c->output_existed &&
+      g_file_test (c->output, G_FILE_TEST_IS_REGULAR))
+    g_unlink (c->output);
+}
+
+/* conversion_stop (), then the next file starts in its place. */
 static void
 conversion_finish (Conversion * c, gboolean failed)
 {
   App *app = c->app;
 
-  c->finished = TRUE;
-  c->failed = failed;
-  if (c->pipeline) {
-    GstBus *bus = gst_element_get_bus (c->pipeline);
-
-    /* also from within the watch itself (on_bus_message ()) */
-    gst_bus_remove_watch (bus);
-    gst_object_unref (bus);
-    gst_element_set_state (c->pipeline, GST_STATE_NULL);
-    gst_object_unref (c->pipeline);
-    c->pipeline = NULL;
-    app->running--;
-  }
-  if (failed && !c->output_existed &&
-      g_file_test (c->output, G_FILE_TEST_IS_REGULAR))
-    g_unlink (c->output);
+  conversion_stop (c, failed);
   start_more (app);
   if (app->running == 0)
     g_main_loop_quit (app->loop);
@@ -461,7 +473,7 @@ on_bus_message (GstBus * bus, GstMessage * msg, gpointer user_data)
 {
   Conversion *c = user_data;
   App *app = c->app;
-  const gchar *file = many (app) ? c->input : NULL;
+  const gchar *file = conversion_name (c);
 
   switch (GST_MESSAGE_TYPE (msg)) {
     case GST_MESSAGE_ERROR:
@@ -581,26 +593,18 @@ conversion_start (Conversion * c)
     /* The element that failed (clresample without an OpenCL device, the
      * source without its file) has posted an error; the main loop has not
      * dispatched it yet, so it is still queued on the bus. */
-    gst_bus_remove_watch (bus);
     msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     end_progress_line (app);
     if (msg) {
-      print_error_message (msg, many (app) ? c->input : NULL);
+      print_error_message (msg, conversion_name (c));
       gst_message_unref (msg);
     } else {
       g_printerr ("error: %s%sthe pipeline could not be started\n",
           many (app) ? c->input : "", many (app) ? ": " : "");
     }
-    gst_object_unref (bus);
-    /* the next file starts from here, not from within this one's start */
-    c->finished = c->failed = TRUE;
-    gst_element_set_state (c->pipeline, GST_STATE_NULL);
-    gst_object_unref (c->pipeline);
-    c->pipeline = NULL;
-    app->running--;
-    if (!c->output_existed && g_file_test (c->output, G_FILE_TEST_IS_REGULAR))
-      g_unlink (c->output);
-    return;
+    /* the next file starts from start_more ()'s loop, not from within
+     * this one's start */
+    conversion_stop (c, TRUE);
   }
   gst_object_unref (bus);
 }

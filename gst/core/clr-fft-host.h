@@ -2,10 +2,11 @@
  *
  * For filter spectra computed at set-up (the streaming and the offline
  * convolutions', a crossover's bands) and the minimum-phase designs'
- * cepstra (clr-phase.c, forward and inverse): a radix-2 FFT of half the length (the real input's even
- * and odd samples as one complex signal) with every twiddle taken from
- * cos/sin rather than a recurrence, so the error stays near the double
- * rounding of the inputs at millions of points. A crossover's four 32768-
+ * cepstra (clr-phase.c, forward and inverse): a radix-2 FFT of half the
+ * length (the real input's even and odd samples as one complex signal)
+ * with every twiddle taken from cos/sin rather than a recurrence, so the
+ * error stays near the double rounding of the inputs at millions of
+ * points. A crossover's four 32768-
  * point spectra cost its set-up (and each live re-design) ~10 ms with a
  * full-length complex FFT.
  */

@@ -158,13 +158,13 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
   z = g_try_new (double, n_fft);
   spec = g_try_new (double, n_fft + 2);
   fft = z && spec ? clr_fft_host_real_new (n_fft) : NULL;
-  if (alpha >= 1.0 && fft) {
+  ok = fft != NULL;
+  if (ok && alpha >= 1.0) {
     zero_phase_spectrum (fft, f, rate, spec, z, n_fft);
     minimum_phase_spectrum (fft, spec, z, n_fft, pow (10.0,
             -(f->stop_db + 40.0) / 20.0));
-    ok = TRUE;
-  } else {
-    ok = fft && intermediate_spectrum (fft, f, rate, spec, z, n_fft);
+  } else if (ok) {
+    ok = intermediate_spectrum (fft, f, rate, spec, z, n_fft);
   }
   /* the filter, real: index i < n_fft / 2 at time i / rate, the rest
    * before 0 */
