@@ -42,7 +42,7 @@
 #include <gst/check/gstharness.h>
 #include <soxr.h>
 
-#include "clr-engine.h"
+#include "resample/clr-engine.h"
 #include "clr-analysis.h"
 #include "clr-bench-util.h"
 

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <glib.h>
 #include "clr-bench-util.h"
-#include "clr-conv.h"
+#include "conv/clr-conv.h"
 #include "clr-log.h"
 
 #define RATE 48000

@@ -47,7 +47,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstharness.h>
-#include "clr-crossover-design.h"
+#include "design/clr-crossover-design.h"
 
 #define RATE 48000
 #define EXCERPT_MAC_MAX 200000000.0     /* multiply-adds of the reference */

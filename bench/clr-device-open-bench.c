@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
-#include "clr-device.h"
+#include "device/clr-device.h"
 
 int
 main (int argc, char **argv)

@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "clr-engine.h"
+#include "resample/clr-engine.h"
 
 int
 main (int argc, char **argv)

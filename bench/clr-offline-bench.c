@@ -22,7 +22,7 @@
 #include <string.h>
 #include <glib.h>
 #include "clr-bench-util.h"
-#include "clr-conv-offline.h"
+#include "conv/clr-conv-offline.h"
 
 #define RATE 48000
 #define EXCERPT 256

@@ -50,9 +50,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include "clr-bench-util.h"
-#include "clr-conv.h"
-#include "clr-engine.h"
-#include "clr-kernel-plan.h"
+#include "conv/clr-conv.h"
+#include "resample/clr-engine.h"
+#include "resample/clr-kernel-plan.h"
 
 #ifndef CLR_BENCH_PLUGIN_DIR
 #define CLR_BENCH_PLUGIN_DIR ""

@@ -51,8 +51,8 @@
 #include "gstclrbuilder.h"
 #include "gstclrcommon.h"
 #include "gstclrfirbase.h"
-#include "core/clr-conv.h"
-#include "core/clr-crossover-design.h"
+#include "core/conv/clr-conv.h"
+#include "core/design/clr-crossover-design.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_crossover_debug);
 #define GST_CAT_DEFAULT cl_crossover_debug

@@ -86,7 +86,7 @@
 #include "gstclfirfilter.h"
 #include "gstclrcommon.h"
 #include "gstclrfirbase.h"
-#include "core/clr-conv.h"
+#include "core/conv/clr-conv.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_fir_filter_debug);
 #define GST_CAT_DEFAULT cl_fir_filter_debug

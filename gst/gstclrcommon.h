@@ -7,7 +7,7 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/audio/audio.h>
-#include "core/clr-device.h"
+#include "core/device/clr-device.h"
 
 G_BEGIN_DECLS
 

@@ -75,7 +75,7 @@
 #include "gstclrpinnedallocator.h"
 #include "gstclrcommon.h"
 #include "core/clr-log.h"
-#include "core/clr-conv.h"
+#include "core/conv/clr-conv.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
 #define GST_CAT_DEFAULT cl_resample_debug

@@ -5,7 +5,7 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/audio/audio.h>
-#include "core/clr-engine.h"
+#include "core/resample/clr-engine.h"
 #include "gstclrinputbatch.h"
 #include "gstclrbuilder.h"
 #include "gstclredge.h"

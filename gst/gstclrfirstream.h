@@ -11,8 +11,8 @@
 #include <gst/gst.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/audio/audio.h>
-#include "core/clr-conv.h"
-#include "core/clr-crossover-mix.h"
+#include "core/conv/clr-conv.h"
+#include "core/conv/clr-crossover-mix.h"
 #include "gstclredge.h"
 #include "gstclrcommon.h"
 

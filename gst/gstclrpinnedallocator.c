@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "gstclrpinnedallocator.h"
-#include "core/clr-engine.h"
-#include "core/clr-hostmem.h"
+#include "core/resample/clr-engine.h"
+#include "core/device/clr-hostmem.h"
 
 GST_DEBUG_CATEGORY_STATIC (clr_pinned_debug);
 #define GST_CAT_DEFAULT clr_pinned_debug

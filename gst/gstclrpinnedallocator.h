@@ -3,7 +3,7 @@
 #define __GST_CLR_PINNED_ALLOCATOR_H__
 
 #include <gst/gst.h>
-#include "core/clr-device.h"
+#include "core/device/clr-device.h"
 
 G_BEGIN_DECLS
 

@@ -1,5 +1,5 @@
 /* clresample: the offline convolution's own transforms
- * (gst/core/clr-conv-offline.c, "four-step"), three passes over a batch.
+ * (gst/core/conv/clr-conv-offline.c, "four-step"), three passes over a batch.
  *
  * Same grid and overlap-save as conv-offline.cl: row g = c * segments + s
  * is segment s of channel c, the n input samples x[s * hop - lead + j],

@@ -1,5 +1,5 @@
 /* clresample: the small kernels of the offline convolution
- * (gst/core/clr-conv-offline.c) around VkFFT's batched transforms.
+ * (gst/core/conv/clr-conv-offline.c) around VkFFT's batched transforms.
  *
  * Overlap-save over a grid of rows: row g = c * segments + s is segment s of
  * channel c, the n input samples x[s * hop - lead + j], j < n (zero

@@ -15,7 +15,7 @@
  * neighbouring windows.
  *
  * The family: one idea each over the shared pieces. Which kernel runs is
- * decided by clr_kernel_plan_choose () (gst/core/clr-kernel-plan.c: its
+ * decided by clr_kernel_plan_choose () (gst/core/resample/clr-kernel-plan.c: its
  * rows, first match wins, with the measurements behind each):
  *
  *   clr_resample_  plan row: what selects it        a work-item computes
@@ -48,7 +48,7 @@
  * (channel_taps (), load_channels (), fma_channels (), add_blocks (),
  * store_channels ()).
  *
- * Build options (gst/core/clr-engine.c):
+ * Build options (gst/core/resample/clr-engine.c):
  *   -DCLR_FMT_F32 | -DCLR_FMT_F64 | -DCLR_FMT_S16 | -DCLR_FMT_S32 |
  *   -DCLR_FMT_S24_32                the sample format
  *   -DCLR_HAVE_FP64                 the device has cl_khr_fp64
@@ -251,7 +251,7 @@ locate (ulong pos, ulong I, ulong * p)
 
 /* A launch runs the same conversion for several streams at once (the
  * device's scheduler gathers the buffers of every element instance that
- * shares this kernel and filter: gst/core/clr-sched.c). Dimension 2 of the
+ * shares this kernel and filter: gst/core/device/clr-sched.c). Dimension 2 of the
  * NDRange is the stream; its row of `streams` (CLR_STREAM_WORDS ulongs,
  * from row `first`) says where its window and output lie in the batch's
  * buffers and where its outputs fall in the filter's phases. Each stream

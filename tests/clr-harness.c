@@ -1,8 +1,8 @@
 /* clresample tests: GstHarness helpers shared by the element tests. */
 #include <gst/check/gstcheck.h>
 #include <math.h>
-#include "clr-filter.h"
-#include "clr-rate.h"
+#include "design/clr-filter.h"
+#include "design/clr-rate.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
 #include "clr-harness.h"

@@ -1,7 +1,7 @@
 #include <math.h>
 #include <glib.h>
 #include "clr-reference.h"
-#include "clr-phase.h"
+#include "design/clr-phase.h"
 
 /* The taps of the output phases seen so far are kept, one row a phase
  * (they depend on the phase alone), where the ratio has at most this many

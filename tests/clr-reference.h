@@ -11,8 +11,8 @@
 #define __CLR_REFERENCE_H__
 
 #include <stddef.h>
-#include "clr-filter.h"
-#include "clr-rate.h"
+#include "design/clr-filter.h"
+#include "design/clr-rate.h"
 
 /* Returns a newly allocated array of *n_out * channels doubles. */
 double *clr_reference_resample (const ClrRatio * r, const ClrFilter * f,

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <glib.h>
-#include "clr-filter.h"
+#include "design/clr-filter.h"
 
 /* f's kernel's largest distance from unity in its passband (*pass) and
  * largest gain from the lower Nyquist frequency, `top` cycles an input

@@ -11,9 +11,9 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/audio/audio.h>
-#include "clr-filter.h"
+#include "design/clr-filter.h"
 #include "clr-harness.h"
-#include "clr-rate.h"
+#include "design/clr-rate.h"
 #include "clr-signal.h"
 
 #define IN_RATE 44100

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <glib.h>
 #include "clr-conv-check.h"
-#include "clr-conv-offline.h"
+#include "conv/clr-conv-offline.h"
 
 static ClrDevice *device;
 

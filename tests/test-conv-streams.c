@@ -19,7 +19,7 @@
 #include "clr-audio-check.h"
 #include "clr-conv-check.h"
 #include "clr-gate.h"
-#include "clr-conv.h"
+#include "conv/clr-conv.h"
 
 /* How long a stream may take before the test calls it hung: far above
  * what any stream here needs (a few seconds on 2 CPU cores), far below

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <glib.h>
 #include "clr-conv-check.h"
-#include "clr-conv.h"
+#include "conv/clr-conv.h"
 
 static ClrDevice *device;
 

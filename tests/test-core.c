@@ -3,9 +3,9 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
-#include "clr-design-cache.h"
-#include "clr-engine.h"
-#include "clr-kernel-plan.h"
+#include "design/clr-design-cache.h"
+#include "resample/clr-engine.h"
+#include "resample/clr-kernel-plan.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
-#include "clr-crossover-design.h"
+#include "design/clr-crossover-design.h"
 
 #define RATE 48000.0
 

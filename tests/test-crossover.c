@@ -12,8 +12,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/audio/audio.h>
 #include "clr-audio-check.h"
-#include "clr-crossover-design.h"
-#include "clr-conv.h"
+#include "design/clr-crossover-design.h"
+#include "conv/clr-conv.h"
 
 /* CLRESAMPLE_NO_FP64: F32 in float throughout (docs/convolution.md), F64
  * refused */

@@ -4,10 +4,10 @@
  * host's real transforms (clr-fft-host.h) that design works with. */
 #include <math.h>
 #include <glib.h>
-#include "clr-fft-host.h"
-#include "clr-filter.h"
-#include "clr-phase.h"
-#include "clr-rate.h"
+#include "design/clr-fft-host.h"
+#include "design/clr-filter.h"
+#include "design/clr-phase.h"
+#include "design/clr-rate.h"
 
 /* A cutoff moves the quality's transition band to start there: the
  * passband flat to the cutoff, the quality's attenuation from the new

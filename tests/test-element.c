@@ -8,10 +8,10 @@
 #include <gst/check/gstharness.h>
 #include <gst/audio/audio.h>
 #include <stdlib.h>
-#include "clr-device.h"
-#include "clr-engine.h"
-#include "clr-filter.h"
-#include "clr-rate.h"
+#include "device/clr-device.h"
+#include "resample/clr-engine.h"
+#include "design/clr-filter.h"
+#include "design/clr-rate.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
 

@@ -6,9 +6,9 @@
 #include <math.h>
 #include <string.h>
 #include <glib.h>
-#include "clr-conv.h"
-#include "clr-engine.h"
-#include "clr-kernel-plan.h"
+#include "conv/clr-conv.h"
+#include "resample/clr-engine.h"
+#include "resample/clr-kernel-plan.h"
 #include "clr-signal.h"
 
 static ClrDevice *device;

@@ -5,7 +5,7 @@
  * plane a channel. */
 #include <string.h>
 #include <glib.h>
-#include "clr-history.h"
+#include "conv/clr-history.h"
 
 #define CH 3
 

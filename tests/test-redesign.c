@@ -9,9 +9,9 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
-#include "clr-conv.h"
-#include "clr-design-cache.h"
-#include "clr-engine.h"
+#include "conv/clr-conv.h"
+#include "design/clr-design-cache.h"
+#include "resample/clr-engine.h"
 
 #define IN_RATE 44100
 #define OUT_RATE 705600

@@ -9,9 +9,9 @@
 #include <gst/check/gstharness.h>
 #include <gst/audio/audio.h>
 #include <glib/gstdio.h>
-#include "clr-filter.h"
+#include "design/clr-filter.h"
 #include "clr-harness.h"
-#include "clr-rate.h"
+#include "design/clr-rate.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
 

@@ -4,8 +4,8 @@
  * coefficient: every job's output is known exactly, and the counts say
  * how the jobs were batched. */
 #include <string.h>
-#include "clr-budget.h"
-#include "clr-sched.h"
+#include "device/clr-budget.h"
+#include "device/clr-sched.h"
 
 static ClrDevice *device;
 

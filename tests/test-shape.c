@@ -10,8 +10,8 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
-#include "clr-filter.h"
-#include "clr-rate.h"
+#include "design/clr-filter.h"
+#include "design/clr-rate.h"
 #include "clr-signal.h"
 
 #include "clr-harness.h"

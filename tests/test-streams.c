@@ -11,7 +11,7 @@
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/audio/audio.h>
-#include "clr-rate.h"
+#include "design/clr-rate.h"
 #include "clr-gate.h"
 #include "clr-signal.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <glib.h>
 #include "clr-analysis.h"
-#include "clr-engine.h"
+#include "resample/clr-engine.h"
 
 static gint taps = 63488, quality = 10, out_rate = 705600;
 static gboolean check;

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include "clr-crossover-design.h"
-#include "clr-device.h"
+#include "device/clr-device.h"
 #include "clr-fft-host.h"
 #include "clr-prototype.h"
 

@@ -8,9 +8,9 @@
  */
 #include <math.h>
 #include <string.h>
+#include "clr-format.h"
 #include "clr-crossover-mix.h"
-#include "clr-crossover-design.h"
-#include "clr-engine.h"
+#include "design/clr-crossover-design.h"
 
 struct _ClrXoMix
 {

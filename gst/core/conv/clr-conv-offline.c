@@ -15,12 +15,12 @@
 #include <math.h>
 #include <string.h>
 #include "clr-conv-offline.h"
-#include "clr-budget.h"
-#include "clr-fft-host.h"
-#include "clr-fft-smooth.h"
+#include "device/clr-budget.h"
+#include "design/clr-fft-host.h"
+#include "design/clr-fft-smooth.h"
 #include "clr-fft-vkfft.h"
 #include "clr-kernel-sources.h"
-#include "clr-tuning.h"
+#include "device/clr-tuning.h"
 
 /* Segments are at least this long: shorter transforms leave a GPU idle
  * for want of work a row, and VkFFT does them in one pass up to here. */

@@ -15,10 +15,10 @@
  */
 #include <string.h>
 #include "clr-engine-private.h"
-#include "clr-conv.h"
-#include "clr-design-cache.h"
-#include "clr-phase.h"
-#include "clr-hostmem.h"
+#include "conv/clr-conv.h"
+#include "design/clr-design-cache.h"
+#include "design/clr-phase.h"
+#include "device/clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
 

@@ -27,8 +27,8 @@
 #include <math.h>
 #include <string.h>
 #include "clr-engine-private.h"
-#include "clr-conv.h"
-#include "clr-design-cache.h"
+#include "conv/clr-conv.h"
+#include "design/clr-design-cache.h"
 #include "clr-log.h"
 
 /* frames a conv call at most: its output of I x channels planes, handed

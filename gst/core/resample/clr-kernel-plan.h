@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 #include "clr-format.h"
-#include "clr-tuning.h"
+#include "device/clr-tuning.h"
 
 G_BEGIN_DECLS
 

@@ -20,8 +20,8 @@
 #define __CLR_CONV_SHARED_H__
 
 #include <stdint.h>
-#include "clr-device.h"
-#include "clr-sched.h"
+#include "device/clr-device.h"
+#include "device/clr-sched.h"
 
 G_BEGIN_DECLS
 

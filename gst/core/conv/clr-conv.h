@@ -23,8 +23,8 @@
 
 #include <stdint.h>
 #include <stddef.h>
-#include "clr-device.h"
-#include "clr-tuning.h"
+#include "device/clr-device.h"
+#include "device/clr-tuning.h"
 
 G_BEGIN_DECLS
 

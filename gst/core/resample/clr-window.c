@@ -1,6 +1,6 @@
 /* clresample: a resampler's window on the host. See clr-window.h. */
 #include <string.h>
-#include "clr-device.h"
+#include "device/clr-device.h"
 #include "clr-window.h"
 
 void

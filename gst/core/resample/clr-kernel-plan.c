@@ -64,8 +64,8 @@
  * tap; GPUs stage through page-locked memory.
  */
 #include <string.h>
-#include "clr-conv.h"
-#include "clr-filter.h"
+#include "conv/clr-conv.h"
+#include "design/clr-filter.h"
 #include "clr-kernel-plan.h"
 
 /* frames a work-group for the CPU kernels (see above) */

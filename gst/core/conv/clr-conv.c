@@ -25,9 +25,9 @@
 #include "clr-conv.h"
 #include "clr-conv-profile.h"
 #include "clr-conv-shared.h"
-#include "clr-budget.h"
-#include "clr-hostmem.h"
-#include "clr-fft-host.h"
+#include "device/clr-budget.h"
+#include "device/clr-hostmem.h"
+#include "design/clr-fft-host.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
 

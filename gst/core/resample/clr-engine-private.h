@@ -3,11 +3,11 @@
 #ifndef __CLR_ENGINE_PRIVATE_H__
 #define __CLR_ENGINE_PRIVATE_H__
 
-#include "clr-budget.h"
+#include "device/clr-budget.h"
 #include "clr-engine.h"
-#include "clr-history.h"
+#include "conv/clr-history.h"
 #include "clr-kernel-plan.h"
-#include "clr-sched.h"
+#include "device/clr-sched.h"
 #include "clr-window.h"
 
 G_BEGIN_DECLS

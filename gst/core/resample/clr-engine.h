@@ -13,11 +13,11 @@
 
 #include <stdint.h>
 #include <stddef.h>
-#include "clr-device.h"
-#include "clr-filter.h"
+#include "device/clr-device.h"
+#include "design/clr-filter.h"
 #include "clr-format.h"
-#include "clr-rate.h"
-#include "clr-tuning.h"
+#include "design/clr-rate.h"
+#include "device/clr-tuning.h"
 
 G_BEGIN_DECLS
 

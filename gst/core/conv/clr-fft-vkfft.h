@@ -19,7 +19,7 @@
 #define __CLR_FFT_VKFFT_H__
 
 #include <stddef.h>
-#include "clr-device.h"
+#include "device/clr-device.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 /* clresample: the last input frames of a stream. See clr-history.h. */
 #include <string.h>
-#include "clr-device.h"
+#include "device/clr-device.h"
 #include "clr-format.h"
 #include "clr-history.h"
 

@@ -8,7 +8,7 @@
 #define __CLR_CONV_PROFILE_H__
 
 #include <glib.h>
-#include "clr-device.h"
+#include "device/clr-device.h"
 
 G_BEGIN_DECLS
 

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 #include "clr-conv-shared.h"
-#include "clr-budget.h"
+#include "device/clr-budget.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
 
