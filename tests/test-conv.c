@@ -27,6 +27,12 @@ typedef struct {
   unsigned outputs;             /* outputs a channel (bands); 0: one */
   gboolean interleaved;         /* the engine's own samples interleaved */
   gboolean planar_outputs;      /* ... but its outputs in planes */
+  /* through the transforms, however short the filter (without it, filters
+   * of up to CLR_CONV_DIRECT_TAPS taps are summed in direct form) */
+  gboolean transformed;
+  /* in direct form: every output sample the float64 reference's sum, in
+   * the same order, rounded once to the format */
+  gboolean exact;
 } ConvCase;
 
 /* output planes: channels x outputs, band-major */
@@ -95,7 +101,15 @@ conv_for (const ConvCase * tc, double **h)
   cfg.outputs = tc->outputs;
   cfg.interleaved = tc->interleaved;
   cfg.planar_outputs = tc->planar_outputs;
-  c = clr_conv_new (device, &cfg, &err);
+  if (tc->transformed) {
+    ClrTuning tuning = *clr_tuning_get ();
+
+    tuning.conv_direct.set = TRUE;
+    tuning.conv_direct.value = 0;
+    c = clr_conv_new_tuned (device, &cfg, &tuning, &err);
+  } else {
+    c = clr_conv_new (device, &cfg, &err);
+  }
   g_assert_no_error (err);
   g_assert_nonnull (c);
   return c;
@@ -199,7 +213,7 @@ test_reference (gconstpointer data)
   const ConvCase *tc = data;
   double err_max = 0.0, sum_sq = 0.0, err_sq = 0.0;
   char **out;
-  size_t total, latency, t, stride, n_checked = 0;
+  size_t total, latency, t, stride, n_checked = 0, n_inexact = 0;
   unsigned ch;
   Setup s;
 
@@ -230,6 +244,9 @@ test_reference (gconstpointer data)
           t - latency);
       double got = sample_at (tc, out, ch, t);
 
+      if (tc->exact && got != (tc->format == CLR_CONV_F64 ? want :
+              (double) (float) want))
+        n_inexact++;
       err_max = MAX (err_max, fabs (got - want));
       err_sq += (got - want) * (got - want);
       sum_sq += want * want;
@@ -243,6 +260,7 @@ test_reference (gconstpointer data)
         err_max, rel, 20 * log10 (rel), sqrt (err_sq / sum_sq));
     g_assert_cmpfloat (rel, <=, clr_device_has_fp64 (device) ?
         tc->max_error : F32_FLOAT_MAX);
+    g_assert_cmpuint (n_inexact, ==, 0);
   }
   clr_check_free_planes (out, n_outputs (tc));
   setup_clear (&s);
@@ -543,6 +561,11 @@ static const ConvCase outputs_cases[] = {
   /* as clcrossover runs on CPUs: interleaved input, the bands in planes */
   {"3x1000taps-2ch-hop1040-f32-planar-outputs", 1000, 2, FALSE, 1040,
       CLR_CONV_F32, 10000, F32_MAX, 3, TRUE, TRUE},
+  /* in direct form */
+  {"3x32taps-2ch-hop1040-f32-planar-outputs-direct", 32, 2, FALSE, 1040,
+      CLR_CONV_F32, 10000, F32_MAX, 3, TRUE, TRUE, FALSE, TRUE},
+  {"2x64taps-3ch-each-f64-direct", 64, 3, TRUE, 16, CLR_CONV_F64, 3000,
+      F64_MAX, 2, FALSE, FALSE, FALSE, TRUE},
 };
 
 static const ConvCase outputs_chunking_cases[] = {
@@ -552,11 +575,15 @@ static const ConvCase outputs_chunking_cases[] = {
   {"f32-hop1040", 1000, 2, FALSE, 1040, CLR_CONV_F32, 10000, 0, 4},
   {"f32-hop1040-planar-outputs", 1000, 2, FALSE, 1040, CLR_CONV_F32, 10000,
       0, 4, TRUE, TRUE},
+  {"f32-interleaved-direct", 40, 2, FALSE, 64, CLR_CONV_F32, 10000, 0, 4,
+      TRUE},
 };
 
 static const ConvCase reference_cases[] = {
-  {"1tap-1ch-f32", 1, 1, FALSE, 64, CLR_CONV_F32, 3000, F32_MAX},
-  {"2taps-2ch-each-f32", 2, 2, TRUE, 64, CLR_CONV_F32, 3000, F32_MAX},
+  {"1tap-1ch-f32", 1, 1, FALSE, 64, CLR_CONV_F32, 3000, F32_MAX, 0, FALSE,
+      FALSE, TRUE},
+  {"2taps-2ch-each-f32", 2, 2, TRUE, 64, CLR_CONV_F32, 3000, F32_MAX, 0,
+      FALSE, FALSE, TRUE},
   {"127taps-6ch-f32", 127, 6, FALSE, 64, CLR_CONV_F32, 5000, F32_MAX},
   {"127taps-6ch-f32-interleaved", 127, 6, FALSE, 64, CLR_CONV_F32, 5000,
       F32_MAX, 0, TRUE},
@@ -573,7 +600,8 @@ static const ConvCase reference_cases[] = {
   /* blocks that are no power of two: the filter in one transform of the
    * next power of two that holds a block and the filter (2B >= H + taps
    * - 1), the block longer or shorter than B */
-  {"1tap-1ch-hop80-f32", 1, 1, FALSE, 80, CLR_CONV_F32, 3000, F32_MAX},
+  {"1tap-1ch-hop80-f32", 1, 1, FALSE, 80, CLR_CONV_F32, 3000, F32_MAX, 0,
+      FALSE, FALSE, TRUE},
   {"127taps-3ch-each-hop48-f32", 127, 3, TRUE, 48, CLR_CONV_F32, 3000,
       F32_MAX},
   {"1000taps-2ch-hop1040-f32-interleaved", 1000, 2, FALSE, 1040,
@@ -582,6 +610,20 @@ static const ConvCase reference_cases[] = {
       60000, F32_MAX},
   {"8191taps-1ch-hop20480-f64", 8191, 1, FALSE, 20480, CLR_CONV_F64,
       50000, F64_MAX},
+  /* short filters in direct form, exact against the reference: every
+   * layout, block and filter count, up to the longest (64 taps) */
+  {"1tap-1ch-f32-direct", 1, 1, FALSE, 64, CLR_CONV_F32, 3000, F32_MAX, 0,
+      FALSE, FALSE, FALSE, TRUE},
+  {"6taps-1ch-f64-direct", 6, 1, FALSE, 64, CLR_CONV_F64, 3000, F64_MAX, 0,
+      FALSE, FALSE, FALSE, TRUE},
+  {"64taps-2ch-each-f32-direct", 64, 2, TRUE, 16, CLR_CONV_F32, 5000,
+      F32_MAX, 0, FALSE, FALSE, FALSE, TRUE},
+  {"33taps-6ch-f32-interleaved-direct", 33, 6, FALSE, 64, CLR_CONV_F32, 5000,
+      F32_MAX, 0, TRUE, FALSE, FALSE, TRUE},
+  {"17taps-3ch-each-hop48-f64-direct", 17, 3, TRUE, 48, CLR_CONV_F64, 3000,
+      F64_MAX, 0, FALSE, FALSE, FALSE, TRUE},
+  {"64taps-2ch-f64-interleaved-direct", 64, 2, FALSE, 1024, CLR_CONV_F64,
+      5000, F64_MAX, 0, TRUE, FALSE, FALSE, TRUE},
 };
 
 static const ConvCase chunking_cases[] = {
@@ -589,6 +631,8 @@ static const ConvCase chunking_cases[] = {
   {"f64", 300, 1, FALSE, 128, CLR_CONV_F64, 10000, 0},
   {"f32-hop1040", 1000, 2, TRUE, 1040, CLR_CONV_F32, 10000, 0},
   {"f64-hop48", 100, 1, FALSE, 48, CLR_CONV_F64, 10000, 0},
+  {"f32-direct", 48, 2, TRUE, 64, CLR_CONV_F32, 10000, 0},
+  {"f64-hop48-direct", 20, 1, FALSE, 48, CLR_CONV_F64, 10000, 0, 0, TRUE},
 };
 
 /* The input history (ClrConvConfig.history): fed in uneven calls past
@@ -600,6 +644,7 @@ static const ConvCase chunking_cases[] = {
 typedef struct {
   gboolean interleaved;
   unsigned block;
+  size_t taps;                  /* up to CLR_CONV_DIRECT_TAPS: direct form */
 } HistoryCase;
 
 static void
@@ -608,8 +653,8 @@ test_history (gconstpointer data)
   const HistoryCase *hc = data;
   const gboolean interleaved = hc->interleaved;
   static const size_t calls[] = { 1, 63, 64, 65, 700, 1000, 5, 2048, 31 };
-  const ConvCase tc = { "history", 100, 3, FALSE, hc->block, CLR_CONV_F32,
-    0, 0
+  const ConvCase tc = { "history", hc->taps, 3, FALSE, hc->block,
+    CLR_CONV_F32, 0, 0
   };
   const size_t keep = 1000, frames = 12000;
   double **h = clr_check_filters (1, tc.taps), **xd;
@@ -669,8 +714,8 @@ test_history (gconstpointer data)
   clr_check_free_planes (h, 1);
 }
 
-static const HistoryCase history_cases[] = { {FALSE, 64}, {TRUE, 64},
-{FALSE, 80}
+static const HistoryCase history_cases[] = { {FALSE, 64, 100},
+{TRUE, 64, 100}, {FALSE, 80, 100}, {FALSE, 64, 40}, {TRUE, 80, 40}
 };
 
 int
@@ -730,6 +775,10 @@ main (int argc, char **argv)
   /* a ring of 1040 frames, 13 blocks of 80 */
   g_test_add_data_func ("/conv/history/hop80", &history_cases[2],
       test_history);
+  g_test_add_data_func ("/conv/history/planar-direct", &history_cases[3],
+      test_history);
+  g_test_add_data_func ("/conv/history/interleaved-hop80-direct",
+      &history_cases[4], test_history);
   g_test_add_func ("/conv/errors", test_errors);
   ret = g_test_run ();
   clr_device_unref (device);

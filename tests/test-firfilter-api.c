@@ -1041,6 +1041,141 @@ GST_START_TEST (test_restarts)
 
 GST_END_TEST;
 
+/* ---- gst-plugins-good's own audiofirfilter check ------------------------ */
+
+static void
+delay_kernel (GstElement * e, gint rate, gpointer user_data)
+{
+  static const double h[] = { 0.0, 0.0, 0.0, 0.0, 0.0, 1.0 };
+
+  fail_unless (rate > 0);
+  set_kernel (e, h, G_N_ELEMENTS (h));
+}
+
+static void
+first_buffer_delayed (GstElement * sink, GstBuffer * buffer, GstPad * pad,
+    gpointer user_data)
+{
+  gboolean *seen = user_data;
+  GstMapInfo map;
+  const gdouble *data;
+
+  if (*seen)
+    return;
+  fail_unless (gst_buffer_map (buffer, &map, GST_MAP_READ));
+  data = (const gdouble *) map.data;
+  fail_unless (map.size > 5 * sizeof (gdouble));
+  fail_unless (data[0] == 0.0);
+  fail_unless (data[1] == 0.0);
+  fail_unless (data[2] == 0.0);
+  fail_unless (data[3] == 0.0);
+  fail_unless (data[4] == 0.0);
+  fail_unless (data[5] != 0.0);
+  gst_buffer_unmap (buffer, &map);
+  *seen = TRUE;
+}
+
+/* audiofirfilter's test_pipeline (gst-plugins-good,
+ * tests/check/elements/audiofirfilter.c) with clfirfilter in its place:
+ * audiotestsrc ! F64 ! filter ! fakesink (the check reads doubles; left
+ * alone, audiotestsrc and clfirfilter settle on S16), the kernel a
+ * 5-frame delay set in rate-changed, and the first five samples out
+ * exactly zero, the sixth not; no error or warning, and EOS. FFT round-off
+ * left them ~1e-17: short filters are summed in direct form. */
+GST_START_TEST (test_audiofirfilter_check)
+{
+  GstElement *pipe = gst_pipeline_new (NULL);
+  GstElement *src = gst_element_factory_make ("audiotestsrc", NULL);
+  GstElement *f64 = gst_element_factory_make ("capsfilter", NULL);
+  GstElement *filter = gst_element_factory_make ("clfirfilter", NULL);
+  GstElement *sink = gst_element_factory_make ("fakesink", NULL);
+  gboolean seen = FALSE;
+  GstMessage *msg;
+
+  fail_unless (pipe && src && f64 && filter && sink);
+  gst_bin_add_many (GST_BIN (pipe), src, f64, filter, sink, NULL);
+  if (no_fp64) {
+    /* the check reads doubles: F64 is refused without fp64 */
+    gst_object_unref (pipe);
+    return;
+  }
+  gst_util_set_object_arg (G_OBJECT (f64), "caps",
+      "audio/x-raw,format=F64LE");
+  g_object_set (src, "num-buffers", 1000, NULL);
+  g_signal_connect (filter, "rate-changed", G_CALLBACK (delay_kernel), NULL);
+  g_object_set (sink, "signal-handoffs", TRUE, NULL);
+  g_signal_connect (sink, "handoff", G_CALLBACK (first_buffer_delayed), &seen);
+  fail_unless (gst_element_link_many (src, f64, filter, sink, NULL));
+  fail_if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 120 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless (seen);
+  fail_unless_equals_int (gst_element_set_state (pipe, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (pipe);
+}
+
+GST_END_TEST;
+
+/* Short filters, summed in direct form: the whole stream exact. A delay
+ * gives the input back, shifted, bit for bit; a 64-tap filter gives the
+ * float64 reference's sums (tap 0 first) rounded once to the format;
+ * every sample, in F32 and F64, 2 channels, with the block chosen and a
+ * block of 256, in uneven buffers. */
+GST_START_TEST (test_direct_form_exact)
+{
+  static const double delay[] = { 0.0, 0.0, 0.0, 0.0, 0.0, 1.0 };
+  const gsize frames = 6000;
+  gsize *pieces = random_pieces (40, 700, 5), t;
+  double *h64 = make_filter (64, 64);
+  guint fm, k, b, c;
+
+  for (fm = 0; fm < 2; fm++)
+    for (k = 0; k < 2; k++)
+      for (b = 0; b < 2; b++) {
+        Fmt f = { fm ? GST_AUDIO_FORMAT_F64 : GST_AUDIO_FORMAT_F32, FALSE, 2 };
+        const double *h = k ? h64 : delay;
+        const gsize taps = k ? 64 : G_N_ELEMENTS (delay);
+        double *x = make_input (&f, frames, 0.5, 31 + fm);
+        GstElement *e = gst_element_factory_make ("clfirfilter", NULL);
+        Out o = { 0 };
+        gsize wrong = 0;
+
+        if (fm && no_fp64) {
+          g_free (x);
+          gst_object_unref (e);
+          continue;
+        }
+        g_object_set (e, "block-size", b ? 256 : 0, NULL);
+        set_kernel (e, h, taps);
+        run_stream (e, &f, x, frames, pieces, 40, &o);
+        fail_unless_equals_uint64 (o.frames, frames);
+        check_stamps (&o, 0);
+        for (t = 0; t < frames; t++)
+          for (c = 0; c < f.channels; c++) {
+            double want = direct (h, taps, x, frames, f.channels, c, t);
+
+            if (!fm)
+              want = (float) want;
+            if (o.data[t * f.channels + c] != want)
+              wrong++;
+          }
+        fail_unless (wrong == 0, "%s, %" G_GSIZE_FORMAT " taps, block-size "
+            "%u: %" G_GSIZE_FORMAT " samples not exact",
+            gst_audio_format_to_string (f.format), taps, b ? 256 : 0, wrong);
+        g_free (x);
+        out_clear (&o);
+      }
+  g_free (h64);
+  g_free (pieces);
+}
+
+GST_END_TEST;
+
 static Suite *
 firfilter_api_suite (void)
 {
@@ -1058,6 +1193,8 @@ firfilter_api_suite (void)
   tcase_add_test (tc, test_location_while_playing);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_restarts);
+  tcase_add_test (tc, test_audiofirfilter_check);
+  tcase_add_test (tc, test_direct_form_exact);
   return s;
 }
 

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <string.h>
 #include "clr-conv.h"
+#include "clr-conv-direct.h"
 #include "clr-conv-profile.h"
 #include "clr-conv-shared.h"
 #include "device/clr-budget.h"
@@ -67,6 +68,10 @@
  * against 210 (docs/convolution.md) */
 #define CLR_CONV_AHEAD_BYTES (8u << 20)
 #define CLR_CONV_SLICES_MAX 256u
+/* Filters of at most this many taps are summed in direct form on the host
+ * (clr-conv-direct.h) rather than transformed (CLRESAMPLE_CONV_DIRECT):
+ * see clr_conv_new_tuned () for the measured crossover. */
+#define CLR_CONV_DIRECT_TAPS 64u
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -157,6 +162,12 @@ struct _ClrConv {
   gboolean shared;
   ClrConvSeat seat;
   char *hist_host;
+
+  /* direct form (short filters): the blocks are summed on the host from
+   * the stage, which keeps taps - 1 frames of history; no device state,
+   * and the input history on the host as in shared mode */
+  gboolean direct_form;
+  ClrConvDirect *direct;
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
    * (upload, the three kernels, read-back), the host's wall time around
@@ -786,8 +797,15 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   /* GPUs: many streams' blocks in one launch (clr-conv-shared.h), where a
    * block is small enough that its launches, not its work, would cost the
    * device (docs/performance.md) */
-  c->shared = clr_knob_or (tuning->conv_shared, clr_device_is_gpu (dev)
-      && shared_pays (c, f64)) != 0;
+  c->direct_form = cfg->n_taps <= clr_knob_or (tuning->conv_direct,
+      CLR_CONV_DIRECT_TAPS);
+  if (c->direct_form) {
+    /* a block's window: its frames and the taps - 1 before */
+    c->keep = cfg->n_taps - 1;
+    c->parts = 1;
+  }
+  c->shared = !c->direct_form && clr_knob_or (tuning->conv_shared,
+      clr_device_is_gpu (dev) && shared_pays (c, f64)) != 0;
   c->fft_vec = !c->shared && choose_fft_vec (c, tuning);
   /* with one partition the sum is one product a bin, which the vector
    * inverse transform takes as it reads its input */
@@ -819,8 +837,9 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   /* page-locked on GPUs: the batch's upload and read-back then go by DMA
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
-  c->pinned = clr_knob_or (tuning->pinned, clr_device_is_gpu (dev)) != 0;
-  c->svm = !c->pinned && clr_knob_or (tuning->svm, 1) != 0
+  c->pinned = !c->direct_form && clr_knob_or (tuning->pinned,
+      clr_device_is_gpu (dev)) != 0;
+  c->svm = !c->direct_form && !c->pinned && clr_knob_or (tuning->svm, 1) != 0
       && clr_budget_svm_supported (dev);
   /* shared: the scheduler's batches are page-locked or shared; the stage
    * and the fifo stay plain memory */
@@ -830,17 +849,28 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->svm = c->svm && !c->shared;
   ch = c->channels;
 
-  if (c->shared) {
+  if (c->direct_form) {
+    if (!(c->direct = clr_conv_direct_new (cfg->taps, cfg->n_taps,
+                cfg->n_filters))) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+          "Out of host memory for the convolution's filter");
+      goto failed;
+    }
+  } else if (c->shared) {
     if (!check_local_memory (c, error) || !take_seat (c, cfg, f64,
             acc_double, staging, error))
       goto failed;
-    if (c->hist_cap)
-      c->hist_host = g_malloc0 (ch * c->hist_cap * c->ssize);
   } else if (!check_local_memory (c, error)
       || !build_kernels (c, f64, acc_double, error)
       || !upload_twiddles (c, error) || !upload_spectra (c, cfg, f64, error)
       || !alloc_buffers (c, error))
     goto failed;
+  if ((c->direct || c->shared) && c->hist_cap
+      && !(c->hist_host = g_try_malloc0 (ch * c->hist_cap * c->ssize))) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the convolution's input history");
+    goto failed;
+  }
 
   /* clr-engine-fft.c reads the fifo a frame from each plane in turn, and a
    * source may write the stage's planes so */
@@ -873,6 +903,12 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     }
   }
   clr_conv_reset (c);
+  if (c->direct_form)
+    clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
+        "filter(s) of %" G_GSIZE_FORMAT " taps, blocks of %u frames, in "
+        "direct form on the host, %s summed in double", c->channels,
+        c->n_out, c->n_filters, c->n_taps, c->hop, f64 ? "F64" : "F32");
+  else
   clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
       "filter(s) of %" G_GSIZE_FORMAT " taps, blocks of %u frames, %u "
       "partitions of %u frames summed in %u slice(s), %s%s%s, transforms %s, %"
@@ -920,6 +956,7 @@ clr_conv_free (ClrConv * c)
   };
   clFinish (c->queue);
   clr_conv_seat_leave (&c->seat);
+  clr_conv_direct_free (c->direct);
   g_free (c->hist_host);
   if (c->ahead_event)
     clReleaseEvent (c->ahead_event);
@@ -999,10 +1036,10 @@ clr_conv_reset (ClrConv * c)
 
   /* spectra of blocks before the stream: silence (shared mode's kernels
    * leave them out instead) */
-  status = c->shared ? CL_SUCCESS : clEnqueueFillBuffer (c->queue, c->ring,
+  status = !c->ring ? CL_SUCCESS : clEnqueueFillBuffer (c->queue, c->ring,
       &zero, 1, 0, (size_t) c->slots * c->channels * c->bin_stride *
       c->csize, 0, NULL, NULL);
-  if (status == CL_SUCCESS && !c->shared)
+  if (status == CL_SUCCESS && c->ring)
     status = clFinish (c->queue);
   c->reset_status = status;
   if (c->prof.on)
@@ -1064,7 +1101,7 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
     const size_t at = (f - (total - back)) * ss;
 
     for (ch = 0; ch < c->channels && status == CL_SUCCESS; ch++)
-      if (c->shared)
+      if (c->hist_host)
         history_to_plane (c, ch, pos, len, (char *) planes[ch] + at);
       else
         status = clEnqueueReadBuffer (c->queue, c->hist, CL_FALSE,
@@ -1072,7 +1109,7 @@ clr_conv_read_history (ClrConv * c, size_t back, size_t n,
             (char *) planes[ch] + at, 0, NULL, NULL);
     f += len;
   }
-  if (status == CL_SUCCESS && !c->shared)
+  if (status == CL_SUCCESS && !c->hist_host)
     status = clFinish (c->queue);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Reading the input history back");
@@ -1290,6 +1327,25 @@ frames_copy (char *dst, size_t dpitch, const char *src, size_t pitch,
           n * ss);
 }
 
+/* Shared and direct mode: the stage's first n blocks of new frames into
+ * the host's history, as far back as it reaches. */
+static void
+host_history_add (ClrConv * c, size_t n)
+{
+  const size_t H = c->hop;
+  const size_t first = n * H > c->hist_cap ? n * H - c->hist_cap : 0;
+  size_t f;
+
+  for (f = first; f < n * H && c->hist_cap;) {
+    const size_t pos = (c->blocks * H + f) % c->hist_cap;
+    const size_t len = MIN (n * H - f, c->hist_cap - pos);
+
+    frames_copy (c->hist_host, c->hist_cap, c->stage, c->stage_pitch,
+        c->stage_step, c->channels, c->keep + f, pos, len, c->ssize);
+    f += len;
+  }
+}
+
 /* Shared mode's run_blocks (): the blocks as a job of the device's
  * scheduler, which runs them with whatever other streams have ready. */
 static gboolean
@@ -1299,7 +1355,6 @@ run_blocks_shared (ClrConv * c, size_t n, GError ** error)
   const size_t win = n * H + c->keep;
   ClrSchedJob job = { 0 };
   gboolean ok;
-  size_t f, first;
 
   job.kern = c->seat.kern;
   job.win_bytes = ch * win * ss;
@@ -1327,16 +1382,41 @@ run_blocks_shared (ClrConv * c, size_t n, GError ** error)
   clr_sched_release (c->seat.sched, &job);
   if (!ok)
     return FALSE;
-  /* the new frames into the history, as far back as it reaches */
-  first = n * H > c->hist_cap ? n * H - c->hist_cap : 0;
-  for (f = first; f < n * H && c->hist_cap;) {
-    const size_t pos = (c->blocks * H + f) % c->hist_cap;
-    const size_t len = MIN (n * H - f, c->hist_cap - pos);
+  host_history_add (c, n);
+  blocks_done (c, n);
+  return TRUE;
+}
 
-    frames_copy (c->hist_host, c->hist_cap, c->stage, c->stage_pitch,
-        c->stage_step, ch, c->keep + f, pos, len, ss);
-    f += len;
+/* Direct form's run_blocks (): each input channel's window of the stage
+ * once into double, every output of it summed from there onto the
+ * fifo. */
+static gboolean
+run_blocks_direct (ClrConv * c, size_t n, GError ** error)
+{
+  const size_t ss = c->ssize, outputs = c->n_out / c->channels;
+  const gboolean f64 = ss == sizeof (double);
+  const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
+  size_t ch, k, o;
+
+  fifo_compact (c);
+  for (ch = 0; ch < c->channels; ch++) {
+    if (!clr_conv_direct_load (c->direct, f64, c->stage + ch *
+            c->stage_pitch * ss, c->stage_step, n * c->hop)) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+          "Out of host memory for the direct-form convolution's window");
+      return FALSE;
+    }
+    for (k = 0; k < outputs; k++) {
+      o = k * c->channels + ch;
+      clr_conv_direct_run (c->direct, c->n_filters > 1 ?
+          (uint32_t) (o / c->filter_div) : 0, f64, c->fifo + (o *
+              c->fifo_pitch + c->fifo_len * c->fifo_step) * ss,
+          c->fifo_step);
+    }
   }
+  if (c->prof.on)
+    clr_conv_profile_since (&c->prof, CLR_CONV_PROFILE_WALL, t0);
+  host_history_add (c, n);
   blocks_done (c, n);
   return TRUE;
 }
@@ -1376,6 +1456,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
   cl_int status;
   size_t i;
 
+  if (c->direct)
+    return run_blocks_direct (c, n, error);
   if (c->shared)
     return run_blocks_shared (c, n, error);
   for (i = 0; i < CLR_CONV_STAGES; i++)

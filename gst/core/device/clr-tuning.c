@@ -37,6 +37,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->conv_block = knob (envp, "CLRESAMPLE_CONV_BLOCK");
   t->conv_shared = knob (envp, "CLRESAMPLE_CONV_SHARED");
   t->conv_seats = knob (envp, "CLRESAMPLE_CONV_SEATS");
+  t->conv_direct = knob (envp, "CLRESAMPLE_CONV_DIRECT");
   t->xo_planes = knob (envp, "CLRESAMPLE_XO_PLANES");
   t->fft = knob (envp, "CLRESAMPLE_FFT");
   t->fft_block = knob (envp, "CLRESAMPLE_FFT_BLOCK");

@@ -76,6 +76,11 @@
  *                                            of a key's first group (each
  *                                            next one twice the last's;
  *                                            default: as 64 MiB holds)
+ * CLRESAMPLE_CONV_DIRECT    tests,  taps     convolution: filters of at most
+ *                           tuning           that many taps summed in direct
+ *                                            form on the host, not
+ *                                            transformed (default
+ *                                            CLR_CONV_DIRECT_TAPS; 0: never)
  * CLRESAMPLE_XO_PLANES      tests,  0|1      clcrossover: the lower bands
  *                                            from the convolution in planes
  *                                            (1, the default on CPUs) or in
@@ -154,6 +159,7 @@ typedef struct {
   ClrKnob conv_block;
   ClrKnob conv_shared;
   ClrKnob conv_seats;
+  ClrKnob conv_direct;
   ClrKnob xo_planes;
   ClrKnob fft;
   ClrKnob fft_block;
