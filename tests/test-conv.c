@@ -33,6 +33,10 @@ typedef struct {
   /* in direct form: every output sample the float64 reference's sum, in
    * the same order, rounded once to the format */
   gboolean exact;
+  /* in levels of non-uniform partitions on any device (checked: more than
+   * one level): 1 as the cost model cuts them, 2, 4, ... growing by that
+   * factor */
+  unsigned levels;
 } ConvCase;
 
 /* output planes: channels x outputs, band-major */
@@ -101,17 +105,21 @@ conv_for (const ConvCase * tc, double **h)
   cfg.outputs = tc->outputs;
   cfg.interleaved = tc->interleaved;
   cfg.planar_outputs = tc->planar_outputs;
-  if (tc->transformed) {
+  if (tc->transformed || tc->levels) {
     ClrTuning tuning = *clr_tuning_get ();
 
-    tuning.conv_direct.set = TRUE;
+    tuning.conv_direct.set = tc->transformed;
     tuning.conv_direct.value = 0;
+    tuning.conv_levels.set = tc->levels > 0;
+    tuning.conv_levels.value = tc->levels;
     c = clr_conv_new_tuned (device, &cfg, &tuning, &err);
   } else {
     c = clr_conv_new (device, &cfg, &err);
   }
   g_assert_no_error (err);
   g_assert_nonnull (c);
+  if (tc->levels)
+    g_assert_cmpuint (clr_conv_get_plan (c)->n, >, 1);
   return c;
 }
 
@@ -566,6 +574,11 @@ static const ConvCase outputs_cases[] = {
       CLR_CONV_F32, 10000, F32_MAX, 3, TRUE, TRUE, FALSE, TRUE},
   {"2x64taps-3ch-each-f64-direct", 64, 3, TRUE, 16, CLR_CONV_F64, 3000,
       F64_MAX, 2, FALSE, FALSE, FALSE, TRUE},
+  /* in levels */
+  {"3x20000taps-2ch-f32-levels", 20000, 2, FALSE, 256, CLR_CONV_F32, 30000,
+      F32_MAX, 3, FALSE, FALSE, FALSE, FALSE, TRUE},
+  {"3x5000taps-2ch-f32-planar-outputs-levels-x4", 5000, 2, FALSE, 64,
+      CLR_CONV_F32, 10000, F32_MAX, 3, TRUE, TRUE, FALSE, FALSE, 4},
 };
 
 static const ConvCase outputs_chunking_cases[] = {
@@ -624,6 +637,13 @@ static const ConvCase reference_cases[] = {
       F64_MAX, 0, FALSE, FALSE, FALSE, TRUE},
   {"64taps-2ch-f64-interleaved-direct", 64, 2, FALSE, 1024, CLR_CONV_F64,
       5000, F64_MAX, 0, TRUE, FALSE, FALSE, TRUE},
+  /* long filters in levels of non-uniform partitions (on GPUs too) */
+  {"70000taps-2ch-each-f32-levels", 70000, 2, TRUE, 256, CLR_CONV_F32,
+      80000, F32_MAX, 0, FALSE, FALSE, FALSE, FALSE, TRUE},
+  {"70000taps-1ch-f64-levels", 70000, 1, FALSE, 256, CLR_CONV_F64, 80000,
+      F64_MAX, 0, FALSE, FALSE, FALSE, FALSE, TRUE},
+  {"5000taps-3ch-f32-interleaved-levels-x2", 5000, 3, FALSE, 16,
+      CLR_CONV_F32, 8000, F32_MAX, 0, TRUE, FALSE, FALSE, FALSE, 2},
 };
 
 static const ConvCase chunking_cases[] = {
@@ -633,6 +653,10 @@ static const ConvCase chunking_cases[] = {
   {"f64-hop48", 100, 1, FALSE, 48, CLR_CONV_F64, 10000, 0},
   {"f32-direct", 48, 2, TRUE, 64, CLR_CONV_F32, 10000, 0},
   {"f64-hop48-direct", 20, 1, FALSE, 48, CLR_CONV_F64, 10000, 0, 0, TRUE},
+  {"f32-levels-x4", 20000, 2, TRUE, 64, CLR_CONV_F32, 30000, 0, 0, FALSE,
+      FALSE, FALSE, FALSE, 4},
+  {"f64-interleaved-levels-x8", 5000, 2, FALSE, 16, CLR_CONV_F64, 10000, 0,
+      0, TRUE, FALSE, FALSE, FALSE, 8},
 };
 
 /* The input history (ClrConvConfig.history): fed in uneven calls past
@@ -715,7 +739,133 @@ test_history (gconstpointer data)
 }
 
 static const HistoryCase history_cases[] = { {FALSE, 64, 100},
-{TRUE, 64, 100}, {FALSE, 80, 100}, {FALSE, 64, 40}, {TRUE, 80, 40}
+{TRUE, 64, 100}, {FALSE, 80, 100}, {FALSE, 64, 40}, {TRUE, 80, 40},
+{FALSE, 16, 5000}
+};
+
+/* Every tap next to a level's first (and the filter's first and last)
+ * alone: a filter of one 1.0 at tap k gives the input back at output
+ * frame L + j + k and nothing anywhere else, in levels of non-uniform
+ * partitions from a thousand taps to a million. F64 where the device has
+ * doubles. */
+typedef struct {
+  size_t taps;
+  unsigned block;
+  unsigned levels;              /* as ConvCase's */
+} LevelsCase;
+
+static void
+check_one_tap (const LevelsCase * lc, size_t k, const ClrTuning * tuning)
+{
+  const gboolean f64 = clr_device_has_fp64 (device);
+  const ClrConvFormat fmt = f64 ? CLR_CONV_F64 : CLR_CONV_F32;
+  const double tol = f64 ? 1e-12 : 3e-6;
+  const size_t n_x = 1500, ss = f64 ? 8 : 4;
+  const ConvCase tc = { "one tap", lc->taps, 1, FALSE, lc->block, fmt, n_x };
+  double *h = g_new0 (double, lc->taps), **xd, got, want, worst = 0.0;
+  void **x = make_input (&tc, n_x, &xd);
+  ClrConvConfig cfg = { 0, };
+  GError *err = NULL;
+  const double *hp[1] = { h };
+  size_t frames, t, L, done = 0, len;
+  char *out;
+  ClrConv *c;
+
+  h[k] = 1.0;
+  cfg.channels = 1;
+  cfg.block = lc->block;
+  cfg.format = fmt;
+  cfg.taps = hp;
+  cfg.n_taps = lc->taps;
+  cfg.n_filters = 1;
+  c = clr_conv_new_tuned (device, &cfg, tuning, &err);
+  g_assert_no_error (err);
+  L = clr_conv_get_latency (c);
+  frames = L + k + n_x + 100;
+  out = g_malloc (frames * ss);
+  /* the input, then silence, in calls of up to 7000 frames */
+  while (done < frames) {
+    const void *in[1] = { NULL };
+    void *op[1] = { out + done * ss };
+
+    len = MIN (7000, frames - done);
+    if (done < n_x) {
+      len = MIN (len, n_x - done);
+      in[0] = (const char *) x[0] + done * ss;
+    }
+    g_assert_true (clr_conv_process (c, done < n_x ? in : NULL, len, op,
+            &err));
+    g_assert_no_error (err);
+    done += len;
+  }
+  for (t = 0; t < frames; t++) {
+    got = f64 ? ((double *) out)[t] : ((float *) out)[t];
+    want = t >= L + k && t < L + k + n_x ? xd[0][t - L - k] : 0.0;
+    worst = MAX (worst, fabs (got - want));
+  }
+  if (worst > tol)
+    g_error ("%" G_GSIZE_FORMAT " taps in blocks of %u: tap %" G_GSIZE_FORMAT
+        " alone is off by %g", lc->taps, lc->block, k, worst);
+  clr_conv_free (c);
+  g_free (out);
+  g_free (h);
+  clr_check_free_planes (x, 1);
+  clr_check_free_planes (xd, 1);
+}
+
+static void
+test_levels_boundaries (gconstpointer data)
+{
+  const LevelsCase *lc = data;
+  ClrTuning tuning = *clr_tuning_get ();
+  const ClrConvLevelPlan *plan;
+  ClrConvConfig cfg = { 0, };
+  GError *err = NULL;
+  double *h = g_new0 (double, lc->taps);
+  const double *hp[1] = { h };
+  ClrConv *c;
+  unsigned i;
+  int d;
+
+  tuning.conv_levels.set = TRUE;
+  tuning.conv_levels.value = lc->levels;
+  cfg.channels = 1;
+  cfg.block = lc->block;
+  cfg.format = CLR_CONV_F32;
+  cfg.taps = hp;
+  cfg.n_taps = lc->taps;
+  cfg.n_filters = 1;
+  h[0] = 1.0;
+  c = clr_conv_new_tuned (device, &cfg, &tuning, &err);
+  g_assert_no_error (err);
+  plan = clr_conv_get_plan (c);
+  g_assert_cmpuint (plan->n, >, 1);
+  g_assert_cmpuint (plan->block[0], ==, lc->block);
+  g_assert_cmpuint (plan->start[0], ==, 0);
+  for (i = 0; i < plan->n; i++) {
+    g_test_message ("level %u: taps %" G_GSIZE_FORMAT " .. %" G_GSIZE_FORMAT
+        " in blocks of %u", i, plan->start[i], plan->start[i] +
+        plan->taps[i], plan->block[i]);
+    /* contiguous, each level's output due no sooner than it comes */
+    if (i > 0) {
+      g_assert_cmpuint (plan->start[i], ==, plan->start[i - 1] +
+          plan->taps[i - 1]);
+      g_assert_cmpuint (plan->start[i] + lc->block, >=, plan->block[i]);
+    }
+  }
+  g_assert_cmpuint (plan->start[plan->n - 1] + plan->taps[plan->n - 1], ==,
+      lc->taps);
+  for (i = 1; i < plan->n; i++)
+    for (d = -1; d <= 1; d++)
+      check_one_tap (lc, plan->start[i] + d, &tuning);
+  check_one_tap (lc, 0, &tuning);
+  check_one_tap (lc, lc->taps - 1, &tuning);
+  clr_conv_free (c);
+  g_free (h);
+}
+
+static const LevelsCase levels_cases[] = { {100, 16, 2}, {1000, 16, 4},
+{70000, 256, 1}, {1048576, 1024, 1}
 };
 
 int
@@ -779,7 +929,16 @@ main (int argc, char **argv)
       test_history);
   g_test_add_data_func ("/conv/history/interleaved-hop80-direct",
       &history_cases[4], test_history);
+  g_test_add_data_func ("/conv/history/planar-levels", &history_cases[5],
+      test_history);
   g_test_add_func ("/conv/errors", test_errors);
+  for (i = 0; i < G_N_ELEMENTS (levels_cases); i++) {
+    char *name = g_strdup_printf ("/conv/levels/boundaries/%" G_GSIZE_FORMAT
+        "taps-b%u-%s%u", levels_cases[i].taps, levels_cases[i].block,
+        levels_cases[i].levels > 1 ? "x" : "model", levels_cases[i].levels);
+    g_test_add_data_func (name, &levels_cases[i], test_levels_boundaries);
+    g_free (name);
+  }
   ret = g_test_run ();
   clr_device_unref (device);
   clr_device_clear_cache ();

@@ -24,6 +24,7 @@
 #include <string.h>
 #include "clr-conv.h"
 #include "clr-conv-direct.h"
+#include "clr-conv-levels.h"
 #include "clr-conv-profile.h"
 #include "clr-conv-shared.h"
 #include "device/clr-budget.h"
@@ -72,6 +73,16 @@
  * (clr-conv-direct.h) rather than transformed (CLRESAMPLE_CONV_DIRECT):
  * see clr_conv_new_tuned () for the measured crossover. */
 #define CLR_CONV_DIRECT_TAPS 64u
+/* What a level of non-uniform partitions costs on CPU devices (PoCL 3.1,
+ * the 2-core EPYC, F32, docs/convolution.md): the two transforms about
+ * 6.3 ns a frame and channel at every block up to 4096, each partition's
+ * multiply-add 0.53 ns, and a block's launches and wait 40 us. */
+static const ClrConvCosts cpu_level_costs = { 6.3, 0.53, 40000.0 };
+
+typedef struct {
+  ClrConv *conv;
+  ClrConvDelay delay;
+} ClrConvLevel;
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -168,6 +179,13 @@ struct _ClrConv {
    * and the input history on the host as in shared mode */
   gboolean direct_form;
   ClrConvDirect *direct;
+
+  /* non-uniform partitions (clr-conv-levels.h): this conv runs the head of
+   * the filter, each level a later segment in longer blocks, fed the same
+   * input, its output added to this one's through its delay line */
+  unsigned n_levels;
+  ClrConvLevel *levels;
+  ClrConvLevelPlan plan;
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
    * (upload, the three kernels, read-back), the host's wall time around
@@ -755,6 +773,95 @@ take_seat (ClrConv * c, const ClrConvConfig * cfg, gboolean f64,
   return ok;
 }
 
+/* Whether the filter goes in levels of non-uniform partitions, and how:
+ * where the cost model finds a split cheaper than uniform partitions of
+ * the block, on CPU devices (GPUs keep uniform ones, not measured yet;
+ * CLRESAMPLE_CONV_LEVELS=1 splits there too, 0 nowhere). */
+static gboolean
+choose_levels (ClrDevice * dev, const ClrConvConfig * cfg,
+    const ClrTuning * tuning, ClrConvLevelPlan * plan)
+{
+  const uint32_t H = cfg->block, max = MIN (clr_conv_max_block (dev),
+      CLR_CONV_BLOCK_MAX);
+  /* the channels, not the outputs: a band of a crossover is cut as a
+   * filter of its own would be, and comes out bit for bit the same */
+  const unsigned planes = cfg->channels;
+  const guint64 knob = clr_knob_or (tuning->conv_levels,
+      !clr_device_is_gpu (dev));
+
+  if (!knob || H & (H - 1) || cfg->n_taps <= H
+      || cfg->n_taps <= clr_knob_or (tuning->conv_direct,
+          CLR_CONV_DIRECT_TAPS))
+    return FALSE;
+  /* 2 and more: levels growing by that factor, whatever the model says */
+  if (knob >= 2 && !(knob & (knob - 1)) && knob <= CLR_CONV_BLOCK_MAX)
+    clr_conv_levels_plan_factor (cfg->n_taps, H, max, planes, (unsigned) knob,
+        &cpu_level_costs, plan);
+  else
+    clr_conv_levels_plan (cfg->n_taps, H, max, planes, &cpu_level_costs,
+        plan);
+  return plan->n > 1;
+}
+
+/* The head as a conv of its own (which takes the history and sets the
+ * stream's latency), then each level's. */
+static ClrConv *
+new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
+    const ClrTuning * tuning, const ClrConvLevelPlan * plan,
+    GError ** error)
+{
+  ClrTuning uniform = *tuning;
+  ClrConvConfig lc = *cfg;
+  const double **taps = g_new (const double *, cfg->n_filters);
+  GString *desc = g_string_new (NULL);
+  ClrConv *c;
+  unsigned i, f;
+
+  uniform.conv_levels.set = TRUE;
+  uniform.conv_levels.value = 0;
+  lc.n_taps = plan->taps[0];
+  if (!(c = clr_conv_new_tuned (dev, &lc, &uniform, error)))
+    goto done;
+  c->n_taps = cfg->n_taps;
+  c->plan = *plan;
+  c->levels = g_new0 (ClrConvLevel, plan->n - 1);
+  lc.history = 0;
+  lc.taps = taps;
+  for (i = 1; i < plan->n; i++) {
+    ClrConvLevel *l = &c->levels[i - 1];
+
+    for (f = 0; f < cfg->n_filters; f++)
+      taps[f] = cfg->taps[f] + plan->start[i];
+    lc.block = plan->block[i];
+    lc.n_taps = plan->taps[i];
+    if (!(l->conv = clr_conv_new_tuned (dev, &lc, &uniform, error)))
+      goto failed;
+    c->n_levels++;
+    /* at most a batch of the head's frames goes in before it comes out */
+    if (!clr_conv_delay_init (&l->delay, c->n_out, c->ssize, cfg->block +
+            plan->start[i] - plan->block[i], c->max_batch * c->hop)) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+          "Out of host memory for the convolution's delay lines");
+      goto failed;
+    }
+  }
+  for (i = 0; i < plan->n; i++)
+    g_string_append_printf (desc, "%s%" G_GSIZE_FORMAT " taps in blocks of "
+        "%u", i ? ", then " : "", plan->taps[i], plan->block[i]);
+  clr_log (CLR_LOG_INFO, "convolution: %" G_GSIZE_FORMAT " taps in %u "
+      "levels of non-uniform partitions: %s (model: %.0f ns a frame)",
+      cfg->n_taps, plan->n, desc->str, plan->cost);
+  goto done;
+
+failed:
+  clr_conv_free (c);
+  c = NULL;
+done:
+  g_free (taps);
+  g_string_free (desc, TRUE);
+  return c;
+}
+
 ClrConv *
 clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     const ClrTuning * tuning, GError ** error)
@@ -762,10 +869,13 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   ClrConv *c;
   gboolean f64, acc_double;
   ClrStaging staging;
+  ClrConvLevelPlan plan;
   size_t B, H, ch;
 
   if (!config_validate (dev, cfg, error))
     return NULL;
+  if (choose_levels (dev, cfg, tuning, &plan))
+    return new_levels (dev, cfg, tuning, &plan, error);
   c = g_new0 (ClrConv, 1);
   c->dev = clr_device_ref (dev);
   c->queue = clr_device_get_queue (dev);
@@ -957,6 +1067,11 @@ clr_conv_free (ClrConv * c)
   clFinish (c->queue);
   clr_conv_seat_leave (&c->seat);
   clr_conv_direct_free (c->direct);
+  for (i = 0; i < c->n_levels; i++) {
+    clr_conv_free (c->levels[i].conv);
+    clr_conv_delay_clear (&c->levels[i].delay);
+  }
+  g_free (c->levels);
   g_free (c->hist_host);
   if (c->ahead_event)
     clReleaseEvent (c->ahead_event);
@@ -991,6 +1106,18 @@ size_t
 clr_conv_get_drain_frames (ClrConv * c)
 {
   return c->hop + c->n_taps - 1;
+}
+
+const ClrConvLevelPlan *
+clr_conv_get_plan (ClrConv * c)
+{
+  if (c->plan.n == 0) {
+    /* uniform: one level */
+    c->plan.n = 1;
+    c->plan.block[0] = c->hop;
+    c->plan.taps[0] = c->n_taps;
+  }
+  return &c->plan;
 }
 
 uint32_t
@@ -1033,6 +1160,7 @@ clr_conv_reset (ClrConv * c)
 {
   const cl_uchar zero = 0;
   cl_int status;
+  unsigned i;
 
   /* spectra of blocks before the stream: silence (shared mode's kernels
    * leave them out instead) */
@@ -1048,6 +1176,10 @@ clr_conv_reset (ClrConv * c)
       c->keep, c->ssize);
   frames_zero (c->fifo, c->fifo_pitch, c->fifo_step, c->n_out, 0, c->hop,
       c->ssize);
+  for (i = 0; i < c->n_levels; i++) {
+    clr_conv_reset (c->levels[i].conv);
+    clr_conv_delay_reset (&c->levels[i].delay);
+  }
   c->pending = 0;
   c->fifo_start = 0;
   c->fifo_len = c->hop;
@@ -1533,11 +1665,39 @@ failed:
 
 /* Has `source` write the call's frames [from, from + n) (NULL: zeros)
  * behind the pending input. */
+typedef struct
+{
+  ClrConv *c;
+  size_t at;
+} StageSource;
+
+/* A level's input: the head's stage frames it has just taken. */
 static void
-stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
+copy_from_stage (gpointer user, void *base, size_t pitch, size_t step,
+    size_t from, size_t n)
+{
+  StageSource *st = user;
+  ClrConv *c = st->c;
+
+  g_assert (step == c->stage_step);
+  frames_copy (base, pitch, c->stage, c->stage_pitch, c->stage_step,
+      c->channels, st->at + from, 0, n, c->ssize);
+}
+
+static void
+push_to_delay (gpointer user, const void *base, size_t pitch, size_t step,
     size_t n)
 {
+  clr_conv_delay_push (user, base, pitch, step, n);
+}
+
+static gboolean
+stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
+    size_t n, GError ** error)
+{
   const size_t at = c->keep + c->pending;
+  StageSource st = { c, at };
+  unsigned i;
 
   if (source) {
     const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
@@ -1550,6 +1710,13 @@ stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
         c->ssize);
   }
   c->pending += n;
+  /* the levels take the same frames, their output into their delay
+   * lines */
+  for (i = 0; i < c->n_levels; i++)
+    if (!clr_conv_process_with (c->levels[i].conv, source ? copy_from_stage :
+            NULL, &st, n, push_to_delay, &c->levels[i].delay, error))
+      return FALSE;
+  return TRUE;
 }
 
 /* Hands out up to `want` frames of the fifo to sink; returns how many. */
@@ -1558,7 +1725,13 @@ fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
 {
   const size_t n = MIN (want, c->fifo_len);
   const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
+  char *first = c->fifo + c->fifo_start * c->fifo_step * c->ssize;
+  unsigned i;
 
+  /* the levels' output for these frames, from their delay lines */
+  for (i = 0; i < c->n_levels; i++)
+    clr_conv_delay_add_to (&c->levels[i].delay, c->ssize == sizeof (double),
+        first, c->fifo_pitch, c->fifo_step, n);
   if (n)
     sink (user, c->fifo + c->fifo_start * c->fifo_step * c->ssize,
         c->fifo_pitch, c->fifo_step, n);
@@ -1590,7 +1763,8 @@ clr_conv_process_with (ClrConv * c, ClrConvSource source,
   while (done_in < frames) {
     size_t take = MIN (frames - done_in, batch_frames - c->pending);
 
-    stage_append (c, source, source_user, done_in, take);
+    if (!stage_append (c, source, source_user, done_in, take, error))
+      return FALSE;
     done_in += take;
     /* a batch when the stage is full or the input used up, so that the
      * output of every complete block goes out in this call */

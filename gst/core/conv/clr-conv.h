@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include "device/clr-device.h"
 #include "device/clr-tuning.h"
+#include "clr-conv-levels.h"
 
 G_BEGIN_DECLS
 
@@ -116,6 +117,11 @@ uint32_t clr_conv_get_latency (ClrConv * c);
 
 /* Frames clr_conv_drain() writes: L + taps - 1. */
 size_t clr_conv_get_drain_frames (ClrConv * c);
+
+/* How the filter is cut: one level of uniform partitions, or the levels
+ * of non-uniform ones (clr-conv-levels.h), each level's block, first tap
+ * and taps. */
+const ClrConvLevelPlan *clr_conv_get_plan (ClrConv * c);
 
 /* Output planes: channels x outputs (clr_conv_get_outputs () planes). */
 uint32_t clr_conv_get_outputs (ClrConv * c);

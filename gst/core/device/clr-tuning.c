@@ -38,6 +38,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->conv_shared = knob (envp, "CLRESAMPLE_CONV_SHARED");
   t->conv_seats = knob (envp, "CLRESAMPLE_CONV_SEATS");
   t->conv_direct = knob (envp, "CLRESAMPLE_CONV_DIRECT");
+  t->conv_levels = knob (envp, "CLRESAMPLE_CONV_LEVELS");
   t->xo_planes = knob (envp, "CLRESAMPLE_XO_PLANES");
   t->fft = knob (envp, "CLRESAMPLE_FFT");
   t->fft_block = knob (envp, "CLRESAMPLE_FFT_BLOCK");

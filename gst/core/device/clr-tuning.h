@@ -81,6 +81,15 @@
  *                                            form on the host, not
  *                                            transformed (default
  *                                            CLR_CONV_DIRECT_TAPS; 0: never)
+ * CLRESAMPLE_CONV_LEVELS    tests,  0|1|2^k  convolution: 1: long filters in
+ *                           tuning           levels of non-uniform
+ *                                            partitions where the cost
+ *                                            model finds them cheaper, on
+ *                                            any device; 2, 4, ...: levels
+ *                                            growing by that factor
+ *                                            whatever the model says; 0:
+ *                                            uniform ones (default: the
+ *                                            model's, on CPUs)
  * CLRESAMPLE_XO_PLANES      tests,  0|1      clcrossover: the lower bands
  *                                            from the convolution in planes
  *                                            (1, the default on CPUs) or in
@@ -160,6 +169,7 @@ typedef struct {
   ClrKnob conv_shared;
   ClrKnob conv_seats;
   ClrKnob conv_direct;
+  ClrKnob conv_levels;
   ClrKnob xo_planes;
   ClrKnob fft;
   ClrKnob fft_block;

@@ -1,0 +1,144 @@
+/* clresample: non-uniform partitions for long filters. See
+ * clr-conv-levels.h.
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+#include <string.h>
+#include "clr-conv-levels.h"
+
+static double
+level_cost (const ClrConvCosts * k, unsigned planes, uint32_t block,
+    size_t taps)
+{
+  const size_t parts = (taps + block - 1) / block;
+
+  return planes * (k->fft_ns + k->mac_ns * parts) + k->call_ns / block;
+}
+
+/* Each level's blocks `factor` times the last's (1: one level), each level
+ * as few partitions as let the next one start (start >= its block -
+ * block), the last taking the rest. */
+static void
+plan_for (size_t taps, uint32_t block, uint32_t max_block, unsigned planes,
+    unsigned factor, const ClrConvCosts * k, ClrConvLevelPlan * p)
+{
+  size_t start = 0, end, parts;
+  uint32_t b = block, next;
+  unsigned i;
+
+  memset (p, 0, sizeof (*p));
+  while (start < taps) {
+    i = p->n++;
+    next = (uint32_t) MIN ((guint64) b * factor, max_block);
+    end = taps;
+    if (next > b && i + 2 < CLR_CONV_LEVELS_MAX) {
+      parts = next - block > start ? (next - block - start + b - 1) / b : 1;
+      end = MIN (taps, start + MAX (parts, 1) * b);
+    }
+    p->block[i] = b;
+    p->start[i] = start;
+    p->taps[i] = end - start;
+    p->cost += level_cost (k, planes, b, end - start);
+    start = end;
+    b = next;
+  }
+}
+
+void
+clr_conv_levels_plan_factor (size_t taps, uint32_t block,
+    uint32_t max_block, unsigned planes, unsigned factor,
+    const ClrConvCosts * costs, ClrConvLevelPlan * plan)
+{
+  plan_for (taps, block, max_block, planes, MAX (factor, 1), costs, plan);
+}
+
+void
+clr_conv_levels_plan (size_t taps, uint32_t block, uint32_t max_block,
+    unsigned planes, const ClrConvCosts * costs, ClrConvLevelPlan * plan)
+{
+  static const unsigned factors[] = { 2, 4, 8, 16, 32 };
+  ClrConvLevelPlan p;
+  unsigned i;
+
+  plan_for (taps, block, block, planes, 1, costs, plan);
+  for (i = 0; i < G_N_ELEMENTS (factors) && block < max_block; i++) {
+    plan_for (taps, block, max_block, planes, factors[i], costs, &p);
+    if (p.cost < plan->cost)
+      *plan = p;
+  }
+}
+
+gboolean
+clr_conv_delay_init (ClrConvDelay * d, size_t planes, size_t ssize,
+    size_t delay, size_t most)
+{
+  memset (d, 0, sizeof (*d));
+  d->planes = planes;
+  d->ssize = ssize;
+  d->delay = delay;
+  d->cap = delay + most;
+  if (!(d->data = g_try_malloc (planes * d->cap * ssize)))
+    return FALSE;
+  clr_conv_delay_reset (d);
+  return TRUE;
+}
+
+void
+clr_conv_delay_clear (ClrConvDelay * d)
+{
+  g_clear_pointer (&d->data, g_free);
+}
+
+void
+clr_conv_delay_reset (ClrConvDelay * d)
+{
+  memset (d->data, 0, d->planes * d->cap * d->ssize);
+  d->start = 0;
+  d->len = d->delay;
+}
+
+void
+clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
+    size_t step, size_t n)
+{
+  const size_t ss = d->ssize;
+  size_t k, i, at;
+
+  g_return_if_fail (d->len + n <= d->cap);
+  for (k = 0; k < d->planes; k++) {
+    const char *src = (const char *) base + k * pitch * ss;
+    char *ring = d->data + k * d->cap * ss;
+
+    for (i = 0, at = (d->start + d->len) % d->cap; i < n; i++) {
+      memcpy (ring + at * ss, src + i * step * ss, ss);
+      if (++at == d->cap)
+        at = 0;
+    }
+  }
+  d->len += n;
+}
+
+void
+clr_conv_delay_add_to (ClrConvDelay * d, gboolean f64, void *base,
+    size_t pitch, size_t step, size_t n)
+{
+  size_t k, i, at;
+
+  g_return_if_fail (n <= d->len);
+  for (k = 0; k < d->planes; k++)
+    for (i = 0, at = d->start; i < n; i++) {
+      if (f64)
+        ((double *) base)[k * pitch + i * step] +=
+            ((const double *) d->data)[k * d->cap + at];
+      else
+        ((float *) base)[k * pitch + i * step] +=
+            ((const float *) d->data)[k * d->cap + at];
+      if (++at == d->cap)
+        at = 0;
+    }
+  d->start = (d->start + n) % d->cap;
+  d->len -= n;
+}

@@ -1,0 +1,78 @@
+/* clresample: non-uniform partitions for long filters, GStreamer-free.
+ *
+ * A filter of P partitions of B taps costs every block P spectra
+ * multiplied and added: a million taps at B = 1024 are 1024 of them a
+ * block. With levels (Gardner 1995), the head of the filter is cut in
+ * blocks of the latency asked for and each later segment in longer
+ * blocks, which are summed once per their own, longer, block: level i, of
+ * blocks B_i, covers taps [start_i, start_i+1) and its output is wanted
+ * delay_i = B_0 + start_i - B_i frames after it comes, so start_i >= B_i -
+ * B_0. clr-conv.c runs each level as a uniformly partitioned convolution
+ * of its own, fed the same input, and adds their outputs, each through a
+ * delay line (ClrConvDelay), to the head's.
+ */
+#ifndef __CLR_CONV_LEVELS_H__
+#define __CLR_CONV_LEVELS_H__
+
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define CLR_CONV_LEVELS_MAX 8u
+
+typedef struct {
+  unsigned n;                   /* levels, 1: uniform */
+  uint32_t block[CLR_CONV_LEVELS_MAX];
+  size_t start[CLR_CONV_LEVELS_MAX];    /* start[0] = 0 */
+  size_t taps[CLR_CONV_LEVELS_MAX];
+  double cost;                  /* the model's ns a frame */
+} ClrConvLevelPlan;
+
+/* What a level costs on a device class: fft_ns its two transforms and
+ * mac_ns each of its partitions' multiply-add, in ns a frame and channel;
+ * call_ns what running one of its blocks costs whatever its size and
+ * channels (launches, the wait for them). */
+typedef struct {
+  double fft_ns, mac_ns, call_ns;
+} ClrConvCosts;
+
+/* The cheapest plan by `costs` for `taps` taps whose head runs in blocks
+ * of `block` (a power of two), its levels' blocks powers of two up to
+ * max_block, for `planes` channels (or outputs): uniform (n = 1) where no
+ * split is cheaper. */
+void clr_conv_levels_plan (size_t taps, uint32_t block, uint32_t max_block,
+    unsigned planes, const ClrConvCosts * costs, ClrConvLevelPlan * plan);
+
+/* The plan whose levels' blocks grow by `factor` (a power of two; 1:
+ * uniform), whatever it costs: for tests. */
+void clr_conv_levels_plan_factor (size_t taps, uint32_t block,
+    uint32_t max_block, unsigned planes, unsigned factor,
+    const ClrConvCosts * costs, ClrConvLevelPlan * plan);
+
+/* A level's delay line: planes of samples (ssize bytes each) in rings,
+ * which start with `delay` frames of silence. */
+typedef struct {
+  char *data;
+  size_t planes, cap, ssize, delay;
+  size_t start, len;
+} ClrConvDelay;
+
+/* FALSE when out of host memory; room for `delay` + `most` frames. */
+gboolean clr_conv_delay_init (ClrConvDelay * d, size_t planes, size_t ssize,
+    size_t delay, size_t most);
+void clr_conv_delay_clear (ClrConvDelay * d);
+/* Back to `delay` frames of silence. */
+void clr_conv_delay_reset (ClrConvDelay * d);
+/* Appends n frames, plane k's frame i at base + k pitch + i step
+ * samples. */
+void clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
+    size_t step, size_t n);
+/* Takes the n oldest frames, adding them to those at base (laid out as
+ * above), in float or double (f64). */
+void clr_conv_delay_add_to (ClrConvDelay * d, gboolean f64, void *base,
+    size_t pitch, size_t step, size_t n);
+
+G_END_DECLS
+#endif
