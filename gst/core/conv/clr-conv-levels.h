@@ -74,5 +74,10 @@ void clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
 void clr_conv_delay_add_to (ClrConvDelay * d, gboolean f64, void *base,
     size_t pitch, size_t step, size_t n);
 
+/* The same, added to planes of doubles (plane k's frame i at
+ * sums + k pitch + i). */
+void clr_conv_delay_add_to_double (ClrConvDelay * d, gboolean f64,
+    double *sums, size_t pitch, size_t n);
+
 G_END_DECLS
 #endif

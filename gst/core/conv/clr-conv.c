@@ -19,6 +19,10 @@
  * in hand-offs). With one partition there the two transforms are one
  * launch (clr_conv_block: host wall a 20480-frame crossover block
  * 517-574 -> 352-503 us).
+ *
+ * Short filters skip the transforms (direct form, clr-conv-direct.h);
+ * long ones on CPUs are cut in levels, each a conv of its own
+ * (clr-conv-levels.h), this one the head.
  */
 #include <math.h>
 #include <string.h>
@@ -186,6 +190,9 @@ struct _ClrConv {
   unsigned n_levels;
   ClrConvLevel *levels;
   ClrConvLevelPlan plan;
+  /* F32 in levels: their outputs and the head's summed here in
+   * double, rounded once (planes of max_batch H + H frames) */
+  double *level_sums;
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
    * (upload, the three kernels, read-back), the host's wall time around
@@ -845,6 +852,13 @@ new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
       goto failed;
     }
   }
+  if (cfg->format == CLR_CONV_F32 && c->n_levels > 0
+      && !(c->level_sums = g_try_new (double, (size_t) c->n_out *
+              (c->max_batch * c->hop + c->hop)))) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "Out of host memory for the convolution's delay lines");
+    goto failed;
+  }
   for (i = 0; i < plan->n; i++)
     g_string_append_printf (desc, "%s%" G_GSIZE_FORMAT " taps in blocks of "
         "%u", i ? ", then " : "", plan->taps[i], plan->block[i]);
@@ -1072,6 +1086,7 @@ clr_conv_free (ClrConv * c)
     clr_conv_delay_clear (&c->levels[i].delay);
   }
   g_free (c->levels);
+  g_free (c->level_sums);
   g_free (c->hist_host);
   if (c->ahead_event)
     clReleaseEvent (c->ahead_event);
@@ -1719,6 +1734,28 @@ stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
   return TRUE;
 }
 
+/* F32 output frames at `first` (the fifo's layout) plus every level's, in
+ * double: one rounding to float, as a uniform convolution has. */
+static void
+add_levels_rounded_once (ClrConv * c, float *first, size_t n)
+{
+  const size_t pitch = c->max_batch * c->hop + c->hop;
+  size_t k, i;
+  unsigned l;
+
+  for (k = 0; k < c->n_out; k++)
+    for (i = 0; i < n; i++)
+      c->level_sums[k * pitch + i] = first[k * c->fifo_pitch + i *
+          c->fifo_step];
+  for (l = 0; l < c->n_levels; l++)
+    clr_conv_delay_add_to_double (&c->levels[l].delay, FALSE, c->level_sums,
+        pitch, n);
+  for (k = 0; k < c->n_out; k++)
+    for (i = 0; i < n; i++)
+      first[k * c->fifo_pitch + i * c->fifo_step] =
+          (float) c->level_sums[k * pitch + i];
+}
+
 /* Hands out up to `want` frames of the fifo to sink; returns how many. */
 static size_t
 fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
@@ -1729,9 +1766,12 @@ fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
   unsigned i;
 
   /* the levels' output for these frames, from their delay lines */
-  for (i = 0; i < c->n_levels; i++)
-    clr_conv_delay_add_to (&c->levels[i].delay, c->ssize == sizeof (double),
-        first, c->fifo_pitch, c->fifo_step, n);
+  if (c->level_sums)
+    add_levels_rounded_once (c, (float *) first, n);
+  else
+    for (i = 0; i < c->n_levels; i++)
+      clr_conv_delay_add_to (&c->levels[i].delay, c->ssize == sizeof (double),
+          first, c->fifo_pitch, c->fifo_step, n);
   if (n)
     sink (user, c->fifo + c->fifo_start * c->fifo_step * c->ssize,
         c->fifo_pitch, c->fifo_step, n);
