@@ -67,6 +67,9 @@ run conv-streams CLRESAMPLE_CONV_SHARED=1 $t/test-conv-streams
 run conv-streams-groups CLRESAMPLE_CONV_SHARED=1 CLRESAMPLE_CONV_SEATS=1 \
   $t/test-conv-streams
 run conv-own-queue CLRESAMPLE_CONV_SHARED=0 $t/test-conv
+# long filters in levels of non-uniform partitions, which GPUs do not take
+# by default (issue 45)
+run conv-levels CLRESAMPLE_CONV_LEVELS=1 $t/test-conv
 run design $t/test-design
 run shape $t/test-shape
 run fft-path $t/test-fft-path
