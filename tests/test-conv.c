@@ -754,6 +754,27 @@ typedef struct {
   unsigned levels;              /* as ConvCase's */
 } LevelsCase;
 
+/* A mono conv of the case's filter h under `tuning`. */
+static ClrConv *
+levels_conv (const LevelsCase * lc, ClrConvFormat fmt, const double *h,
+    const ClrTuning * tuning)
+{
+  const double *hp[1] = { h };
+  ClrConvConfig cfg = { 0, };
+  GError *err = NULL;
+  ClrConv *c;
+
+  cfg.channels = 1;
+  cfg.block = lc->block;
+  cfg.format = fmt;
+  cfg.taps = hp;
+  cfg.n_taps = lc->taps;
+  cfg.n_filters = 1;
+  c = clr_conv_new_tuned (device, &cfg, tuning, &err);
+  g_assert_no_error (err);
+  return c;
+}
+
 static void
 check_one_tap (const LevelsCase * lc, size_t k, const ClrTuning * tuning)
 {
@@ -764,22 +785,13 @@ check_one_tap (const LevelsCase * lc, size_t k, const ClrTuning * tuning)
   const ConvCase tc = { "one tap", lc->taps, 1, FALSE, lc->block, fmt, n_x };
   double *h = g_new0 (double, lc->taps), **xd, got, want, worst = 0.0;
   void **x = make_input (&tc, n_x, &xd);
-  ClrConvConfig cfg = { 0, };
   GError *err = NULL;
-  const double *hp[1] = { h };
   size_t frames, t, L, done = 0, len;
   char *out;
   ClrConv *c;
 
   h[k] = 1.0;
-  cfg.channels = 1;
-  cfg.block = lc->block;
-  cfg.format = fmt;
-  cfg.taps = hp;
-  cfg.n_taps = lc->taps;
-  cfg.n_filters = 1;
-  c = clr_conv_new_tuned (device, &cfg, tuning, &err);
-  g_assert_no_error (err);
+  c = levels_conv (lc, fmt, h, tuning);
   L = clr_conv_get_latency (c);
   frames = L + k + n_x + 100;
   out = g_malloc (frames * ss);
@@ -819,25 +831,15 @@ test_levels_boundaries (gconstpointer data)
   const LevelsCase *lc = data;
   ClrTuning tuning = *clr_tuning_get ();
   const ClrConvLevelPlan *plan;
-  ClrConvConfig cfg = { 0, };
-  GError *err = NULL;
   double *h = g_new0 (double, lc->taps);
-  const double *hp[1] = { h };
   ClrConv *c;
   unsigned i;
   int d;
 
   tuning.conv_levels.set = TRUE;
   tuning.conv_levels.value = lc->levels;
-  cfg.channels = 1;
-  cfg.block = lc->block;
-  cfg.format = CLR_CONV_F32;
-  cfg.taps = hp;
-  cfg.n_taps = lc->taps;
-  cfg.n_filters = 1;
   h[0] = 1.0;
-  c = clr_conv_new_tuned (device, &cfg, &tuning, &err);
-  g_assert_no_error (err);
+  c = levels_conv (lc, CLR_CONV_F32, h, &tuning);
   plan = clr_conv_get_plan (c);
   g_assert_cmpuint (plan->n, >, 1);
   g_assert_cmpuint (plan->block[0], ==, lc->block);

@@ -1678,8 +1678,6 @@ failed:
   return FALSE;
 }
 
-/* Has `source` write the call's frames [from, from + n) (NULL: zeros)
- * behind the pending input. */
 typedef struct
 {
   ClrConv *c;
@@ -1706,6 +1704,8 @@ push_to_delay (gpointer user, const void *base, size_t pitch, size_t step,
   clr_conv_delay_push (user, base, pitch, step, n);
 }
 
+/* Has `source` write the call's frames [from, from + n) (NULL: zeros)
+ * behind the pending input, and the levels take them too. */
 static gboolean
 stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
     size_t n, GError ** error)
