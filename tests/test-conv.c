@@ -866,6 +866,55 @@ test_levels_boundaries (gconstpointer data)
   g_free (h);
 }
 
+/* A level that cannot be made (a device-memory budget that the head fits
+ * and a later level does not, somewhere in the range tried) fails the
+ * whole conv with a resources error, and frees what was made; one that
+ * is made keeps the head and all its levels within the one budget. */
+static void
+test_levels_budget (void)
+{
+  const LevelsCase lc = { 70000, 256, 1 };
+  ClrTuning tuning = *clr_tuning_get ();
+  double **h = clr_check_filters (1, lc.taps);
+  const double *hp[1] = { h[0] };
+  ClrConvConfig cfg = { 0, };
+  guint64 budget;
+  unsigned failed = 0, made = 0;
+
+  tuning.conv_levels.set = TRUE;
+  tuning.conv_levels.value = 1;
+  cfg.channels = 2;
+  cfg.block = lc.block;
+  cfg.format = CLR_CONV_F32;
+  cfg.taps = hp;
+  cfg.n_taps = lc.taps;
+  cfg.n_filters = 1;
+  for (budget = 16 << 10; budget <= (256u << 20); budget *= 2) {
+    GError *err = NULL;
+    ClrConv *c;
+
+    tuning.device_memory = budget;
+    c = clr_conv_new_tuned (device, &cfg, &tuning, &err);
+    if (c) {
+      g_assert_no_error (err);
+      g_assert_cmpuint (clr_conv_get_plan (c)->n, >, 1);
+      g_assert_cmpuint (clr_conv_get_device_memory (c), <=, budget);
+      made++;
+      clr_conv_free (c);
+    } else {
+      g_assert_error (err, CLR_ERROR, CLR_ERROR_RESOURCES);
+      g_test_message ("%" G_GUINT64_FORMAT " bytes: %s", budget,
+          err->message);
+      failed++;
+      g_error_free (err);
+    }
+  }
+  g_test_message ("%u budgets refused, %u made", failed, made);
+  g_assert_cmpuint (failed, >, 0);
+  g_assert_cmpuint (made, >, 0);
+  clr_check_free_planes (h, 1);
+}
+
 static const LevelsCase levels_cases[] = { {100, 16, 2}, {1000, 16, 4},
 {70000, 256, 1}, {1048576, 1024, 1}
 };
@@ -934,6 +983,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/conv/history/planar-levels", &history_cases[5],
       test_history);
   g_test_add_func ("/conv/errors", test_errors);
+  g_test_add_func ("/conv/levels/budget", test_levels_budget);
   for (i = 0; i < G_N_ELEMENTS (levels_cases); i++) {
     char *name = g_strdup_printf ("/conv/levels/boundaries/%" G_GSIZE_FORMAT
         "taps-b%u-%s%u", levels_cases[i].taps, levels_cases[i].block,

@@ -839,10 +839,29 @@ new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
 
     for (f = 0; f < cfg->n_filters; f++)
       taps[f] = cfg->taps[f] + plan->start[i];
+    /* the levels share the stream's one budget: each gets what the head
+     * and the levels before it left */
+    if (tuning->device_memory) {
+      const guint64 used = clr_conv_get_device_memory (c);
+
+      if (used >= tuning->device_memory) {
+        g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "The "
+            "convolution's levels need more device memory than the budget "
+            "of %" G_GUINT64_FORMAT " bytes (CLRESAMPLE_DEVICE_MEMORY); use "
+            "fewer channels or taps", tuning->device_memory);
+        goto failed;
+      }
+      uniform.device_memory = tuning->device_memory - used;
+    }
     lc.block = plan->block[i];
     lc.n_taps = plan->taps[i];
-    if (!(l->conv = clr_conv_new_tuned (dev, &lc, &uniform, error)))
+    if (!(l->conv = clr_conv_new_tuned (dev, &lc, &uniform, error))) {
+      if (tuning->device_memory)
+        g_prefix_error (error, "A long filter's levels share one budget "
+            "(%" G_GUINT64_FORMAT " bytes), what the head and the levels "
+            "before left: ", tuning->device_memory);
       goto failed;
+    }
     c->n_levels++;
     /* at most a batch of the head's frames goes in before it comes out */
     if (!clr_conv_delay_init (&l->delay, c->n_out, c->ssize, cfg->block +
@@ -1121,6 +1140,17 @@ size_t
 clr_conv_get_drain_frames (ClrConv * c)
 {
   return c->hop + c->n_taps - 1;
+}
+
+guint64
+clr_conv_get_device_memory (ClrConv * c)
+{
+  guint64 used = c->budget.used;
+  unsigned i;
+
+  for (i = 0; i < c->n_levels; i++)
+    used += clr_conv_get_device_memory (c->levels[i].conv);
+  return used;
 }
 
 const ClrConvLevelPlan *

@@ -123,6 +123,10 @@ size_t clr_conv_get_drain_frames (ClrConv * c);
  * and taps. */
 const ClrConvLevelPlan *clr_conv_get_plan (ClrConv * c);
 
+/* Device memory the conv holds, its levels' included: bytes counted
+ * against CLRESAMPLE_DEVICE_MEMORY, one budget for all of them. */
+guint64 clr_conv_get_device_memory (ClrConv * c);
+
 /* Output planes: channels x outputs (clr_conv_get_outputs () planes). */
 uint32_t clr_conv_get_outputs (ClrConv * c);
 
