@@ -926,6 +926,10 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->n_taps = cfg->n_taps;
   c->n_filters = cfg->n_filters;
   c->parts = H == B ? (uint32_t) ((cfg->n_taps + B - 1) / B) : 1;
+  /* one level, until new_levels () says otherwise */
+  c->plan.n = 1;
+  c->plan.block[0] = H;
+  c->plan.taps[0] = cfg->n_taps;
   c->max_batch = MAX (1, CLR_CONV_BATCH_FRAMES / H);
   c->slots = c->parts + c->max_batch - 1;
   f64 = cfg->format == CLR_CONV_F64;
@@ -1156,12 +1160,6 @@ clr_conv_get_device_memory (ClrConv * c)
 const ClrConvLevelPlan *
 clr_conv_get_plan (ClrConv * c)
 {
-  if (c->plan.n == 0) {
-    /* uniform: one level */
-    c->plan.n = 1;
-    c->plan.block[0] = c->hop;
-    c->plan.taps[0] = c->n_taps;
-  }
   return &c->plan;
 }
 
