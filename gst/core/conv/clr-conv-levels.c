@@ -138,25 +138,3 @@ clr_conv_delay_add_to_double (ClrConvDelay * d, gboolean f64, double *sums,
   d->start = (d->start + n) % d->cap;
   d->len -= n;
 }
-
-void
-clr_conv_delay_add_to (ClrConvDelay * d, gboolean f64, void *base,
-    size_t pitch, size_t step, size_t n)
-{
-  size_t k, i, at;
-
-  g_return_if_fail (n <= d->len);
-  for (k = 0; k < d->planes; k++)
-    for (i = 0, at = d->start; i < n; i++) {
-      if (f64)
-        ((double *) base)[k * pitch + i * step] +=
-            ((const double *) d->data)[k * d->cap + at];
-      else
-        ((float *) base)[k * pitch + i * step] +=
-            ((const float *) d->data)[k * d->cap + at];
-      if (++at == d->cap)
-        at = 0;
-    }
-  d->start = (d->start + n) % d->cap;
-  d->len -= n;
-}

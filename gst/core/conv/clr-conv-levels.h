@@ -69,13 +69,8 @@ void clr_conv_delay_reset (ClrConvDelay * d);
  * samples. */
 void clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
     size_t step, size_t n);
-/* Takes the n oldest frames, adding them to those at base (laid out as
- * above), in float or double (f64). */
-void clr_conv_delay_add_to (ClrConvDelay * d, gboolean f64, void *base,
-    size_t pitch, size_t step, size_t n);
-
-/* The same, added to planes of doubles (plane k's frame i at
- * sums + k pitch + i). */
+/* Takes the n oldest frames, adding them (float or double: f64) to planes
+ * of doubles, plane k's frame i at sums + k pitch + i. */
 void clr_conv_delay_add_to_double (ClrConvDelay * d, gboolean f64,
     double *sums, size_t pitch, size_t n);
 

@@ -181,7 +181,6 @@ struct _ClrConv {
   /* direct form (short filters): the blocks are summed on the host from
    * the stage, which keeps taps - 1 frames of history; no device state,
    * and the input history on the host as in shared mode */
-  gboolean direct_form;
   ClrConvDirect *direct;
 
   /* non-uniform partitions (clr-conv-levels.h): this conv runs the head of
@@ -190,8 +189,8 @@ struct _ClrConv {
   unsigned n_levels;
   ClrConvLevel *levels;
   ClrConvLevelPlan plan;
-  /* F32 in levels: their outputs and the head's summed here in
-   * double, rounded once (planes of max_batch H + H frames) */
+  /* in levels: their outputs and the head's summed here in double, in
+   * that order, rounded once for F32 (planes of max_batch H + H frames) */
   double *level_sums;
 
   /* CLRESAMPLE_PROFILE: the device's time in each stage of a batch
@@ -871,8 +870,7 @@ new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
       goto failed;
     }
   }
-  if (cfg->format == CLR_CONV_F32 && c->n_levels > 0
-      && !(c->level_sums = g_try_new (double, (size_t) c->n_out *
+  if (!(c->level_sums = g_try_new (double, (size_t) c->n_out *
               (c->max_batch * c->hop + c->hop)))) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for the convolution's delay lines");
@@ -903,6 +901,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   gboolean f64, acc_double;
   ClrStaging staging;
   ClrConvLevelPlan plan;
+  gboolean direct_form;
   size_t B, H, ch;
 
   if (!config_validate (dev, cfg, error))
@@ -944,14 +943,14 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   /* GPUs: many streams' blocks in one launch (clr-conv-shared.h), where a
    * block is small enough that its launches, not its work, would cost the
    * device (docs/performance.md) */
-  c->direct_form = cfg->n_taps <= clr_knob_or (tuning->conv_direct,
+  direct_form = cfg->n_taps <= clr_knob_or (tuning->conv_direct,
       CLR_CONV_DIRECT_TAPS);
-  if (c->direct_form) {
+  if (direct_form) {
     /* a block's window: its frames and the taps - 1 before */
     c->keep = cfg->n_taps - 1;
     c->parts = 1;
   }
-  c->shared = !c->direct_form && clr_knob_or (tuning->conv_shared,
+  c->shared = !direct_form && clr_knob_or (tuning->conv_shared,
       clr_device_is_gpu (dev) && shared_pays (c, f64)) != 0;
   c->fft_vec = !c->shared && choose_fft_vec (c, tuning);
   /* with one partition the sum is one product a bin, which the vector
@@ -984,9 +983,9 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   /* page-locked on GPUs: the batch's upload and read-back then go by DMA
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
-  c->pinned = !c->direct_form && clr_knob_or (tuning->pinned,
+  c->pinned = !direct_form && clr_knob_or (tuning->pinned,
       clr_device_is_gpu (dev)) != 0;
-  c->svm = !c->direct_form && !c->pinned && clr_knob_or (tuning->svm, 1) != 0
+  c->svm = !direct_form && !c->pinned && clr_knob_or (tuning->svm, 1) != 0
       && clr_budget_svm_supported (dev);
   /* shared: the scheduler's batches are page-locked or shared; the stage
    * and the fifo stay plain memory */
@@ -996,7 +995,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->svm = c->svm && !c->shared;
   ch = c->channels;
 
-  if (c->direct_form) {
+  if (direct_form) {
     if (!(c->direct = clr_conv_direct_new (cfg->taps, cfg->n_taps,
                 cfg->n_filters))) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
@@ -1050,7 +1049,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     }
   }
   clr_conv_reset (c);
-  if (c->direct_form)
+  if (direct_form)
     clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
         "filter(s) of %" G_GSIZE_FORMAT " taps, blocks of %u frames, in "
         "direct form on the host, %s summed in double", c->channels,
@@ -1762,26 +1761,33 @@ stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
   return TRUE;
 }
 
-/* F32 output frames at `first` (the fifo's layout) plus every level's, in
- * double: one rounding to float, as a uniform convolution has. */
+/* Output frames at `first` (the fifo's layout) plus every level's, summed
+ * in double: F32 is rounded once, as a uniform convolution's is. */
 static void
-add_levels_rounded_once (ClrConv * c, float *first, size_t n)
+add_levels (ClrConv * c, char *first, size_t n)
 {
   const size_t pitch = c->max_batch * c->hop + c->hop;
-  size_t k, i;
+  const gboolean f64 = c->ssize == sizeof (double);
+  size_t k, i, at;
   unsigned l;
 
   for (k = 0; k < c->n_out; k++)
-    for (i = 0; i < n; i++)
-      c->level_sums[k * pitch + i] = first[k * c->fifo_pitch + i *
-          c->fifo_step];
+    for (i = 0; i < n; i++) {
+      at = k * c->fifo_pitch + i * c->fifo_step;
+      c->level_sums[k * pitch + i] = f64 ? ((double *) first)[at] :
+          ((float *) first)[at];
+    }
   for (l = 0; l < c->n_levels; l++)
-    clr_conv_delay_add_to_double (&c->levels[l].delay, FALSE, c->level_sums,
+    clr_conv_delay_add_to_double (&c->levels[l].delay, f64, c->level_sums,
         pitch, n);
   for (k = 0; k < c->n_out; k++)
-    for (i = 0; i < n; i++)
-      first[k * c->fifo_pitch + i * c->fifo_step] =
-          (float) c->level_sums[k * pitch + i];
+    for (i = 0; i < n; i++) {
+      at = k * c->fifo_pitch + i * c->fifo_step;
+      if (f64)
+        ((double *) first)[at] = c->level_sums[k * pitch + i];
+      else
+        ((float *) first)[at] = (float) c->level_sums[k * pitch + i];
+    }
 }
 
 /* Hands out up to `want` frames of the fifo to sink; returns how many. */
@@ -1791,18 +1797,12 @@ fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
   const size_t n = MIN (want, c->fifo_len);
   const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
   char *first = c->fifo + c->fifo_start * c->fifo_step * c->ssize;
-  unsigned i;
 
   /* the levels' output for these frames, from their delay lines */
-  if (c->level_sums)
-    add_levels_rounded_once (c, (float *) first, n);
-  else
-    for (i = 0; i < c->n_levels; i++)
-      clr_conv_delay_add_to (&c->levels[i].delay, c->ssize == sizeof (double),
-          first, c->fifo_pitch, c->fifo_step, n);
+  if (c->n_levels)
+    add_levels (c, first, n);
   if (n)
-    sink (user, c->fifo + c->fifo_start * c->fifo_step * c->ssize,
-        c->fifo_pitch, c->fifo_step, n);
+    sink (user, first, c->fifo_pitch, c->fifo_step, n);
   if (c->prof.on)
     clr_conv_profile_since (&c->prof, CLR_CONV_PROFILE_SINK, t0);
   c->fifo_start += n;
