@@ -62,9 +62,9 @@ run redesign $t/test-redesign
 run firfilter-api $t/test-firfilter-api
 # many convolutions in the device's shared batches (issue 25), and the
 # filter's shape: cutoff, minimum phase, crossover slopes (issue 28)
-run conv-streams CLRESAMPLE_CONV_SHARED=1 $t/test-conv-streams
+run conv-streams CLRESAMPLE_CONV_SHARED=1 CLRESAMPLE_CONV_HOST=0 $t/test-conv-streams
 # ... in groups of 1, 2, 4, ... seats (a key's groups doubling)
-run conv-streams-groups CLRESAMPLE_CONV_SHARED=1 CLRESAMPLE_CONV_SEATS=1 \
+run conv-streams-groups CLRESAMPLE_CONV_SHARED=1 CLRESAMPLE_CONV_HOST=0 CLRESAMPLE_CONV_SEATS=1 \
   $t/test-conv-streams
 run conv-own-queue CLRESAMPLE_CONV_SHARED=0 $t/test-conv
 # long filters in levels of non-uniform partitions, which GPUs do not take

@@ -41,7 +41,8 @@
 #define GUARD 64
 
 static ClrDevice *device;
-/* the environment's tuning with conv_shared on */
+/* the environment's tuning with conv_shared on (and the device's kernels,
+ * not the host's transforms, which CPU devices run by default) */
 static ClrTuning tuning;
 
 /* ---- convolution streams ------------------------------------------------ */
@@ -1085,9 +1086,11 @@ elements_shared (void)
 {
   const ClrTuning *env = clr_tuning_get ();
 
-  if (env->conv_shared.set && env->conv_shared.value == 1)
+  if (env->conv_shared.set && env->conv_shared.value == 1
+      && env->conv_host.set && env->conv_host.value == 0)
     return TRUE;
-  g_test_message ("CLRESAMPLE_CONV_SHARED=1 must be set for the elements");
+  g_test_message ("CLRESAMPLE_CONV_SHARED=1 and CLRESAMPLE_CONV_HOST=0 must "
+      "be set for the elements");
   g_test_fail ();
   return FALSE;
 }
@@ -1217,6 +1220,8 @@ main (int argc, char **argv)
   tuning = *clr_tuning_get ();
   tuning.conv_shared.set = TRUE;
   tuning.conv_shared.value = 1;
+  tuning.conv_host.set = TRUE;
+  tuning.conv_host.value = 0;
 
   g_test_add_func ("/conv-streams/batched-equals-alone",
       test_batched_equals_alone);

@@ -915,6 +915,74 @@ test_levels_budget (void)
   clr_check_free_planes (h, 1);
 }
 
+/* The host's convolution with its workers (clr-workers.h: a stream's
+ * channels side by side, the levels after the head apart from it, each on
+ * its own schedule) gives the same output, bit for bit, as without them:
+ * in calls of 1 frame to whole batches, after a reset, for F32 and F64,
+ * planes and interleaved frames, several outputs a channel. Where the
+ * device is not the host's (CLRESAMPLE_CONV_HOST=0), the knob changes
+ * nothing and the comparison still holds. */
+static void
+test_threads_same (gconstpointer data)
+{
+  const ConvCase *tc = data;
+  static const size_t chunks[] = { 1, 255, 4096, 17, 16384, 300 };
+  const size_t ss = tc->format == CLR_CONV_F64 ? 8 : 4;
+  ClrTuning tuning = *clr_tuning_get ();
+  ClrConvConfig cfg = { 0, };
+  char **out[3];
+  size_t total = 0;
+  unsigned run, ch;
+  Setup s;
+
+  setup_init (&s, tc);
+  cfg.channels = tc->channels;
+  cfg.block = tc->block;
+  cfg.format = tc->format;
+  cfg.taps = (const double *const *) s.h;
+  cfg.n_taps = tc->taps;
+  cfg.n_filters = s.n_filters;
+  cfg.outputs = tc->outputs;
+  cfg.interleaved = tc->interleaved;
+  tuning.conv_levels.set = TRUE;
+  tuning.conv_levels.value = 1;
+  for (run = 0; run < 3; run++) {
+    GError *err = NULL;
+    ClrConv *c;
+
+    /* inline, then on the workers twice: the second after a reset of a
+     * conv that ran */
+    tuning.conv_threads.set = TRUE;
+    tuning.conv_threads.value = run > 0;
+    c = clr_conv_new_tuned (device, &cfg, &tuning, &err);
+    g_assert_no_error (err);
+    g_assert_cmpuint (clr_conv_get_plan (c)->n, >, 1);
+    if (run == 2) {
+      clr_check_free_planes (run_conv (c, tc, s.in, tc->frames / 3, chunks,
+              G_N_ELEMENTS (chunks)), n_outputs (tc));
+      clr_conv_reset (c);
+    }
+    out[run] = run_conv (c, tc, s.in, tc->frames, chunks,
+        G_N_ELEMENTS (chunks));
+    total = tc->frames + clr_conv_get_drain_frames (c);
+    clr_conv_free (c);
+  }
+  for (run = 1; run < 3; run++) {
+    for (ch = 0; ch < n_outputs (tc); ch++)
+      g_assert_cmpmem (out[run][ch], total * ss, out[0][ch], total * ss);
+  }
+  for (run = 0; run < 3; run++)
+    clr_check_free_planes (out[run], n_outputs (tc));
+  setup_clear (&s);
+}
+
+static const ConvCase threads_cases[] = {
+  {"stereo-70000-b256-f32", 70000, 2, TRUE, 256, CLR_CONV_F32, 120000},
+  {"mono-300000-b64-f32", 300000, 1, FALSE, 64, CLR_CONV_F32, 80000},
+  {"stereo-20000-b128-f64-interleaved-3out", 20000, 2, FALSE, 128,
+      CLR_CONV_F64, 50000, 0.0, 3, TRUE},
+};
+
 static const LevelsCase levels_cases[] = { {100, 16, 2}, {1000, 16, 4},
 {70000, 256, 1}, {1048576, 1024, 1}
 };
@@ -989,6 +1057,14 @@ main (int argc, char **argv)
         "taps-b%u-%s%u", levels_cases[i].taps, levels_cases[i].block,
         levels_cases[i].levels > 1 ? "x" : "model", levels_cases[i].levels);
     g_test_add_data_func (name, &levels_cases[i], test_levels_boundaries);
+    g_free (name);
+  }
+  for (i = 0; i < G_N_ELEMENTS (threads_cases); i++) {
+    char *name = g_strdup_printf ("/conv/threads/same/%s",
+        threads_cases[i].name);
+    if (threads_cases[i].format == CLR_CONV_F32
+        || clr_device_has_fp64 (device))
+      g_test_add_data_func (name, &threads_cases[i], test_threads_same);
     g_free (name);
   }
   ret = g_test_run ();

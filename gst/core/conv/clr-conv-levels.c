@@ -20,10 +20,11 @@ level_cost (const ClrConvCosts * k, unsigned planes, uint32_t block,
 
 /* Each level's blocks `factor` times the last's (1: one level), each level
  * as few partitions as let the next one start (start >= its block -
- * block), the last taking the rest. */
+ * block, or with slack a block later), the last taking the rest. */
 static void
 plan_for (size_t taps, uint32_t block, uint32_t max_block, unsigned planes,
-    unsigned factor, const ClrConvCosts * k, ClrConvLevelPlan * p)
+    unsigned factor, gboolean slack, const ClrConvCosts * k,
+    ClrConvLevelPlan * p)
 {
   size_t start = 0, end, parts;
   uint32_t b = block, next;
@@ -35,7 +36,9 @@ plan_for (size_t taps, uint32_t block, uint32_t max_block, unsigned planes,
     next = (uint32_t) MIN ((guint64) b * factor, max_block);
     end = taps;
     if (next > b && i + 2 < CLR_CONV_LEVELS_MAX) {
-      parts = next - block > start ? (next - block - start + b - 1) / b : 1;
+      const size_t due = (slack ? 2 * (size_t) next : next) - block;
+
+      parts = due > start ? (due - start + b - 1) / b : 1;
       end = MIN (taps, start + MAX (parts, 1) * b);
     }
     p->block[i] = b;
@@ -49,23 +52,25 @@ plan_for (size_t taps, uint32_t block, uint32_t max_block, unsigned planes,
 
 void
 clr_conv_levels_plan_factor (size_t taps, uint32_t block,
-    uint32_t max_block, unsigned planes, unsigned factor,
+    uint32_t max_block, unsigned planes, unsigned factor, gboolean slack,
     const ClrConvCosts * costs, ClrConvLevelPlan * plan)
 {
-  plan_for (taps, block, max_block, planes, MAX (factor, 1), costs, plan);
+  plan_for (taps, block, max_block, planes, MAX (factor, 1), slack, costs,
+      plan);
 }
 
 void
 clr_conv_levels_plan (size_t taps, uint32_t block, uint32_t max_block,
-    unsigned planes, const ClrConvCosts * costs, ClrConvLevelPlan * plan)
+    unsigned planes, gboolean slack, const ClrConvCosts * costs,
+    ClrConvLevelPlan * plan)
 {
   static const unsigned factors[] = { 2, 4, 8, 16, 32 };
   ClrConvLevelPlan p;
   unsigned i;
 
-  plan_for (taps, block, block, planes, 1, costs, plan);
+  plan_for (taps, block, block, planes, 1, slack, costs, plan);
   for (i = 0; i < G_N_ELEMENTS (factors) && block < max_block; i++) {
-    plan_for (taps, block, max_block, planes, factors[i], costs, &p);
+    plan_for (taps, block, max_block, planes, factors[i], slack, costs, &p);
     if (p.cost < plan->cost)
       *plan = p;
   }
@@ -109,16 +114,44 @@ clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
 
   g_return_if_fail (d->len + n <= d->cap);
   for (k = 0; k < d->planes; k++) {
-    const char *src = (const char *) base + k * pitch * ss;
     char *ring = d->data + k * d->cap * ss;
+    const char *src;
 
-    for (i = 0, at = (d->start + d->len) % d->cap; i < n; i++) {
+    at = (d->start + d->len) % d->cap;
+    if (!base) {
+      const size_t first = MIN (n, d->cap - at);
+
+      memset (ring + at * ss, 0, first * ss);
+      memset (ring, 0, (n - first) * ss);
+      continue;
+    }
+    src = (const char *) base + k * pitch * ss;
+    for (i = 0; i < n; i++) {
       memcpy (ring + at * ss, src + i * step * ss, ss);
       if (++at == d->cap)
         at = 0;
     }
   }
   d->len += n;
+}
+
+void
+clr_conv_delay_take (ClrConvDelay * d, void *planes, size_t pitch, size_t n)
+{
+  const size_t ss = d->ssize;
+  const size_t first = MIN (n, d->cap - d->start);
+  size_t k;
+
+  g_return_if_fail (n <= d->len);
+  for (k = 0; k < d->planes; k++) {
+    const char *ring = d->data + k * d->cap * ss;
+    char *dst = (char *) planes + k * pitch * ss;
+
+    memcpy (dst, ring + d->start * ss, first * ss);
+    memcpy (dst + first * ss, ring, (n - first) * ss);
+  }
+  d->start = (d->start + n) % d->cap;
+  d->len -= n;
 }
 
 void

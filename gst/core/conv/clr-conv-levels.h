@@ -41,14 +41,17 @@ typedef struct {
 /* The cheapest plan by `costs` for `taps` taps whose head runs in blocks
  * of `block` (a power of two), its levels' blocks powers of two up to
  * max_block, for `planes` channels (or outputs): uniform (n = 1) where no
- * split is cheaper. */
+ * split is cheaper. With slack, each level starts a block of its own later
+ * than it must (start_i >= 2 B_i - B_0), so that run apart
+ * (clr-conv-async.h) it has that long before its output is due. */
 void clr_conv_levels_plan (size_t taps, uint32_t block, uint32_t max_block,
-    unsigned planes, const ClrConvCosts * costs, ClrConvLevelPlan * plan);
+    unsigned planes, gboolean slack, const ClrConvCosts * costs,
+    ClrConvLevelPlan * plan);
 
 /* The plan whose levels' blocks grow by `factor` (a power of two; 1:
  * uniform), whatever it costs: for tests. */
 void clr_conv_levels_plan_factor (size_t taps, uint32_t block,
-    uint32_t max_block, unsigned planes, unsigned factor,
+    uint32_t max_block, unsigned planes, unsigned factor, gboolean slack,
     const ClrConvCosts * costs, ClrConvLevelPlan * plan);
 
 /* A level's delay line: planes of samples (ssize bytes each) in rings,
@@ -66,9 +69,13 @@ void clr_conv_delay_clear (ClrConvDelay * d);
 /* Back to `delay` frames of silence. */
 void clr_conv_delay_reset (ClrConvDelay * d);
 /* Appends n frames, plane k's frame i at base + k pitch + i step
- * samples. */
+ * samples (base NULL: silence). */
 void clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
     size_t step, size_t n);
+/* Takes the n oldest frames into planes, plane k's frame i at planes +
+ * k pitch + i samples. */
+void clr_conv_delay_take (ClrConvDelay * d, void *planes, size_t pitch,
+    size_t n);
 /* Takes the n oldest frames, adding them (float or double: f64) to planes
  * of doubles, plane k's frame i at sums + k pitch + i. */
 void clr_conv_delay_add_to_double (ClrConvDelay * d, gboolean f64,

@@ -27,7 +27,10 @@
 #include <math.h>
 #include <string.h>
 #include "clr-conv.h"
+#include "clr-conv-async.h"
 #include "clr-conv-direct.h"
+#include "clr-conv-host.h"
+#include "clr-workers.h"
 #include "clr-conv-levels.h"
 #include "clr-conv-profile.h"
 #include "clr-conv-shared.h"
@@ -77,16 +80,19 @@
  * (clr-conv-direct.h) rather than transformed (CLRESAMPLE_CONV_DIRECT):
  * see clr_conv_new_tuned () for the measured crossover. */
 #define CLR_CONV_DIRECT_TAPS 64u
+/* Calls of at least this many frames have their channels transformed
+ * and summed side by side on the host's workers (clr-workers.h) */
+#define CLR_CONV_THREADS_FRAMES 2048u
 /* What a level of non-uniform partitions costs on CPU devices (PoCL 3.1,
  * the 2-core EPYC, F32, docs/convolution.md): the two transforms about
  * 6.3 ns a frame and channel at every block up to 4096, each partition's
  * multiply-add 0.53 ns, and a block's launches and wait 40 us. */
 static const ClrConvCosts cpu_level_costs = { 6.3, 0.53, 40000.0 };
+/* The same on the host's own transforms (clr-conv-host.h, one thread):
+ * the transforms 14 ns a frame and channel (12.9 at B = 1024, 17 at
+ * 16384), each partition 0.95 ns, a block's call 1 us. */
+static const ClrConvCosts host_level_costs = { 14.0, 0.95, 1000.0 };
 
-typedef struct {
-  ClrConv *conv;
-  ClrConvDelay delay;
-} ClrConvLevel;
 
 struct _ClrConv {
   ClrDevice *dev;
@@ -183,11 +189,17 @@ struct _ClrConv {
    * and the input history on the host as in shared mode */
   ClrConvDirect *direct;
 
+  /* on the host's own transforms (CPU devices): the same partitions as on
+   * the device, no device state, the input history on the host as in
+   * direct form */
+  ClrConvHost *host;
+  gboolean host_threads;        /* its channels on the workers */
+
   /* non-uniform partitions (clr-conv-levels.h): this conv runs the head of
    * the filter, each level a later segment in longer blocks, fed the same
    * input, its output added to this one's through its delay line */
   unsigned n_levels;
-  ClrConvLevel *levels;
+  ClrConvAsync **levels;
   ClrConvLevelPlan plan;
   /* in levels: their outputs and the head's summed here in double, in
    * that order, rounded once for F32 (planes of max_batch H + H frames) */
@@ -779,6 +791,26 @@ take_seat (ClrConv * c, const ClrConvConfig * cfg, gboolean f64,
   return ok;
 }
 
+/* Whether a filter of more than the direct form's taps runs on the host's
+ * transforms (CPU devices; CLRESAMPLE_CONV_HOST) rather than the
+ * device's kernels. */
+static gboolean
+runs_on_host (ClrDevice * dev, const ClrConvConfig * cfg, const ClrTuning * tuning)
+{
+  return clr_knob_or (tuning->conv_host, !clr_device_is_gpu (dev)) != 0;
+}
+
+/* Whether the levels after the head run on the process's workers
+ * (clr-conv-async.h): on the host where there is another core
+ * (CLRESAMPLE_CONV_THREADS=0 runs them inline). */
+static gboolean
+levels_apart (ClrDevice * dev, const ClrConvConfig * cfg,
+    const ClrTuning * tuning)
+{
+  return runs_on_host (dev, cfg, tuning) && clr_knob_or (tuning->conv_threads,
+      clr_workers_count () > 0) != 0;
+}
+
 /* Whether the filter goes in levels of non-uniform partitions, and how:
  * where the cost model finds a split cheaper than uniform partitions of
  * the block, on CPU devices (GPUs keep uniform ones, not measured yet;
@@ -794,6 +826,11 @@ choose_levels (ClrDevice * dev, const ClrConvConfig * cfg,
   const unsigned planes = cfg->channels;
   const guint64 knob = clr_knob_or (tuning->conv_levels,
       !clr_device_is_gpu (dev));
+  const ClrConvCosts *costs = runs_on_host (dev, cfg, tuning) ?
+      &host_level_costs : &cpu_level_costs;
+  /* on the host with slack, whether the levels then run apart or not
+   * (one core): the same plan, so the same output, on any machine */
+  const gboolean slack = runs_on_host (dev, cfg, tuning);
 
   if (!knob || H & (H - 1) || cfg->n_taps <= H
       || cfg->n_taps <= clr_knob_or (tuning->conv_direct,
@@ -802,10 +839,9 @@ choose_levels (ClrDevice * dev, const ClrConvConfig * cfg,
   /* 2 and more: levels growing by that factor, whatever the model says */
   if (knob >= 2 && !(knob & (knob - 1)) && knob <= CLR_CONV_BLOCK_MAX)
     clr_conv_levels_plan_factor (cfg->n_taps, H, max, planes, (unsigned) knob,
-        &cpu_level_costs, plan);
+        slack, costs, plan);
   else
-    clr_conv_levels_plan (cfg->n_taps, H, max, planes, &cpu_level_costs,
-        plan);
+    clr_conv_levels_plan (cfg->n_taps, H, max, planes, slack, costs, plan);
   return plan->n > 1;
 }
 
@@ -820,6 +856,7 @@ new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
   ClrConvConfig lc = *cfg;
   const double **taps = g_new (const double *, cfg->n_filters);
   GString *desc = g_string_new (NULL);
+  const gboolean apart = levels_apart (dev, cfg, tuning);
   ClrConv *c;
   unsigned i, f;
 
@@ -830,11 +867,11 @@ new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
     goto done;
   c->n_taps = cfg->n_taps;
   c->plan = *plan;
-  c->levels = g_new0 (ClrConvLevel, plan->n - 1);
+  c->levels = g_new0 (ClrConvAsync *, plan->n - 1);
   lc.history = 0;
   lc.taps = taps;
   for (i = 1; i < plan->n; i++) {
-    ClrConvLevel *l = &c->levels[i - 1];
+    ClrConv *l;
 
     for (f = 0; f < cfg->n_filters; f++)
       taps[f] = cfg->taps[f] + plan->start[i];
@@ -854,21 +891,23 @@ new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
     }
     lc.block = plan->block[i];
     lc.n_taps = plan->taps[i];
-    if (!(l->conv = clr_conv_new_tuned (dev, &lc, &uniform, error))) {
+    if (!(l = clr_conv_new_tuned (dev, &lc, &uniform, error))) {
       if (tuning->device_memory)
         g_prefix_error (error, "A long filter's levels share one budget "
             "(%" G_GUINT64_FORMAT " bytes), what the head and the levels "
             "before left: ", tuning->device_memory);
       goto failed;
     }
-    c->n_levels++;
     /* at most a batch of the head's frames goes in before it comes out */
-    if (!clr_conv_delay_init (&l->delay, c->n_out, c->ssize, cfg->block +
-            plan->start[i] - plan->block[i], c->max_batch * c->hop)) {
+    if (!(c->levels[i - 1] = clr_conv_async_new (l, c->channels, c->n_out,
+                c->ssize, plan->block[i], cfg->block + plan->start[i] -
+                plan->block[i], c->max_batch * c->hop, apart))) {
+      clr_conv_free (l);
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
           "Out of host memory for the convolution's delay lines");
       goto failed;
     }
+    c->n_levels++;
   }
   if (!(c->level_sums = g_try_new (double, (size_t) c->n_out *
               (c->max_batch * c->hop + c->hop)))) {
@@ -880,8 +919,9 @@ new_levels (ClrDevice * dev, const ClrConvConfig * cfg,
     g_string_append_printf (desc, "%s%" G_GSIZE_FORMAT " taps in blocks of "
         "%u", i ? ", then " : "", plan->taps[i], plan->block[i]);
   clr_log (CLR_LOG_INFO, "convolution: %" G_GSIZE_FORMAT " taps in %u "
-      "levels of non-uniform partitions: %s (model: %.0f ns a frame)",
-      cfg->n_taps, plan->n, desc->str, plan->cost);
+      "levels of non-uniform partitions: %s (model: %.0f ns a frame)%s",
+      cfg->n_taps, plan->n, desc->str, plan->cost, apart ? ", the levels "
+      "after the head on the process's workers" : "");
   goto done;
 
 failed:
@@ -901,7 +941,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   gboolean f64, acc_double;
   ClrStaging staging;
   ClrConvLevelPlan plan;
-  gboolean direct_form;
+  gboolean direct_form, host_form, on_host;
   size_t B, H, ch;
 
   if (!config_validate (dev, cfg, error))
@@ -950,7 +990,17 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     c->keep = cfg->n_taps - 1;
     c->parts = 1;
   }
-  c->shared = !direct_form && clr_knob_or (tuning->conv_shared,
+  /* CPU devices: on the host, where no launch or hand-off to PoCL's
+   * threads costs a block, and no program waits to be built (docs/
+   * convolution.md) */
+  host_form = !direct_form && runs_on_host (dev, cfg, tuning);
+  if (host_form) {
+    c->fft_double = TRUE;
+    c->host_threads = cfg->channels > 1 && clr_knob_or (tuning->conv_threads,
+        clr_workers_count () > 0) != 0;
+  }
+  on_host = direct_form || host_form;
+  c->shared = !on_host && clr_knob_or (tuning->conv_shared,
       clr_device_is_gpu (dev) && shared_pays (c, f64)) != 0;
   c->fft_vec = !c->shared && choose_fft_vec (c, tuning);
   /* with one partition the sum is one product a bin, which the vector
@@ -983,9 +1033,9 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   /* page-locked on GPUs: the batch's upload and read-back then go by DMA
    * instead of through the driver's bounce buffer (64 channels at B = 1024
    * move 512 + 256 KiB a block) */
-  c->pinned = !direct_form && clr_knob_or (tuning->pinned,
+  c->pinned = !on_host && clr_knob_or (tuning->pinned,
       clr_device_is_gpu (dev)) != 0;
-  c->svm = !direct_form && !c->pinned && clr_knob_or (tuning->svm, 1) != 0
+  c->svm = !on_host && !c->pinned && clr_knob_or (tuning->svm, 1) != 0
       && clr_budget_svm_supported (dev);
   /* shared: the scheduler's batches are page-locked or shared; the stage
    * and the fifo stay plain memory */
@@ -995,7 +1045,19 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
   c->svm = c->svm && !c->shared;
   ch = c->channels;
 
-  if (direct_form) {
+  if (host_form) {
+    if (!(c->host = clr_conv_host_new (cfg->taps, cfg->n_taps,
+                cfg->n_filters, c->block, c->parts, c->channels))) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+          "Out of host memory for the convolution's spectra");
+      goto failed;
+    }
+    /* a CPU device's memory is the host's: the same budget holds */
+    if (!clr_budget_check (&c->budget, clr_conv_host_get_memory (c->host),
+            "the filter spectra and delay lines", error))
+      goto failed;
+    c->budget.used += clr_conv_host_get_memory (c->host);
+  } else if (direct_form) {
     if (!(c->direct = clr_conv_direct_new (cfg->taps, cfg->n_taps,
                 cfg->n_filters))) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
@@ -1011,7 +1073,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
       || !upload_twiddles (c, error) || !upload_spectra (c, cfg, f64, error)
       || !alloc_buffers (c, error))
     goto failed;
-  if ((c->direct || c->shared) && c->hist_cap
+  if ((c->direct || c->host || c->shared) && c->hist_cap
       && !(c->hist_host = g_try_malloc0 (ch * c->hist_cap * c->ssize))) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for the convolution's input history");
@@ -1049,7 +1111,14 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     }
   }
   clr_conv_reset (c);
-  if (direct_form)
+  if (host_form)
+    clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
+        "filter(s) of %" G_GSIZE_FORMAT " taps, blocks of %u frames, %u "
+        "partitions of %u frames, on the host, %s, transforms and sums in "
+        "double, %" G_GSIZE_FORMAT " bytes", c->channels, c->n_out,
+        c->n_filters, c->n_taps, c->hop, c->parts, c->block,
+        f64 ? "F64" : "F32", clr_conv_host_get_memory (c->host));
+  else if (direct_form)
     clr_log (CLR_LOG_INFO, "convolution: %u channels, %u output(s), %u "
         "filter(s) of %" G_GSIZE_FORMAT " taps, blocks of %u frames, in "
         "direct form on the host, %s summed in double", c->channels,
@@ -1103,10 +1172,9 @@ clr_conv_free (ClrConv * c)
   clFinish (c->queue);
   clr_conv_seat_leave (&c->seat);
   clr_conv_direct_free (c->direct);
-  for (i = 0; i < c->n_levels; i++) {
-    clr_conv_free (c->levels[i].conv);
-    clr_conv_delay_clear (&c->levels[i].delay);
-  }
+  clr_conv_host_free (c->host);
+  for (i = 0; i < c->n_levels; i++)
+    clr_conv_async_free (c->levels[i]);
   g_free (c->levels);
   g_free (c->level_sums);
   g_free (c->hist_host);
@@ -1152,7 +1220,8 @@ clr_conv_get_device_memory (ClrConv * c)
   unsigned i;
 
   for (i = 0; i < c->n_levels; i++)
-    used += clr_conv_get_device_memory (c->levels[i].conv);
+    used += clr_conv_get_device_memory (clr_conv_async_get_conv
+        (c->levels[i]));
   return used;
 }
 
@@ -1212,16 +1281,16 @@ clr_conv_reset (ClrConv * c)
   if (status == CL_SUCCESS && c->ring)
     status = clFinish (c->queue);
   c->reset_status = status;
+  if (c->host)
+    clr_conv_host_reset (c->host);
   if (c->prof.on)
     print_profile (c);
   frames_zero (c->stage, c->stage_pitch, c->stage_step, c->channels, 0,
       c->keep, c->ssize);
   frames_zero (c->fifo, c->fifo_pitch, c->fifo_step, c->n_out, 0, c->hop,
       c->ssize);
-  for (i = 0; i < c->n_levels; i++) {
-    clr_conv_reset (c->levels[i].conv);
-    clr_conv_delay_reset (&c->levels[i].delay);
-  }
+  for (i = 0; i < c->n_levels; i++)
+    clr_conv_async_reset (c->levels[i]);
   c->pending = 0;
   c->fifo_start = 0;
   c->fifo_len = c->hop;
@@ -1595,6 +1664,62 @@ run_blocks_direct (ClrConv * c, size_t n, GError ** error)
   return TRUE;
 }
 
+typedef struct
+{
+  ClrConv *c;
+  size_t n;
+} HostBlocks;
+
+/* One channel's blocks of a call: each one's spectrum into the channel's
+ * delay line, then every output of it onto the fifo. */
+static void
+host_channel (gpointer user, guint ch)
+{
+  const HostBlocks *hb = user;
+  ClrConv *c = hb->c;
+  const size_t ss = c->ssize, H = c->hop, outputs = c->n_out / c->channels;
+  const gboolean f64 = ss == sizeof (double);
+  size_t b, k, o;
+
+  for (b = 0; b < hb->n; b++) {
+    clr_conv_host_load (c->host, ch, (uint32_t) b, f64, c->stage + (ch *
+            c->stage_pitch + b * H * c->stage_step) * ss, c->stage_step);
+    for (k = 0; k < outputs; k++) {
+      o = k * c->channels + ch;
+      clr_conv_host_run (c->host, ch, (uint32_t) b, c->n_filters > 1 ?
+          (uint32_t) (o / c->filter_div) : 0, f64, H, c->fifo + (o *
+              c->fifo_pitch + (c->fifo_len + b * H) * c->fifo_step) * ss,
+          c->fifo_step);
+    }
+  }
+}
+
+/* On the host's transforms: the channels side by side. */
+static gboolean
+run_blocks_host (ClrConv * c, size_t n, GError ** error)
+{
+  const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
+  HostBlocks hb = { c, n };
+
+  fifo_compact (c);
+  /* a call of one short block gains nothing: its channels are done
+   * before a worker wakes */
+  if (c->host_threads && n * c->hop >= CLR_CONV_THREADS_FRAMES)
+    clr_workers_for (host_channel, &hb, c->channels);
+  else {
+    guint ch;
+
+    for (ch = 0; ch < c->channels; ch++)
+      host_channel (&hb, ch);
+  }
+  clr_conv_host_advance (c->host, (uint32_t) n);
+  if (c->prof.on)
+    clr_conv_profile_since (&c->prof, CLR_CONV_PROFILE_WALL, t0);
+  host_history_add (c, n);
+  blocks_done (c, n);
+  return TRUE;
+}
+
 /* The first n whole blocks of the stage through the device: their B output
  * frames each onto the fifo. */
 static gboolean
@@ -1632,6 +1757,8 @@ run_blocks (ClrConv * c, size_t n, GError ** error)
 
   if (c->direct)
     return run_blocks_direct (c, n, error);
+  if (c->host)
+    return run_blocks_host (c, n, error);
   if (c->shared)
     return run_blocks_shared (c, n, error);
   for (i = 0; i < CLR_CONV_STAGES; i++)
@@ -1705,32 +1832,6 @@ failed:
   return FALSE;
 }
 
-typedef struct
-{
-  ClrConv *c;
-  size_t at;
-} StageSource;
-
-/* A level's input: the head's stage frames it has just taken. */
-static void
-copy_from_stage (gpointer user, void *base, size_t pitch, size_t step,
-    size_t from, size_t n)
-{
-  StageSource *st = user;
-  ClrConv *c = st->c;
-
-  g_assert (step == c->stage_step);
-  frames_copy (base, pitch, c->stage, c->stage_pitch, c->stage_step,
-      c->channels, st->at + from, 0, n, c->ssize);
-}
-
-static void
-push_to_delay (gpointer user, const void *base, size_t pitch, size_t step,
-    size_t n)
-{
-  clr_conv_delay_push (user, base, pitch, step, n);
-}
-
 /* Has `source` write the call's frames [from, from + n) (NULL: zeros)
  * behind the pending input, and the levels take them too. */
 static gboolean
@@ -1738,7 +1839,6 @@ stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
     size_t n, GError ** error)
 {
   const size_t at = c->keep + c->pending;
-  StageSource st = { c, at };
   unsigned i;
 
   if (source) {
@@ -1755,16 +1855,17 @@ stage_append (ClrConv * c, ClrConvSource source, gpointer user, size_t from,
   /* the levels take the same frames, their output into their delay
    * lines */
   for (i = 0; i < c->n_levels; i++)
-    if (!clr_conv_process_with (c->levels[i].conv, source ? copy_from_stage :
-            NULL, &st, n, push_to_delay, &c->levels[i].delay, error))
+    if (!clr_conv_async_push (c->levels[i], source ? c->stage + at *
+            c->stage_step * c->ssize : NULL, c->stage_pitch, c->stage_step,
+            n, error))
       return FALSE;
   return TRUE;
 }
 
 /* Output frames at `first` (the fifo's layout) plus every level's, summed
  * in double: F32 is rounded once, as a uniform convolution's is. */
-static void
-add_levels (ClrConv * c, char *first, size_t n)
+static gboolean
+add_levels (ClrConv * c, char *first, size_t n, GError ** error)
 {
   const size_t pitch = c->max_batch * c->hop + c->hop;
   const gboolean f64 = c->ssize == sizeof (double);
@@ -1778,8 +1879,9 @@ add_levels (ClrConv * c, char *first, size_t n)
           ((float *) first)[at];
     }
   for (l = 0; l < c->n_levels; l++)
-    clr_conv_delay_add_to_double (&c->levels[l].delay, f64, c->level_sums,
-        pitch, n);
+    if (!clr_conv_async_add_to_double (c->levels[l], f64, c->level_sums,
+            pitch, n, error))
+      return FALSE;
   for (k = 0; k < c->n_out; k++)
     for (i = 0; i < n; i++) {
       at = k * c->fifo_pitch + i * c->fifo_step;
@@ -1788,26 +1890,30 @@ add_levels (ClrConv * c, char *first, size_t n)
       else
         ((float *) first)[at] = (float) c->level_sums[k * pitch + i];
     }
+  return TRUE;
 }
 
-/* Hands out up to `want` frames of the fifo to sink; returns how many. */
-static size_t
-fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want)
+/* Hands out up to `want` frames of the fifo to sink, adding to *done how
+ * many; FALSE where a level failed. */
+static gboolean
+fifo_take (ClrConv * c, ClrConvSink sink, gpointer user, size_t want,
+    size_t * done, GError ** error)
 {
   const size_t n = MIN (want, c->fifo_len);
   const gint64 t0 = c->prof.on ? g_get_monotonic_time () : 0;
   char *first = c->fifo + c->fifo_start * c->fifo_step * c->ssize;
 
   /* the levels' output for these frames, from their delay lines */
-  if (c->n_levels)
-    add_levels (c, first, n);
+  if (c->n_levels && !add_levels (c, first, n, error))
+    return FALSE;
   if (n)
     sink (user, first, c->fifo_pitch, c->fifo_step, n);
   if (c->prof.on)
     clr_conv_profile_since (&c->prof, CLR_CONV_PROFILE_SINK, t0);
   c->fifo_start += n;
   c->fifo_len -= n;
-  return n;
+  *done += n;
+  return TRUE;
 }
 
 gboolean
@@ -1839,7 +1945,8 @@ clr_conv_process_with (ClrConv * c, ClrConvSource source,
     if (c->pending >= H && (c->pending == batch_frames || done_in == frames)
         && !run_blocks (c, c->pending / H, error))
       return FALSE;
-    done_out += fifo_take (c, sink, user, done_in - done_out);
+    if (!fifo_take (c, sink, user, done_in - done_out, &done_out, error))
+      return FALSE;
   }
   g_assert (done_out == frames);
   return TRUE;

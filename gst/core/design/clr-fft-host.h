@@ -1,14 +1,15 @@
 /* clresample: the spectrum of a real signal on the host, in double.
  *
  * For filter spectra computed at set-up (the streaming and the offline
- * convolutions', a crossover's bands) and the minimum-phase designs'
- * cepstra (clr-phase.c, forward and inverse): a radix-2 FFT of half the
- * length (the real input's even and odd samples as one complex signal)
- * with every twiddle taken from cos/sin rather than a recurrence, so the
- * error stays near the double rounding of the inputs at millions of
- * points. A crossover's four 32768-
- * point spectra cost its set-up (and each live re-design) ~10 ms with a
- * full-length complex FFT.
+ * convolutions', a crossover's bands), the minimum-phase designs' cepstra
+ * (clr-phase.c, forward and inverse) and the host's own streaming
+ * convolution on CPUs (conv/clr-conv-host.h), where it runs every block:
+ * a complex FFT of half the length (the real input's even and odd samples
+ * as one complex signal) in Stockham's self-sorting order, radix 4 (one
+ * radix-2 pass where log2 of its length is odd), on split real and
+ * imaginary arrays so that the inner loops run in vectors. Every twiddle
+ * is taken from cos/sin rather than a recurrence, so the error stays near
+ * the double rounding of the inputs at millions of points.
  */
 #ifndef __CLR_FFT_HOST_H__
 #define __CLR_FFT_HOST_H__
@@ -18,14 +19,24 @@
 
 G_BEGIN_DECLS
 
+/* The hot loops of the host's transforms and sums built twice on x86-64,
+ * for its baseline and for AVX2 with FMA (x86-64-v3), chosen at load time:
+ * the baseline alone has 2 doubles a vector. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
+    && __GNUC__ >= 12 && defined(__linux__)
+#define CLR_VECTOR_CLONES \
+  __attribute__ ((target_clones ("arch=x86-64-v3", "default")))
+#else
+#define CLR_VECTOR_CLONES
+#endif
+
 /* The n / 2 + 1 bins X[k] = sum_j x[j] e^(-2 pi i j k / n) of x (n_x <= n
  * samples) zero-padded to n points, n a power of two of 2 or more; out
  * holds n + 2 doubles (re, im pairs). */
 void clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out);
 
 /* The same for many signals of one n (a long filter's partitions): the
- * twiddles, taken once, were most of a 1024-point transform's time. One
- * plan serves one thread at a time. */
+ * twiddles are taken once. One plan serves one thread at a time. */
 typedef struct _ClrFftHostReal ClrFftHostReal;
 ClrFftHostReal *clr_fft_host_real_new (size_t n);
 void clr_fft_host_real_run (ClrFftHostReal * plan, const double *x,
@@ -37,6 +48,16 @@ void clr_fft_host_real_run (ClrFftHostReal * plan, const double *x,
 void clr_fft_host_real_inverse_run (ClrFftHostReal * plan,
     const double *spec, double *x);
 void clr_fft_host_real_free (ClrFftHostReal * plan);
+
+/* The streaming convolution's forms, on split arrays: run ()'s bins as
+ * re[0..n/2] and im[0..n/2], of x read as doubles (x64) or floats, sample
+ * t at x + t step. */
+void clr_fft_host_real_split (ClrFftHostReal * plan, const void *x,
+    gboolean x64, size_t step, size_t n_x, double *re, double *im);
+/* inverse_run ()'s samples times n / 2 (the scale left to the caller, who
+ * can fold it into a filter's spectrum), from split bins. */
+void clr_fft_host_real_inverse_split (ClrFftHostReal * plan,
+    const double *re, const double *im, double *x);
 
 G_END_DECLS
 #endif

@@ -39,6 +39,8 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->conv_seats = knob (envp, "CLRESAMPLE_CONV_SEATS");
   t->conv_direct = knob (envp, "CLRESAMPLE_CONV_DIRECT");
   t->conv_levels = knob (envp, "CLRESAMPLE_CONV_LEVELS");
+  t->conv_host = knob (envp, "CLRESAMPLE_CONV_HOST");
+  t->conv_threads = knob (envp, "CLRESAMPLE_CONV_THREADS");
   t->xo_planes = knob (envp, "CLRESAMPLE_XO_PLANES");
   t->fft = knob (envp, "CLRESAMPLE_FFT");
   t->fft_block = knob (envp, "CLRESAMPLE_FFT_BLOCK");

@@ -170,6 +170,8 @@ typedef struct {
   ClrKnob conv_seats;
   ClrKnob conv_direct;
   ClrKnob conv_levels;
+  ClrKnob conv_host;
+  ClrKnob conv_threads;
   ClrKnob xo_planes;
   ClrKnob fft;
   ClrKnob fft_block;

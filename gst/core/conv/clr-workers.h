@@ -1,0 +1,36 @@
+/* clresample: the process's worker threads for the host's convolution,
+ * GStreamer-free.
+ *
+ * As many threads as the cores beside the caller's, shared by every
+ * stream in the process, created on first use: a stream's channels
+ * transformed and summed side by side (clr_workers_for ()), and the
+ * levels of long filters run apart from the head (clr-conv-async.h). A
+ * caller never waits for a worker to start: it takes the items nobody has
+ * taken yet itself, and waits only for those under way.
+ */
+#ifndef __CLR_WORKERS_H__
+#define __CLR_WORKERS_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* A job for the workers: its first member, run (job) on a worker. */
+typedef struct _ClrWork ClrWork;
+struct _ClrWork
+{
+  void (*run) (ClrWork * work);
+};
+
+/* The workers there are (0 on one core). */
+guint clr_workers_count (void);
+/* Has a worker run `work` (which must live until it has run). */
+void clr_workers_push (ClrWork * work);
+
+/* func (user, i) for every i < n, on the calling thread and on idle
+ * workers; returns when all have run. */
+typedef void (*ClrWorkersFunc) (gpointer user, guint i);
+void clr_workers_for (ClrWorkersFunc func, gpointer user, guint n);
+
+G_END_DECLS
+#endif
