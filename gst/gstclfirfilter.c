@@ -84,6 +84,7 @@
 #include <math.h>
 #include <string.h>
 #include "gstclfirfilter.h"
+#include "gstclrwavfile.h"
 #include "gstclrcommon.h"
 #include "gstclrfirbase.h"
 #include "core/conv/clr-conv.h"
@@ -524,6 +525,28 @@ fir_taps_from_file (const gchar * location, gint * cancelled)
     why = g_strdup_printf ("the filter file %s does not exist or is not a "
         "regular file", origin);
     goto done;
+  }
+  /* a WAV of PCM or float samples without decodebin's set-up */
+  {
+    double *wav;
+    gsize n;
+    guint ch;
+    gint rate;
+
+    if (gst_clr_wav_file_read (location, &wav, &n, &ch, &rate)) {
+      if (n == 0) {
+        why = g_strdup_printf ("the filter file %s holds no audio samples",
+            origin);
+      } else {
+        t = fir_taps_new (ch, n, origin);
+        t->rate = rate;
+        for (c = 0; c < ch; c++)
+          for (k = 0; k < n; k++)
+            t->taps[c][k] = wav[k * ch + c];
+      }
+      g_free (wav);
+      goto done;
+    }
   }
 
   pipe = gst_pipeline_new ("clfirfilter-load");
