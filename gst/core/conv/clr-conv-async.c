@@ -32,6 +32,10 @@ struct _ClrConvAsync
   GError *error;                /* a run's failure, for the head */
 };
 
+/* How long a head waiting for a level's run looks away before it looks
+ * for the run's channels to take */
+#define CLR_CONV_ASYNC_POLL_US 200
+
 static void worker_run (ClrWork * work);
 
 ClrConvAsync *
@@ -185,7 +189,17 @@ static void
 help_or_wait (ClrConvAsync * a)
 {
   if (a->running) {
-    g_cond_wait (&a->changed, &a->lock);
+    gboolean helped;
+
+    /* the run under way may have split its channels over the workers:
+     * take some of them rather than wait (and look again shortly: such a
+     * split may come after the wait began) */
+    g_mutex_unlock (&a->lock);
+    helped = clr_workers_help ();
+    g_mutex_lock (&a->lock);
+    if (!helped && a->running)
+      g_cond_wait_until (&a->changed, &a->lock, g_get_monotonic_time () +
+          CLR_CONV_ASYNC_POLL_US);
     return;
   }
   a->running = TRUE;

@@ -63,6 +63,11 @@ typedef struct
   GCond all_done;
 } ForJob;
 
+/* The jobs of clr_workers_for () with items nobody has taken yet, for
+ * threads that would otherwise wait (clr_workers_help ()) */
+static GMutex open_lock;
+static GQueue open_jobs = G_QUEUE_INIT;
+
 static void
 for_unref (ForJob * j)
 {
@@ -120,10 +125,43 @@ clr_workers_for (ClrWorkersFunc func, gpointer user, guint n)
   g_cond_init (&j->all_done);
   for (i = 0; i < helpers; i++)
     clr_workers_push (&j->work);
+  g_atomic_int_inc (&j->refs);
+  g_mutex_lock (&open_lock);
+  g_queue_push_tail (&open_jobs, j);
+  g_mutex_unlock (&open_lock);
   for_items (j);
+  g_mutex_lock (&open_lock);
+  if (g_queue_remove (&open_jobs, j))
+    g_atomic_int_add (&j->refs, -1);
+  g_mutex_unlock (&open_lock);
   g_mutex_lock (&j->lock);
   while (g_atomic_int_get (&j->done) < j->n)
     g_cond_wait (&j->all_done, &j->lock);
   g_mutex_unlock (&j->lock);
   for_unref (j);
+}
+
+gboolean
+clr_workers_help (void)
+{
+  ForJob *j = NULL;
+
+  g_mutex_lock (&open_lock);
+  while (!g_queue_is_empty (&open_jobs)) {
+    j = g_queue_peek_head (&open_jobs);
+    if (g_atomic_int_get (&j->next) < j->n) {
+      g_atomic_int_inc (&j->refs);
+      break;
+    }
+    /* all taken: no more help wanted there */
+    g_queue_pop_head (&open_jobs);
+    for_unref (j);
+    j = NULL;
+  }
+  g_mutex_unlock (&open_lock);
+  if (!j)
+    return FALSE;
+  for_items (j);
+  for_unref (j);
+  return TRUE;
 }

@@ -31,6 +31,10 @@ void clr_workers_push (ClrWork * work);
  * workers; returns when all have run. */
 typedef void (*ClrWorkersFunc) (gpointer user, guint i);
 void clr_workers_for (ClrWorkersFunc func, gpointer user, guint n);
+/* For a thread about to wait on the workers: runs items of a
+ * clr_workers_for () that nobody has taken yet, if there are any (TRUE),
+ * so that the wait goes into the work it waits for. */
+gboolean clr_workers_help (void);
 
 G_END_DECLS
 #endif
