@@ -14,34 +14,71 @@ struct _ClrConvHost
 {
   uint32_t block, parts, channels, n_filters;
   size_t bins;                  /* B + 1 */
-  size_t stride;                /* doubles a spectrum's re (or im) part */
+  size_t stride;                /* values a spectrum's re (or im) part */
+  /* spectra kept in float (F32 streams): the sum reads half the bytes,
+   * and a million taps' sum is bound by them */
+  gboolean narrow;
+  size_t vsize;                 /* bytes a kept value */
   /* a channel's own transforms and scratch: channels run side by side
    * (clr-workers.h) */
   ClrFftHostReal **fft;
   /* filter f's partition p: re at ((f parts + p) 2) stride, im after it;
    * scaled by 1 / B, the inverse transform's scale */
-  double *spectra;
+  void *spectra;
   /* channel ch's delay line: slot s's re at ((ch parts + s) 2) stride,
    * block b's spectrum in slot b % parts */
-  double *ring;
+  void *ring;
   double *acc;                  /* channel ch's sum: re and im, 2 stride */
-  double *out;                  /* and its inverse transform's 2B samples */
+  double *out;                  /* and its inverse transform's 2B samples,
+                                 * and its forward one's 2 stride bins */
   uint64_t blocks;              /* the first block of the next call */
   size_t bytes;
 };
 
-static double *
-try_doubles (ClrConvHost * h, size_t n)
+static void *
+try_alloc (ClrConvHost * h, size_t n, size_t size)
 {
-  double *p = g_try_malloc0 (n * sizeof (double));
+  void *p = g_try_malloc0 (n * size);
 
-  h->bytes += p ? n * sizeof (double) : 0;
+  h->bytes += p ? n * size : 0;
   return p;
+}
+
+/* The kept spectrum at index i (in values) of `base` */
+static void *
+at (ClrConvHost * h, void *base, size_t i)
+{
+  return (char *) base + i * h->vsize;
+}
+
+/* A spectrum (split, double) into kept values. */
+static void
+keep (ClrConvHost * h, const double *re, const double *im, void *to,
+    double scale)
+{
+  size_t k;
+
+  if (h->narrow) {
+    float *f = to;
+
+    for (k = 0; k < h->bins; k++) {
+      f[k] = (float) (re[k] * scale);
+      f[k + h->stride] = (float) (im[k] * scale);
+    }
+  } else {
+    double *d = to;
+
+    for (k = 0; k < h->bins; k++) {
+      d[k] = re[k] * scale;
+      d[k + h->stride] = im[k] * scale;
+    }
+  }
 }
 
 ClrConvHost *
 clr_conv_host_new (const double *const *taps, size_t n_taps,
-    uint32_t n_filters, uint32_t block, uint32_t parts, uint32_t channels)
+    uint32_t n_filters, uint32_t block, uint32_t parts, uint32_t channels,
+    gboolean narrow)
 {
   ClrConvHost *h = g_try_new0 (ClrConvHost, 1);
   const size_t B = block;
@@ -54,33 +91,33 @@ clr_conv_host_new (const double *const *taps, size_t n_taps,
   h->channels = channels;
   h->n_filters = n_filters;
   h->bins = B + 1;
-  /* whole vectors of 8 doubles a part, so every spectrum's parts start
+  h->narrow = narrow;
+  h->vsize = narrow ? sizeof (float) : sizeof (double);
+  /* whole vectors of 16 values a part, so every spectrum's parts start
    * as aligned as the first */
-  h->stride = (B + 1 + 7) / 8 * 8;
+  h->stride = (B + 1 + 15) / 16 * 16;
   if (!(h->fft = g_try_new0 (ClrFftHostReal *, channels)))
     goto failed;
   for (f = 0; f < channels; f++)
     h->fft[f] = clr_fft_host_real_new (2 * B);
-  if (!(h->spectra = try_doubles (h, (size_t) n_filters * parts * 2 *
-              h->stride)) || !(h->ring = try_doubles (h, (size_t) channels *
-              parts * 2 * h->stride)) || !(h->acc = try_doubles (h,
-              (size_t) channels * 2 * h->stride))
-      || !(h->out = try_doubles (h, (size_t) channels * 2 * B)))
+  if (!(h->spectra = try_alloc (h, (size_t) n_filters * parts * 2 *
+              h->stride, h->vsize)) || !(h->ring = try_alloc (h,
+              (size_t) channels * parts * 2 * h->stride, h->vsize))
+      || !(h->acc = try_alloc (h, (size_t) channels * 2 * h->stride,
+              sizeof (double))) || !(h->out = try_alloc (h,
+              (size_t) channels * MAX (2 * B, 2 * h->stride),
+              sizeof (double))))
     goto failed;
   for (f = 0; f < n_filters; f++)
     for (p = 0; p < parts; p++) {
       const size_t first = (size_t) p * B;
       const size_t len = parts == 1 ? n_taps : MIN (B, n_taps - first);
-      double *re = h->spectra + ((size_t) f * parts + p) * 2 * h->stride;
-      double *im = re + h->stride;
-      size_t k;
+      double *re = h->acc, *im = re + h->stride;
 
       clr_fft_host_real_split (h->fft[0], taps[f] + first, TRUE, 1, len, re,
           im);
-      for (k = 0; k < h->bins; k++) {
-        re[k] /= (double) B;
-        im[k] /= (double) B;
-      }
+      keep (h, re, im, at (h, h->spectra, ((size_t) f * parts + p) * 2 *
+              h->stride), 1.0 / (double) B);
     }
   return h;
 
@@ -110,7 +147,7 @@ void
 clr_conv_host_reset (ClrConvHost * h)
 {
   memset (h->ring, 0, (size_t) h->channels * h->parts * 2 * h->stride *
-      sizeof (double));
+      h->vsize);
   h->blocks = 0;
 }
 
@@ -120,72 +157,79 @@ clr_conv_host_get_memory (ClrConvHost * h)
   return h->bytes;
 }
 
-static double *
+static void *
 slot (ClrConvHost * h, uint32_t ch, uint64_t block)
 {
-  return h->ring + ((size_t) ch * h->parts + block % h->parts) * 2 *
-      h->stride;
+  return at (h, h->ring, ((size_t) ch * h->parts + block % h->parts) * 2 *
+      h->stride);
+}
+
+static double *
+scratch (ClrConvHost * h, uint32_t ch)
+{
+  return h->out + (size_t) ch * MAX (2 * (size_t) h->block, 2 * h->stride);
 }
 
 void
 clr_conv_host_load (ClrConvHost * h, uint32_t ch, uint32_t b, gboolean f64,
     const void *x, size_t step)
 {
-  double *re = slot (h, ch, h->blocks + b);
+  double *re = scratch (h, ch);
 
+  if (!h->narrow)
+    re = slot (h, ch, h->blocks + b);
   clr_fft_host_real_split (h->fft[ch], x, f64, step, 2 * (size_t) h->block,
       re, re + h->stride);
+  if (h->narrow)
+    keep (h, re, re + h->stride, slot (h, ch, h->blocks + b), 1.0);
 }
 
-/* a[k] += x0[k] h0[k] + ... + x3[k] h3[k] over the bins: four partitions
- * a pass over the sum, which a pass for each loaded and stored four times
- * as often (perf: the sum was the hottest loop) */
-CLR_VECTOR_CLONES static void
-multiply_add4 (size_t n, const double *const *x, const double *const *h,
-    double *restrict ar, double *restrict ai, size_t S)
-{
-  const double *restrict x0 = x[0], *restrict x1 = x[1];
-  const double *restrict x2 = x[2], *restrict x3 = x[3];
-  const double *restrict h0 = h[0], *restrict h1 = h[1];
-  const double *restrict h2 = h[2], *restrict h3 = h[3];
-  size_t k;
-
-  for (k = 0; k < n; k++) {
-    double re = ar[k], im = ai[k];
-
-    re += x0[k] * h0[k] - x0[k + S] * h0[k + S];
-    im += x0[k] * h0[k + S] + x0[k + S] * h0[k];
-    re += x1[k] * h1[k] - x1[k + S] * h1[k + S];
-    im += x1[k] * h1[k + S] + x1[k + S] * h1[k];
-    re += x2[k] * h2[k] - x2[k + S] * h2[k + S];
-    im += x2[k] * h2[k + S] + x2[k + S] * h2[k];
-    re += x3[k] * h3[k] - x3[k + S] * h3[k + S];
-    im += x3[k] * h3[k + S] + x3[k + S] * h3[k];
-    ar[k] = re;
-    ai[k] = im;
-  }
+/* a[k] (+)= sum over the partitions given of x[k] h[k], over the bins, in
+ * double: four partitions a pass over the sum where there are four, which
+ * a pass for each loaded and stored four times as often (perf: the sum was
+ * the hottest loop); the first pass sets. T: the kept values' type. */
+#define MULTIPLY_ADD(name, T) \
+CLR_VECTOR_CLONES static void \
+name (size_t n, size_t S, unsigned count, gboolean first, \
+    const void *const *xv, const void *const *hv, double *restrict ar, \
+    double *restrict ai) \
+{ \
+  const T *restrict x0 = xv[0], *restrict h0 = hv[0]; \
+  size_t k; \
+  \
+  if (count == 4) { \
+    const T *restrict x1 = xv[1], *restrict x2 = xv[2]; \
+    const T *restrict x3 = xv[3], *restrict h1 = hv[1]; \
+    const T *restrict h2 = hv[2], *restrict h3 = hv[3]; \
+    \
+    for (k = 0; k < n; k++) { \
+      double re = first ? 0.0 : ar[k], im = first ? 0.0 : ai[k]; \
+      \
+      re += (double) x0[k] * h0[k] - (double) x0[k + S] * h0[k + S]; \
+      im += (double) x0[k] * h0[k + S] + (double) x0[k + S] * h0[k]; \
+      re += (double) x1[k] * h1[k] - (double) x1[k + S] * h1[k + S]; \
+      im += (double) x1[k] * h1[k + S] + (double) x1[k + S] * h1[k]; \
+      re += (double) x2[k] * h2[k] - (double) x2[k + S] * h2[k + S]; \
+      im += (double) x2[k] * h2[k + S] + (double) x2[k + S] * h2[k]; \
+      re += (double) x3[k] * h3[k] - (double) x3[k + S] * h3[k + S]; \
+      im += (double) x3[k] * h3[k + S] + (double) x3[k + S] * h3[k]; \
+      ar[k] = re; \
+      ai[k] = im; \
+    } \
+    return; \
+  } \
+  for (k = 0; k < n; k++) { \
+    double re = first ? 0.0 : ar[k], im = first ? 0.0 : ai[k]; \
+    \
+    re += (double) x0[k] * h0[k] - (double) x0[k + S] * h0[k + S]; \
+    im += (double) x0[k] * h0[k + S] + (double) x0[k + S] * h0[k]; \
+    ar[k] = re; \
+    ai[k] = im; \
+  } \
 }
 
-/* a[k] (+)= x[k] h[k] over the bins: the first partition sets */
-CLR_VECTOR_CLONES static void
-multiply_add (size_t n, gboolean first, const double *restrict xr,
-    const double *restrict xi, const double *restrict hr,
-    const double *restrict hi, double *restrict ar, double *restrict ai)
-{
-  size_t k;
-
-  if (first) {
-    for (k = 0; k < n; k++) {
-      ar[k] = xr[k] * hr[k] - xi[k] * hi[k];
-      ai[k] = xr[k] * hi[k] + xi[k] * hr[k];
-    }
-    return;
-  }
-  for (k = 0; k < n; k++) {
-    ar[k] += xr[k] * hr[k] - xi[k] * hi[k];
-    ai[k] += xr[k] * hi[k] + xi[k] * hr[k];
-  }
-}
+MULTIPLY_ADD (multiply_add_double, double)
+MULTIPLY_ADD (multiply_add_float, float)
 
 void
 clr_conv_host_run (ClrConvHost * h, uint32_t ch, uint32_t b,
@@ -193,31 +237,25 @@ clr_conv_host_run (ClrConvHost * h, uint32_t ch, uint32_t b,
 {
   const size_t S = h->stride, first = 2 * (size_t) h->block - hop;
   double *ar = h->acc + (size_t) ch * 2 * S, *ai = ar + S;
-  double *out = h->out + (size_t) ch * 2 * h->block;
-  uint32_t p;
+  double *out = scratch (h, ch);
+  uint32_t p, i, count;
   size_t j;
 
-  /* partition p meets the spectrum of the block p blocks back; after the
-   * first, four at a time */
-  for (p = 0; p < h->parts;) {
-    const double *xs[4], *hs[4];
-    uint32_t i;
+  /* partition p meets the spectrum of the block p blocks back: the first
+   * alone (it sets the sum), then four at a time */
+  for (p = 0; p < h->parts; p += count) {
+    const void *xs[4], *hs[4];
 
-    if (p > 0 && p + 4 <= h->parts) {
-      for (i = 0; i < 4; i++) {
-        xs[i] = slot (h, ch, h->blocks + b + h->parts - p - i);
-        hs[i] = h->spectra + ((size_t) filter * h->parts + p + i) * 2 * S;
-      }
-      multiply_add4 (h->bins, xs, hs, ar, ai, S);
-      p += 4;
-    } else {
-      const double *xr = slot (h, ch, h->blocks + b + h->parts - p);
-      const double *hr = h->spectra + ((size_t) filter * h->parts + p) * 2 *
-          S;
-
-      multiply_add (h->bins, p == 0, xr, xr + S, hr, hr + S, ar, ai);
-      p++;
+    count = p > 0 && p + 4 <= h->parts ? 4 : 1;
+    for (i = 0; i < count; i++) {
+      xs[i] = slot (h, ch, h->blocks + b + h->parts - p - i);
+      hs[i] = at (h, h->spectra, ((size_t) filter * h->parts + p + i) * 2 *
+          S);
     }
+    if (h->narrow)
+      multiply_add_float (h->bins, S, count, p == 0, xs, hs, ar, ai);
+    else
+      multiply_add_double (h->bins, S, count, p == 0, xs, hs, ar, ai);
   }
   clr_fft_host_real_inverse_split (h->fft[ch], ar, ai, out);
   if (f64)

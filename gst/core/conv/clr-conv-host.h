@@ -6,7 +6,8 @@
  * of ms for the convolution's). clr-conv.c computes the same uniformly
  * partitioned convolution here instead, on the host's own transforms
  * (design/clr-fft-host.h), the transforms and the partition sums in double
- * as the device's are where it has double: one channel's block at a time,
+ * as the device's are where it has double, the spectra kept in the
+ * samples' precision: one channel's block at a time,
  * its spectrum into the channel's delay line, then each output's sum over
  * the partitions and its inverse transform.
  */
@@ -24,9 +25,12 @@ typedef struct _ClrConvHost ClrConvHost;
 /* n_filters filters of n_taps taps (their spectra taken here) in `parts`
  * partitions of `block` (B) taps, or in one partition of up to 2B taps
  * where parts = 1, for `channels` input channels; NULL when out of host
- * memory. */
+ * memory. narrow: the filter's and the input's spectra kept in float (for
+ * F32 samples, as the device keeps them), else in double; the transforms
+ * and the sums run in double either way. */
 ClrConvHost *clr_conv_host_new (const double *const *taps, size_t n_taps,
-    uint32_t n_filters, uint32_t block, uint32_t parts, uint32_t channels);
+    uint32_t n_filters, uint32_t block, uint32_t parts, uint32_t channels,
+    gboolean narrow);
 void clr_conv_host_free (ClrConvHost * h);
 /* Silence before the stream: every delay line cleared. */
 void clr_conv_host_reset (ClrConvHost * h);

@@ -1047,7 +1047,7 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
 
   if (host_form) {
     if (!(c->host = clr_conv_host_new (cfg->taps, cfg->n_taps,
-                cfg->n_filters, c->block, c->parts, c->channels))) {
+                cfg->n_filters, c->block, c->parts, c->channels, !f64))) {
       g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
           "Out of host memory for the convolution's spectra");
       goto failed;
