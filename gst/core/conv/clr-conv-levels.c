@@ -14,8 +14,10 @@ level_cost (const ClrConvCosts * k, unsigned planes, uint32_t block,
     size_t taps)
 {
   const size_t parts = (taps + block - 1) / block;
+  const double fft = k->fft_by_log2 ? k->fft_by_log2[g_bit_storage (block) -
+      1] : k->fft_ns;
 
-  return planes * (k->fft_ns + k->mac_ns * parts) + k->call_ns / block;
+  return planes * (fft + k->mac_ns * parts) + k->call_ns / block;
 }
 
 /* Each level's blocks `factor` times the last's (1: one level), each level

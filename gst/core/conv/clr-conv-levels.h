@@ -33,9 +33,13 @@ typedef struct {
 /* What a level costs on a device class: fft_ns its two transforms and
  * mac_ns each of its partitions' multiply-add, in ns a frame and channel;
  * call_ns what running one of its blocks costs whatever its size and
- * channels (launches, the wait for them). */
+ * channels (launches, the wait for them). fft_by_log2, where given, holds
+ * the transforms' cost for blocks of 2^k frames at [k] (k <= 14), in
+ * place of the one fft_ns: on the host, whose caches a long transform
+ * outgrows, it grows with the block. */
 typedef struct {
   double fft_ns, mac_ns, call_ns;
+  const double *fft_by_log2;
 } ClrConvCosts;
 
 /* The cheapest plan by `costs` for `taps` taps whose head runs in blocks
