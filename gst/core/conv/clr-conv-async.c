@@ -130,17 +130,13 @@ copy_frames (gpointer user, void *base, size_t pitch, size_t step,
 {
   const Frames *src = user;
   const size_t ss = src->ssize;
-  size_t k, i;
+  size_t k;
 
   for (k = 0; k < src->planes; k++) {
     const char *s = src->base + (k * src->pitch + from * src->step) * ss;
     char *d = (char *) base + k * pitch * ss;
 
-    if (step == 1 && src->step == 1)
-      memcpy (d, s, n * ss);
-    else
-      for (i = 0; i < n; i++)
-        memcpy (d + i * step * ss, s + i * src->step * ss, ss);
+    clr_conv_copy_samples (d, step, s, src->step, n, ss);
   }
 }
 

@@ -128,13 +128,31 @@ clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
       continue;
     }
     src = (const char *) base + k * pitch * ss;
-    for (i = 0; i < n; i++) {
-      memcpy (ring + at * ss, src + i * step * ss, ss);
-      if (++at == d->cap)
-        at = 0;
-    }
+    i = MIN (n, d->cap - at);
+    clr_conv_copy_samples (ring + at * ss, 1, src, step, i, ss);
+    clr_conv_copy_samples (ring, 1, src + i * step * ss, step, n - i, ss);
   }
   d->len += n;
+}
+
+void
+clr_conv_copy_samples (void *dst, size_t dstep, const void *src,
+    size_t sstep, size_t n, size_t ss)
+{
+  size_t i;
+
+  if (dstep == 1 && sstep == 1)
+    memcpy (dst, src, n * ss);
+  else if (ss == sizeof (float))
+    for (i = 0; i < n; i++)
+      ((float *) dst)[i * dstep] = ((const float *) src)[i * sstep];
+  else if (ss == sizeof (double))
+    for (i = 0; i < n; i++)
+      ((double *) dst)[i * dstep] = ((const double *) src)[i * sstep];
+  else
+    for (i = 0; i < n; i++)
+      memcpy ((char *) dst + i * dstep * ss, (const char *) src +
+          i * sstep * ss, ss);
 }
 
 void
@@ -160,16 +178,30 @@ void
 clr_conv_delay_add_to_double (ClrConvDelay * d, gboolean f64, double *sums,
     size_t pitch, size_t n)
 {
-  size_t k, i, at;
+  const size_t first = MIN (n, d->cap - d->start);
+  size_t k, i;
 
   g_return_if_fail (n <= d->len);
-  for (k = 0; k < d->planes; k++)
-    for (i = 0, at = d->start; i < n; i++) {
-      sums[k * pitch + i] += f64 ? ((const double *) d->data)[k * d->cap +
-          at] : ((const float *) d->data)[k * d->cap + at];
-      if (++at == d->cap)
-        at = 0;
+  for (k = 0; k < d->planes; k++) {
+    double *to = sums + k * pitch;
+
+    /* up to the ring's end, then from its start */
+    if (f64) {
+      const double *ring = (const double *) d->data + k * d->cap;
+
+      for (i = 0; i < first; i++)
+        to[i] += ring[d->start + i];
+      for (i = first; i < n; i++)
+        to[i] += ring[i - first];
+    } else {
+      const float *ring = (const float *) d->data + k * d->cap;
+
+      for (i = 0; i < first; i++)
+        to[i] += ring[d->start + i];
+      for (i = first; i < n; i++)
+        to[i] += ring[i - first];
     }
+  }
   d->start = (d->start + n) % d->cap;
   d->len -= n;
 }

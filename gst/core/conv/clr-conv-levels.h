@@ -76,6 +76,12 @@ void clr_conv_delay_reset (ClrConvDelay * d);
  * samples (base NULL: silence). */
 void clr_conv_delay_push (ClrConvDelay * d, const void *base, size_t pitch,
     size_t step, size_t n);
+/* n samples of ss bytes, the i-th at src + i sstep samples, to dst + i
+ * dstep samples: one copy where both are contiguous, typed loops for
+ * float and double (a memcpy a sample cost the levels' queues 4 % of a
+ * stereo stream's time). */
+void clr_conv_copy_samples (void *dst, size_t dstep, const void *src,
+    size_t sstep, size_t n, size_t ss);
 /* Takes the n oldest frames into planes, plane k's frame i at planes +
  * k pitch + i samples. */
 void clr_conv_delay_take (ClrConvDelay * d, void *planes, size_t pitch,
