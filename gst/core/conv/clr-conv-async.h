@@ -3,7 +3,7 @@
  *
  * The levels of non-uniform partitions (clr-conv-levels.h) after the head
  * need their output only a while after their input: a level of blocks of
- * B_i frames planned with slack (start_i >= 2 B_i - B_0) has a whole block
+ * B_i frames planned with slack (start_i >= 3 B_i - B_0) has two blocks
  * of its own before its output is due. Run on a worker thread, its long
  * transforms then go alongside the head's blocks, on another core, instead
  * of all at once inside one of them (zita-convolver's way). The head

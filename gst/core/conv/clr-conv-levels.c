@@ -22,7 +22,8 @@ level_cost (const ClrConvCosts * k, unsigned planes, uint32_t block,
 
 /* Each level's blocks `factor` times the last's (1: one level), each level
  * as few partitions as let the next one start (start >= its block -
- * block, or with slack a block later), the last taking the rest. */
+ * block, or with slack two blocks of its own later), the last taking
+ * the rest. */
 static void
 plan_for (size_t taps, uint32_t block, uint32_t max_block, unsigned planes,
     unsigned factor, gboolean slack, const ClrConvCosts * k,
@@ -38,7 +39,7 @@ plan_for (size_t taps, uint32_t block, uint32_t max_block, unsigned planes,
     next = (uint32_t) MIN ((guint64) b * factor, max_block);
     end = taps;
     if (next > b && i + 2 < CLR_CONV_LEVELS_MAX) {
-      const size_t due = (slack ? 2 * (size_t) next : next) - block;
+      const size_t due = (slack ? 3 * (size_t) next : next) - block;
 
       parts = due > start ? (due - start + b - 1) / b : 1;
       end = MIN (taps, start + MAX (parts, 1) * b);
