@@ -228,8 +228,10 @@ GstBuffer *
 gst_clr_clip_input (GstBaseTransform * trans, const GstAudioInfo * info,
     GstBuffer * input)
 {
-  if (!gst_base_transform_is_passthrough (trans)
-      && GST_AUDIO_INFO_IS_VALID (info)
+  /* in passthrough too: samples outside the segment are not to be played,
+   * whatever the element does to the others (audioresample clips there
+   * as well) */
+  if (GST_AUDIO_INFO_IS_VALID (info)
       && trans->segment.format == GST_FORMAT_TIME
       && GST_BUFFER_PTS_IS_VALID (input))
     input = gst_audio_buffer_clip (input, &trans->segment,

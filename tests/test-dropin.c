@@ -590,6 +590,260 @@ GST_START_TEST (test_latency_query_from_other_thread)
 
 GST_END_TEST;
 
+/* ---- what players do (issue 46): loops, reverse play, equal caps ------- */
+
+/* What reached the harness's sink pad, in order: buffers and events. */
+typedef struct
+{
+  gboolean is_buffer;
+  GstEventType type;
+  GstClockTime pts, duration;
+  gsize first, frames;          /* the buffer's samples in Trace.data */
+  gboolean discont;
+} Item;
+
+typedef struct
+{
+  GArray *items;
+  GArray *data;                 /* every buffer's samples, mono */
+  guint caps_in;                /* CAPS events the element's sink pad got */
+} Trace;
+
+static GstPadProbeReturn
+trace_probe (GstPad * pad, GstPadProbeInfo * info, Trace * t)
+{
+  Item it = { 0 };
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    GstMapInfo map;
+
+    it.is_buffer = TRUE;
+    it.pts = GST_BUFFER_PTS (b);
+    it.duration = GST_BUFFER_DURATION (b);
+    it.discont = GST_BUFFER_IS_DISCONT (b);
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    it.first = t->data->len;
+    it.frames = map.size / sizeof (float);
+    g_array_append_vals (t->data, map.data, it.frames);
+    gst_buffer_unmap (b, &map);
+  } else {
+    it.type = GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info));
+  }
+  g_array_append_val (t->items, it);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+count_caps (GstPad * pad, GstPadProbeInfo * info, Trace * t)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS)
+    t->caps_in++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* A decaying 2048-tap noise filter: a reverb's tail, which a needless
+ * drain would cut */
+static void
+set_reverb (GstElement * e)
+{
+  GValueArray *va;
+  GValue v = G_VALUE_INIT;
+  guint32 seed = 7;
+  gsize k, taps = 2048;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  va = g_value_array_new (taps);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (k = 0; k < taps; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    g_value_set_double (&v, ((seed >> 8) / 8388608.0 - 1.0) *
+        pow (10.0, -3.0 * k / taps) / 64.0);
+    g_value_array_append (va, &v);
+  }
+  g_value_unset (&v);
+  g_object_set (e, "kernel", va, NULL);
+  g_value_array_free (va);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+}
+
+/* `factory` (clresample, audioresample, clfirfilter with set_reverb ())
+ * from in_rate to out_rate, F32 mono, traced from here on */
+static GstHarness *
+trace_harness (const gchar * factory, int in_rate, int out_rate, Trace * t)
+{
+  GstHarness *h = gst_harness_new (factory);
+  gchar *in = caps_str ("F32LE", in_rate, 1);
+  gchar *out = caps_str ("F32LE", out_rate, 1);
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+
+  if (g_str_has_suffix (factory, "firfilter"))
+    set_reverb (h->element);
+  gst_harness_set_sink_caps_str (h, out);
+  gst_harness_set_src_caps_str (h, in);
+  g_free (in);
+  g_free (out);
+  t->items = g_array_new (FALSE, TRUE, sizeof (Item));
+  t->data = g_array_new (FALSE, FALSE, sizeof (float));
+  t->caps_in = 0;
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      (GstPadProbeCallback) count_caps, t, NULL);
+  gst_object_unref (sink);
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      (GstPadProbeCallback) trace_probe, t, NULL);
+  return h;
+}
+
+static void
+trace_clear (Trace * t)
+{
+  g_array_unref (t->items);
+  g_array_unref (t->data);
+}
+
+static void
+push_segment (GstHarness * h, gdouble rate, GstClockTime start,
+    GstClockTime stop, GstClockTime base)
+{
+  GstSegment seg;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.rate = rate;
+  seg.start = start;
+  seg.stop = stop;
+  seg.time = start;
+  seg.position = rate < 0 ? stop : start;
+  seg.base = base;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)),
+      "SEGMENT refused (rate %g)", rate);
+}
+
+/* frames [at, at + n) of tone_buffer () pushed in pieces of `piece` */
+static void
+push_tone (GstHarness * h, guint64 at, gsize n, gsize piece, int rate)
+{
+  gsize done;
+
+  for (done = 0; done < n; done += piece)
+    fail_unless_equals_int (gst_harness_push (h, tone_buffer (at + done,
+                MIN (piece, n - done), rate, FALSE)), GST_FLOW_OK);
+}
+
+/* The buffers between items a and b (exclusive): contiguous, the first at
+ * `start` with DISCONT, the rest without (not looked at where the element
+ * passes through: basetransform leaves the flags as they came); returns
+ * their frames. */
+static gsize
+check_pass (const Trace * t, guint a, guint b, GstClockTime start,
+    const gchar * what)
+{
+  const gboolean flags = !strstr (what, "passthrough");
+  GstClockTime end = start;
+  gsize frames = 0;
+  guint i;
+
+  for (i = a + 1; i < b; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+
+    if (!it->is_buffer)
+      continue;
+    fail_unless_equals_clocktime (it->pts, end);
+    if (flags)
+      fail_unless_equals_int (it->discont, end == start);
+    end = it->pts + it->duration;
+    frames += it->frames;
+  }
+  fail_unless (frames > 0, "%s: no output", what);
+  return frames;
+}
+
+/* the index of the n-th (from 1) event of `type`, failing if none */
+static guint
+nth_event (const Trace * t, GstEventType type, guint n)
+{
+  guint i;
+
+  for (i = 0; i < t->items->len; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+
+    if (!it->is_buffer && it->type == type && --n == 0)
+      return i;
+  }
+  fail ("no event %s #%u", gst_event_type_get_name (type), n);
+  return 0;
+}
+
+/* Item index i's samples from t->data (first, frames) of the buffers in
+ * (a, b), concatenated */
+static GArray *
+pass_samples (const Trace * t, guint a, guint b)
+{
+  GArray *s = g_array_new (FALSE, FALSE, sizeof (float));
+  guint i;
+
+  for (i = a + 1; i < b; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+
+    if (it->is_buffer)
+      g_array_append_vals (s, &g_array_index (t->data, float, it->first),
+          it->frames);
+  }
+  return s;
+}
+
+/* Equal rates pass through, clipped to the segment as audioresample
+ * clips them: 4096 frames from 0 into a segment from frame 1440 give 2656
+ * frames from 1440 on, stamped from the segment's start; one that stops
+ * at frame 3800 the frames audioresample gives, the same samples. */
+GST_START_TEST (test_passthrough_clipped)
+{
+  static const gsize stops[] = { 3800, 0 };
+  const int rate = 44100;
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (stops); k++) {
+    /* rounded up: frame 1440 is the first at or after it */
+    const GstClockTime start = gst_util_uint64_scale_int_ceil (1440,
+        GST_SECOND, rate);
+    const GstClockTime stop = stops[k] ?
+        gst_util_uint64_scale_int_round (stops[k], GST_SECOND, rate) :
+        GST_CLOCK_TIME_NONE;
+    gsize want = 4096 - 1440, got[2];
+    Trace t[2];
+    GArray *s[2];
+    guint e;
+
+    for (e = 0; e < 2; e++) {
+      GstHarness *h = trace_harness (e ? "clresample" : "audioresample",
+          rate, rate, &t[e]);
+      guint a, b;
+
+      push_segment (h, 1.0, start, stop, 0);
+      push_tone (h, 0, 4096, 4096, rate);
+      fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+      a = nth_event (&t[e], GST_EVENT_SEGMENT, 1);
+      b = nth_event (&t[e], GST_EVENT_EOS, 1);
+      got[e] = check_pass (&t[e], a, b, start,
+          e ? "clresample passthrough" : "audioresample passthrough");
+      if (!stops[k])
+        fail_unless_equals_uint64 (got[e], want);
+      s[e] = pass_samples (&t[e], a, b);
+      gst_harness_teardown (h);
+    }
+    fail_unless_equals_uint64 (got[1], got[0]);
+    want = got[0];
+    fail_unless (memcmp (s[0]->data, s[1]->data, want * sizeof (float)) ==
+        0, "clipped samples differ from audioresample's");
+    for (e = 0; e < 2; e++) {
+      g_array_unref (s[e]);
+      trace_clear (&t[e]);
+    }
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 dropin_suite (void)
 {
@@ -607,6 +861,7 @@ dropin_suite (void)
       G_N_ELEMENTS (gap_cases));
   tcase_add_loop_test (tc, test_latency_query_from_other_thread, 0,
       G_N_ELEMENTS (gap_cases));
+  tcase_add_test (tc, test_passthrough_clipped);
   return s;
 }
 
