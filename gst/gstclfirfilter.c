@@ -36,6 +36,13 @@
  * ahead) the buffer waits for it, so that the output does not depend on
  * how fast the file was read.
  *
+ * Reverse playback (a segment of negative rate): each buffer is filtered
+ * on its own, forwards, its tail drained before the next buffer, as
+ * audiofirfilter does (which restarts at each from its timestamp check);
+ * here every buffer is a run of its own even where the step back is
+ * smaller than the timestamp jitter absorbed. The filter is not reversed:
+ * a reverb rings after each buffer's sound.
+ *
  * ## As audiofirfilter
  *
  * An application written for audiofirfilter works unchanged:

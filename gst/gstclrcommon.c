@@ -246,6 +246,18 @@ gst_clr_is_discont (GstElement * element, GstBuffer * buf, GstClockTime t0,
   GstClockTime pts = GST_BUFFER_PTS (buf);
   gboolean jump = FALSE;
 
+  /* Reverse playback: the buffers come in reverse order, each forwards
+   * inside (as decoders give them), so no buffer continues the one before
+   * and each is a run of its own, whatever its timestamp says (10 ms
+   * buffers step back by 20 ms, within the jitter absorbed below).
+   * audioresample and audiofirfilter restart at each too, from their
+   * timestamp checks. */
+  if (GST_IS_BASE_TRANSFORM (element)
+      && GST_BASE_TRANSFORM (element)->segment.rate < 0.0) {
+    GST_LOG_OBJECT (element, "reverse playback: a run a buffer");
+    return TRUE;
+  }
+
   if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (t0)) {
     GstClockTime expected = t0 + gst_util_uint64_scale_int (frames_in,
         GST_SECOND, rate);

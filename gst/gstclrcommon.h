@@ -116,7 +116,8 @@ GstBuffer *gst_clr_clip_input (GstBaseTransform * trans,
 
 /* Whether `buf` breaks the stream: marked DISCONT, or timestamped more than
  * GST_CLR_DISCONT_THRESHOLD away from where frames_in frames of a run that
- * started at t0 end. */
+ * started at t0 end; in reverse playback (a segment of negative rate)
+ * every buffer. */
 gboolean gst_clr_is_discont (GstElement * element, GstBuffer * buf,
     GstClockTime t0, guint64 frames_in, gint rate);
 

@@ -21,7 +21,15 @@
  * should have; at EOS the filter tail is drained so that N input frames give
  * exactly ceil(N * out_rate / in_rate) output frames; the output does not
  * depend on how the input is cut into buffers; equal rates pass through
- * untouched.
+ * untouched (clipped to the segment, as audioresample clips).
+ *
+ * Reverse playback (a segment of negative rate) works as in audioresample:
+ * each buffer, forwards inside as decoders give them, is converted on its
+ * own, its filter tail drained before the next one, and its output starts
+ * with DISCONT at its timestamp; equal rates pass through. Unlike
+ * audioresample, every buffer is a run of its own even when it is not
+ * marked DISCONT and steps back by less than the timestamp jitter the
+ * element absorbs (10 ms buffers).
  *
  * ## Example launch lines
  * |[
@@ -1232,7 +1240,9 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf,
       gst_query_parse_latency (query, &self->upstream_live, NULL, NULL);
     gst_query_unref (query);
   }
-  return !self->upstream_live
+  /* in reverse playback each buffer is a run of its own: nothing to
+   * gather */
+  return !self->upstream_live && trans->segment.rate > 0.0
       && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)
       && gst_cl_resample_ahead_of_clock (self, buf, lead);
 }
@@ -1462,15 +1472,6 @@ gst_cl_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
       gst_cl_resample_reset_stream (self);
       self->run.pending_flow = GST_FLOW_OK;
       break;
-    case GST_EVENT_SEGMENT:{
-      const GstSegment *segment;
-
-      gst_event_parse_segment (event, &segment);
-      if (segment->format == GST_FORMAT_TIME && segment->rate < 0.0)
-        goto reverse;
-      gst_cl_resample_flush_held (self);
-      break;
-    }
     default:
       /* the output of held input comes before what followed it */
       if (GST_EVENT_IS_SERIALIZED (event))
@@ -1478,14 +1479,6 @@ gst_cl_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-
-reverse:
-  GST_ELEMENT_ERROR (self, STREAM, NOT_IMPLEMENTED,
-      ("clresample does not support reverse playback (negative rate)"),
-      ("put clresample where the stream runs forwards, or resample after "
-          "reversing"));
-  gst_event_unref (event);
-  return FALSE;
 }
 
 static gboolean

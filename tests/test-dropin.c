@@ -844,6 +844,134 @@ GST_START_TEST (test_passthrough_clipped)
 
 GST_END_TEST;
 
+/* Output runs: (first item, pts, frames) of each DISCONT-started run of
+ * buffers, into runs (of 3 guint64s each) */
+static GArray *
+split_runs (const Trace * t)
+{
+  GArray *runs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint i;
+
+  for (i = 0; i < t->items->len; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+    guint64 v[3] = { it->first, it->pts, it->frames };
+
+    if (!it->is_buffer)
+      continue;
+    if (it->discont || runs->len == 0)
+      g_array_append_vals (runs, v, 3);
+    else
+      g_array_index (runs, guint64, runs->len - 1) += it->frames;
+  }
+  return runs;
+}
+
+typedef struct
+{
+  const gchar *factory;
+  int out_rate;
+  gsize piece;
+  gboolean flag_discont;        /* as a demuxer marks reversed chunks */
+} ReverseCase;
+
+static const ReverseCase reverse_cases[] = {
+  {"clresample", 48000, 1024, TRUE},
+  {"clresample", 48000, 441, FALSE},
+  {"clresample", 44100, 1024, TRUE},
+  {"clfirfilter", 44100, 441, FALSE},
+};
+
+/* Reverse play: a segment of rate -1 and 4 chunks in reverse order (each
+ * forwards inside, as decoders give them). Each chunk is converted on its
+ * own: a run a chunk, starting at its timestamp with DISCONT, its samples
+ * those of the chunk alone played forwards (filter and tail). With equal
+ * rates the chunks pass through untouched. audioresample in the same
+ * harness starts its runs at the same timestamps (with DISCONT-marked
+ * chunks; it takes 10 ms chunks for one stream) and, passing through,
+ * gives the same buffers. */
+GST_START_TEST (test_reverse)
+{
+  const ReverseCase *c = &reverse_cases[__i__];
+  const int in_rate = 44100;
+  const gsize piece = c->piece, n = 4 * piece;
+  const GstClockTime stop = gst_util_uint64_scale_int_round (n, GST_SECOND,
+      in_rate);
+  const gboolean same = c->out_rate == in_rate
+      && g_str_has_suffix (c->factory, "resample");
+  Trace t, ar = { NULL }, fwd;
+  GstHarness *h;
+  GArray *runs, *ar_runs = NULL;
+  gint k;
+
+  for (k = 0; k < 2; k++) {
+    const gboolean ours = k == 0;
+    gint i;
+
+    if (!ours && (!c->flag_discont || strcmp (c->factory, "clresample")))
+      break;
+    h = trace_harness (ours ? c->factory : "audioresample", in_rate,
+        c->out_rate, ours ? &t : &ar);
+    push_segment (h, -1.0, 0, stop, 0);
+    for (i = 3; i >= 0; i--) {
+      GstBuffer *b = tone_buffer (i * piece, piece, in_rate, FALSE);
+
+      if (c->flag_discont)
+        GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+      fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    }
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    gst_harness_teardown (h);
+  }
+
+  runs = split_runs (&t);
+  fail_unless_equals_int (runs->len, 4 * 3);
+  if (ar.items)
+    ar_runs = split_runs (&ar);
+  for (k = 0; k < 4; k++) {
+    const guint64 *r = &g_array_index (runs, guint64, 3 * k);
+    const gsize at = (3 - k) * piece;
+    GstClockTime pts = gst_util_uint64_scale_int_round (at, GST_SECOND,
+        in_rate);
+    guint a, b;
+    GArray *s;
+
+    fail_unless_equals_clocktime (r[1], pts);
+    if (ar_runs) {
+      fail_unless_equals_int (ar_runs->len, 4 * 3);
+      fail_unless_equals_clocktime (g_array_index (ar_runs, guint64,
+              3 * k + 1), pts);
+    }
+    /* the chunk alone, forwards */
+    h = trace_harness (c->factory, in_rate, c->out_rate, &fwd);
+    push_segment (h, 1.0, pts, GST_CLOCK_TIME_NONE, 0);
+    push_tone (h, at, piece, piece, in_rate);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    gst_harness_teardown (h);
+    a = nth_event (&fwd, GST_EVENT_SEGMENT, 1);
+    b = nth_event (&fwd, GST_EVENT_EOS, 1);
+    fail_unless_equals_uint64 (r[2], check_pass (&fwd, a, b, pts,
+            same ? "passthrough" : c->factory));
+    s = pass_samples (&fwd, a, b);
+    fail_unless (memcmp (s->data, &g_array_index (t.data, float, r[0]),
+            r[2] * sizeof (float)) == 0, "run %d differs from the chunk "
+        "played forwards", k);
+    if (same)
+      fail_unless (ar_runs && memcmp (&g_array_index (ar.data, float,
+                  g_array_index (ar_runs, guint64, 3 * k)), s->data,
+              r[2] * sizeof (float)) == 0, "passthrough differs");
+    g_array_unref (s);
+    trace_clear (&fwd);
+  }
+  g_array_unref (runs);
+  if (ar_runs) {
+    g_array_unref (ar_runs);
+    trace_clear (&ar);
+  }
+  trace_clear (&t);
+}
+
+GST_END_TEST;
+
 static Suite *
 dropin_suite (void)
 {
@@ -862,6 +990,7 @@ dropin_suite (void)
   tcase_add_loop_test (tc, test_latency_query_from_other_thread, 0,
       G_N_ELEMENTS (gap_cases));
   tcase_add_test (tc, test_passthrough_clipped);
+  tcase_add_loop_test (tc, test_reverse, 0, G_N_ELEMENTS (reverse_cases));
   return s;
 }
 
