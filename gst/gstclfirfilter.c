@@ -36,6 +36,12 @@
  * ahead) the buffer waits for it, so that the output does not depend on
  * how fast the file was read.
  *
+ * A new SEGMENT (a loop's segment seek, say), a new stream, new caps and
+ * EOS drain the frames owed first, with the old run's timestamps, as
+ * audioresample drains (audiofirfilter drains only at EOS and
+ * discontinuities, so a loop's tail would come after the new SEGMENT);
+ * caps equal to the current ones change nothing.
+ *
  * Reverse playback (a segment of negative rate): each buffer is filtered
  * on its own, forwards, its tail drained before the next buffer, as
  * audiofirfilter does (which restarts at each from its timestamp check);

@@ -365,3 +365,35 @@ gst_clr_clock_reached (GstElement * element, GstClock * clock,
   base = gst_element_get_base_time (element);
   return now >= base && now - base + margin > running;
 }
+
+gboolean
+gst_clr_event_ends_run (GstBaseTransform * trans, GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps, *current;
+      gboolean same;
+
+      /* the same caps again change nothing: basetransform skips them */
+      gst_event_parse_caps (event, &caps);
+      current = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+      same = current && gst_caps_is_equal (caps, current);
+      if (current)
+        gst_caps_unref (current);
+      return !same;
+    }
+    case GST_EVENT_SEGMENT:{
+      const GstSegment *segment;
+
+      /* the same segment again (sent anew, say after a reconfiguration)
+       * is no new run */
+      gst_event_parse_segment (event, &segment);
+      return !gst_segment_is_equal (segment, &trans->segment);
+    }
+    case GST_EVENT_STREAM_START:
+    case GST_EVENT_EOS:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}

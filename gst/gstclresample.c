@@ -23,6 +23,11 @@
  * depend on how the input is cut into buffers; equal rates pass through
  * untouched (clipped to the segment, as audioresample clips).
  *
+ * A new SEGMENT (a loop's segment seek, say), a new stream, new caps and
+ * EOS drain the filter's tail first, with the old run's timestamps, as
+ * audioresample does; unlike audioresample, the very same SEGMENT sent
+ * again drains nothing, and neither do caps equal to the current ones.
+ *
  * Reverse playback (a segment of negative rate) works as in audioresample:
  * each buffer, forwards inside as decoders give them, is converted on its
  * own, its filter tail drained before the next one, and its output starts
@@ -1463,18 +1468,19 @@ gst_cl_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
   switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_CAPS:
-      /* the tail belongs to the old format, before the event passes on */
-      gst_cl_resample_drain (self);
-      break;
     case GST_EVENT_FLUSH_STOP:
       gst_cl_resample_reset_stream (self);
       self->run.pending_flow = GST_FLOW_OK;
       break;
     default:
+      /* The run's tail belongs before an event that ends it (EOS, new
+       * caps, a loop's or a seek's new segment, a new stream), with the
+       * old timestamps, as audioresample drains; equal caps or the same
+       * segment again change nothing. */
+      if (gst_clr_event_ends_run (trans, event))
+        gst_cl_resample_drain (self);
       /* the output of held input comes before what followed it */
-      if (GST_EVENT_IS_SERIALIZED (event))
+      else if (GST_EVENT_IS_SERIALIZED (event))
         gst_cl_resample_flush_held (self);
       break;
   }

@@ -792,6 +792,110 @@ pass_samples (const Trace * t, guint a, guint b)
   return s;
 }
 
+static const gchar *const loop_elements[] = {
+  "audioresample", "clresample", "clfirfilter"
+};
+
+/* A loop, as a player makes it: a non-flushing segment seek at
+ * SEGMENT_DONE, the same 4096 frames again. Each pass's output, the old
+ * run's tail included, comes before the next SEGMENT, stamped from 0 to
+ * the pass's end; the second pass starts at 0 with DISCONT and is the
+ * first again, sample for sample. As audioresample. */
+GST_START_TEST (test_segment_loop)
+{
+  const gchar *factory = loop_elements[__i__];
+  const int in_rate = 44100, out_rate =
+      g_str_has_suffix (factory, "resample") ? 48000 : 44100;
+  const GstClockTime pass = gst_util_uint64_scale_int_round (4096,
+      GST_SECOND, in_rate);
+  Trace t;
+  GstHarness *h = trace_harness (factory, in_rate, out_rate, &t);
+  guint s1, s2, eos;
+  gsize n1, n2;
+  GArray *a, *b;
+
+  push_segment (h, 1.0, 0, pass, 0);
+  push_tone (h, 0, 4096, 1024, in_rate);
+  push_segment (h, 1.0, 0, pass, pass);
+  push_tone (h, 0, 4096, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  s1 = nth_event (&t, GST_EVENT_SEGMENT, 1);
+  s2 = nth_event (&t, GST_EVENT_SEGMENT, 2);
+  eos = nth_event (&t, GST_EVENT_EOS, 1);
+  n1 = check_pass (&t, s1, s2, 0, factory);
+  n2 = check_pass (&t, s2, eos, 0, factory);
+  if (g_str_has_prefix (factory, "cl")) {
+    /* exactly N out for N in, each pass the same */
+    fail_unless_equals_uint64 (n1,
+        gst_util_uint64_scale_int_ceil (4096, out_rate, in_rate));
+    fail_unless_equals_uint64 (n2, n1);
+    a = pass_samples (&t, s1, s2);
+    b = pass_samples (&t, s2, eos);
+    fail_unless (memcmp (a->data, b->data, n1 * sizeof (float)) == 0,
+        "%s: the loop's second pass differs from its first", factory);
+    g_array_unref (a);
+    g_array_unref (b);
+  } else {
+    /* its reset converter starts a frame off the fresh one's */
+    fail_unless (n2 + 1 >= n1 && n2 <= n1 + 1);
+  }
+  trace_clear (&t);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* CAPS equal to the current ones, sent again mid-stream (an upstream
+ * renegotiation that changed nothing): nothing changes, no drain, no
+ * DISCONT, the same samples as without it. As audioresample, whose base
+ * class skips them. */
+GST_START_TEST (test_equal_caps)
+{
+  const gchar *factory = loop_elements[__i__];
+  const int in_rate = 44100, out_rate =
+      g_str_has_suffix (factory, "resample") ? 48000 : 44100;
+  Trace plain, again;
+  GstHarness *h;
+  guint s, eos;
+  gchar *caps = caps_str ("F32LE", in_rate, 1);
+  GArray *a, *b;
+  gsize n;
+
+  h = trace_harness (factory, in_rate, out_rate, &plain);
+  push_segment (h, 1.0, 0, GST_CLOCK_TIME_NONE, 0);
+  push_tone (h, 0, 8192, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  h = trace_harness (factory, in_rate, out_rate, &again);
+  push_segment (h, 1.0, 0, GST_CLOCK_TIME_NONE, 0);
+  push_tone (h, 0, 4096, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_caps (gst_caps_from_string (caps))));
+  fail_unless_equals_int (again.caps_in, 1);    /* it reached the element */
+  push_tone (h, 4096, 4096, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  s = nth_event (&plain, GST_EVENT_SEGMENT, 1);
+  eos = nth_event (&plain, GST_EVENT_EOS, 1);
+  n = check_pass (&plain, s, eos, 0, factory);
+  a = pass_samples (&plain, s, eos);
+  s = nth_event (&again, GST_EVENT_SEGMENT, 1);
+  eos = nth_event (&again, GST_EVENT_EOS, 1);
+  fail_unless_equals_uint64 (check_pass (&again, s, eos, 0, factory), n);
+  b = pass_samples (&again, s, eos);
+  fail_unless (memcmp (a->data, b->data, n * sizeof (float)) == 0,
+      "%s: equal caps changed the output", factory);
+  g_array_unref (a);
+  g_array_unref (b);
+  g_free (caps);
+  trace_clear (&plain);
+  trace_clear (&again);
+}
+
+GST_END_TEST;
+
 /* Equal rates pass through, clipped to the segment as audioresample
  * clips them: 4096 frames from 0 into a segment from frame 1440 give 2656
  * frames from 1440 on, stamped from the segment's start; one that stops
@@ -989,6 +1093,9 @@ dropin_suite (void)
       G_N_ELEMENTS (gap_cases));
   tcase_add_loop_test (tc, test_latency_query_from_other_thread, 0,
       G_N_ELEMENTS (gap_cases));
+  tcase_add_loop_test (tc, test_segment_loop, 0,
+      G_N_ELEMENTS (loop_elements));
+  tcase_add_loop_test (tc, test_equal_caps, 0, G_N_ELEMENTS (loop_elements));
   tcase_add_test (tc, test_passthrough_clipped);
   tcase_add_loop_test (tc, test_reverse, 0, G_N_ELEMENTS (reverse_cases));
   return s;
