@@ -32,7 +32,8 @@
  * one's output (no DISCONT, no frame lost or repeated). A file is read and
  * decoded off the caller's thread too: setting `location` returns at
  * once. A stream that has not started yet waits for it, so that its first
- * buffer is filtered by it. While PLAYING, a buffer that is due (within
+ * buffer is filtered by it (a flushing seek ends that wait: the stream's
+ * caps, sent again after the flush, wait again). While PLAYING, a buffer that is due (within
  * 50 ms of the clock) goes on with the filter playing until the new one
  * is read and built; where nobody waits for the output in real time (no
  * clock running: a file conversion, PAUSED; or a buffer further ahead)
@@ -203,6 +204,7 @@ struct _GstClFirFilter
   gboolean load_pending;        /* the last request is a load under way */
   gboolean reload;              /* ... cancelled by stop: again at start */
   gboolean unblock;             /* setup waits no more: going to READY */
+  gboolean flushing;            /* ... nor from FLUSH_START to FLUSH_STOP */
   GCond load_cond;              /* a load ended, unblock or a flush */
 
   /* live filter changes: the new convolution built on a thread of its own
@@ -246,6 +248,8 @@ static void gst_cl_fir_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstStateChangeReturn gst_cl_fir_filter_change_state (GstElement *
     element, GstStateChange transition);
+static gboolean gst_cl_fir_filter_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
 static void gst_cl_fir_filter_reset_stream (GstClFirFilter * self);
 
 static guint gst_cl_fir_filter_signals[LAST_SIGNAL] = { 0 };
@@ -928,6 +932,7 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cl_fir_filter_change_state);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_start);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_stop);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform_caps);
@@ -1224,12 +1229,15 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   GST_OBJECT_LOCK (self);
   /* a file still loading is waited for, so that the first buffer is
    * filtered by it (a load ends within CLR_FIR_LOAD_TIMEOUT); going to
-   * READY lets go */
-  while (self->load_pending && !self->unblock)
+   * READY lets go, and so does a flush (the wait holds the stream lock,
+   * which a flushing seek's FLUSH_STOP takes): the caps are refused, and
+   * come again after the flush, to wait for the file again */
+  while (self->load_pending && !self->unblock && !self->flushing)
     g_cond_wait (&self->load_cond, GST_OBJECT_GET_LOCK (self));
   if (self->load_pending) {
     GST_OBJECT_UNLOCK (self);
-    GST_DEBUG_OBJECT (self, "stopped while waiting for the filter file");
+    GST_DEBUG_OBJECT (self, "stopped or flushed while waiting for the "
+        "filter file");
     return FALSE;
   }
   taps = fir_taps_ref (self->filter);
@@ -1339,6 +1347,7 @@ gst_cl_fir_filter_change_state (GstElement * element,
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       GST_OBJECT_LOCK (self);
       self->unblock = FALSE;
+      self->flushing = FALSE;
       GST_OBJECT_UNLOCK (self);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
@@ -1353,6 +1362,34 @@ gst_cl_fir_filter_change_state (GstElement * element,
       break;
   }
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
+/* FLUSH_START (from the thread of a flushing seek) ends a setup's wait
+ * for a load, until FLUSH_STOP, which comes through once the setup let go
+ * of the stream lock. A flag of the element's own, not the pad's: a
+ * flushing seek clears that at FLUSH_STOP, before FLUSH_STOP waits for
+ * the stream lock, and a setup woken late would wait again. */
+static gboolean
+gst_cl_fir_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      GST_OBJECT_LOCK (self);
+      self->flushing = TRUE;
+      g_cond_broadcast (&self->load_cond);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      GST_OBJECT_LOCK (self);
+      self->flushing = FALSE;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static GstCaps *

@@ -857,6 +857,92 @@ GST_START_TEST (test_location_while_playing)
 
 GST_END_TEST;
 
+/* The stream's first caps wait for a `location` still loading (holding
+ * the stream lock); a flushing seek meanwhile must not wait for the load
+ * (up to 120 s): FLUSH_START ends the wait, FLUSH_STOP then returns at
+ * once, the load going on. After the flush the stream starts again, waits
+ * for the file once more and filters its first frame with it. */
+typedef struct
+{
+  GstHarness *h;
+  gchar *caps;
+} CapsPush;
+
+/* (a sticky event: its push says TRUE whether taken or kept for later) */
+static gpointer
+push_caps (gpointer data)
+{
+  CapsPush *c = data;
+
+  gst_harness_push_event (c->h, gst_event_new_caps (gst_caps_from_string
+          (c->caps)));
+  return NULL;
+}
+
+GST_START_TEST (test_location_flush)
+{
+  Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 1 };
+  const gsize frames = 4800, taps = 300;
+  double *h = make_filter (taps, 12), *x = make_input (&f, frames, 0.5, 13);
+  gchar *wav = write_wav (&h, 1, taps);
+  GstElement *e = gst_element_factory_make ("clfirfilter", NULL);
+  CapsPush c = { NULL, caps_string (&f) };
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GThread *pusher;
+  LoadWatch w;
+  Out o = { 0 };
+  gsize piece_len = 480, piece = 0;
+  gint64 t;
+  double worst;
+
+  watch_begin (&w);
+  w.path[0] = wav;
+  w.hold[0] = TRUE;
+  g_object_set (e, "location", wav, "block-size", 256, NULL);
+  fail_unless (watch_wait (&w, &w.started[0], 1), "no load thread");
+  c.h = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_sink_caps_str (c.h, c.caps);
+  /* the caps wait for the load, on a thread of their own */
+  pusher = g_thread_new ("caps", push_caps, &c);
+  g_usleep (200000);
+  t = g_get_monotonic_time ();
+  fail_unless (gst_harness_push_event (c.h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (c.h, gst_event_new_flush_stop (TRUE)));
+  t = g_get_monotonic_time () - t;
+  g_thread_join (pusher);
+  g_print ("# a flush while the first caps wait for the file: %.1f ms\n",
+      t / 1000.0);
+  fail_unless (t < 2 * G_TIME_SPAN_SECOND, "the flush waited %.1f ms for "
+      "the load", t / 1000.0);
+  fail_if (gst_pad_has_current_caps (sink), "caps taken without the file");
+  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
+
+  /* the stream again: its caps wait for the file, released later */
+  g_thread_unref (g_thread_new ("release", release_later, &w));
+  gst_harness_set_src_caps_str (c.h, c.caps);
+  fail_unless (gst_pad_has_current_caps (sink));
+  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 1);
+  push_range (c.h, &f, x, 0, frames, &piece_len, 1, &piece);
+  fail_unless (gst_harness_push_event (c.h, gst_event_new_eos ()));
+  collect (c.h, &f, &o);
+  fail_unless_equals_uint64 (o.frames, frames);
+  check_stamps (&o, 0);
+  worst = run_error (&o, 0, frames, h, taps, x, 0, frames, 0);
+  fail_unless (worst <= F32_ABS, "error %g", worst);
+  out_clear (&o);
+  gst_object_unref (sink);
+  gst_harness_teardown (c.h);
+
+  watch_end (&w);
+  g_free (c.caps);
+  g_unlink (wav);
+  g_free (wav);
+  g_free (h);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 /* ---- (d) latency --------------------------------------------------------- */
 
 /* In a live pipeline: a LATENCY message once the caps are known (a live
@@ -1221,6 +1307,7 @@ firfilter_api_suite (void)
   tcase_add_test (tc, test_location_before_start);
   tcase_add_test (tc, test_location_stop_finalize);
   tcase_add_test (tc, test_location_while_playing);
+  tcase_add_test (tc, test_location_flush);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_restarts);
   tcase_add_test (tc, test_audiofirfilter_check);
