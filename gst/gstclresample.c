@@ -1133,6 +1133,12 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
     GST_INFO_OBJECT (self, "now on OpenCL device '%s'",
         clr_device_get_name (self->device));
     g_object_notify (G_OBJECT (self), "device-name");
+    /* The allocation was decided for the old device: its page-locked
+     * allocator (decide_allocation ()) would go on serving this one, an
+     * extra copy a buffer, and keep the old device's context alive. The
+     * next buffer renegotiates (the same caps: the new engine was built
+     * for them) and takes the new device's. */
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
   }
   gst_cl_resample_job_free (job);
   return;

@@ -5,7 +5,9 @@
  * million-tap filter of the M-Scaler example (docs/elements.md), and the
  * arrival of every output buffer timed on the wall clock. Real elements, the real
  * OpenCL device. */
+#include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -660,6 +662,107 @@ GST_START_TEST (test_firfilter_location_live)
 
 GST_END_TEST;
 
+/* 44100 stereo frames of a tone at 44.1 kHz from `at`: 48000 frames, 384
+ * kB, out at 48 kHz, past the engine's direct output (page-locked output
+ * buffers on the staging path) */
+static GstBuffer *
+tone_second (guint64 at)
+{
+  const gsize n = IN_RATE;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * 2 * sizeof (float),
+      NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < 2 * n; i++)
+    ((float *) map.data)[i] = 0.5f * sinf (2.0f * G_PI * 1000.0f *
+        (float) (at + i / 2) / IN_RATE);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (at, GST_SECOND, IN_RATE);
+  GST_BUFFER_DURATION (buf) = GST_SECOND;
+  return buf;
+}
+
+/* the allocator of the one memory of the next output buffer, which must be
+ * page-locked (a reference) */
+static GstAllocator *
+pull_pinned (GstHarness * h, GstBuffer ** buf)
+{
+  GstMemory *mem;
+
+  *buf = gst_harness_pull (h);
+  fail_unless (*buf != NULL);
+  fail_unless_equals_int (gst_buffer_n_memory (*buf), 1);
+  mem = gst_buffer_peek_memory (*buf, 0);
+  fail_unless (gst_memory_is_type (mem, "ClrPinnedMemory"),
+      "output buffer not page-locked");
+  return gst_object_ref (mem->allocator);
+}
+
+/* `device` changed while playing (issue 46), where output buffers are
+ * page-locked (CLRESAMPLE_PINNED=1, as on GPUs) and there are two devices
+ * (POCL_DEVICES="pthread basic"; the redesign-two-devices run): the
+ * element renegotiates its allocation, so that the output buffers come
+ * from the new device's page-locked allocator, not the old one's (an extra
+ * copy, and the old device's context kept alive), and the old allocator
+ * goes once its last buffers are freed. */
+GST_START_TEST (test_device_change_allocator)
+{
+  const gchar *pinned = g_getenv ("CLRESAMPLE_PINNED");
+  ClrDevice *second = clr_device_acquire ("1", NULL);
+  GstHarness *h;
+  GstAllocator *a, *b;
+  GstBuffer *buf;
+  gchar *name0 = NULL, *name1 = NULL;
+  gpointer old;
+
+  if (!second || !pinned || !atoi (pinned)) {
+    g_print ("# skipped: needs two OpenCL devices and CLRESAMPLE_PINNED=1 "
+        "(the redesign-two-devices run)\n");
+    if (second)
+      clr_device_unref (second);
+    return;
+  }
+  clr_device_unref (second);
+  h = gst_harness_new ("clresample");
+  g_object_set (h->element, "device", "0", NULL);
+  gst_harness_set_sink_caps_str (h, "audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=48000,channels=2");
+  gst_harness_set_src_caps_str (h, "audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=44100,channels=2");
+  fail_unless_equals_int (gst_harness_push (h, tone_second (0)),
+      GST_FLOW_OK);
+  a = pull_pinned (h, &buf);
+  gst_buffer_unref (buf);
+  g_object_get (h->element, "device-name", &name0, NULL);
+
+  g_object_set (h->element, "device", "1", NULL);
+  /* the change applies at this buffer, allocated before it */
+  fail_unless_equals_int (gst_harness_push (h, tone_second (IN_RATE)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  g_object_get (h->element, "device-name", &name1, NULL);
+  fail_if (g_strcmp0 (name0, name1) == 0, "still on '%s'", name0);
+  fail_unless_equals_int (gst_harness_push (h, tone_second (2 * IN_RATE)),
+      GST_FLOW_OK);
+  b = pull_pinned (h, &buf);
+  gst_buffer_unref (buf);
+  fail_if (a == b, "the old device's allocator is still used");
+
+  /* nothing holds the old one but us */
+  old = a;
+  g_object_add_weak_pointer (G_OBJECT (a), &old);
+  gst_object_unref (a);
+  fail_unless (old == NULL, "the old device's allocator is kept");
+  gst_object_unref (b);
+  gst_harness_teardown (h);
+  g_free (name0);
+  g_free (name1);
+}
+
+GST_END_TEST;
+
 static Suite *
 redesign_suite (void)
 {
@@ -673,6 +776,7 @@ redesign_suite (void)
   tcase_add_test (tc, test_failed_device);
   tcase_add_test (tc, test_crossover_live);
   tcase_add_test (tc, test_firfilter_location_live);
+  tcase_add_test (tc, test_device_change_allocator);
   return s;
 }
 
