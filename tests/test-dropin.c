@@ -598,14 +598,15 @@ typedef struct
   gboolean is_buffer;
   GstEventType type;
   GstClockTime pts, duration;
-  gsize first, frames;          /* the buffer's samples in Trace.data */
+  gsize first, frames;          /* its first sample in Trace.data; frames */
   gboolean discont;
 } Item;
 
 typedef struct
 {
   GArray *items;
-  GArray *data;                 /* every buffer's samples, mono */
+  GArray *data;                 /* every buffer's samples, interleaved */
+  guint channels;               /* of the output */
   guint caps_in;                /* CAPS events the element's sink pad got */
 } Trace;
 
@@ -624,8 +625,8 @@ trace_probe (GstPad * pad, GstPadProbeInfo * info, Trace * t)
     it.discont = GST_BUFFER_IS_DISCONT (b);
     gst_buffer_map (b, &map, GST_MAP_READ);
     it.first = t->data->len;
-    it.frames = map.size / sizeof (float);
-    g_array_append_vals (t->data, map.data, it.frames);
+    it.frames = map.size / (t->channels * sizeof (float));
+    g_array_append_vals (t->data, map.data, it.frames * t->channels);
     gst_buffer_unmap (b, &map);
   } else {
     it.type = GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info));
@@ -667,18 +668,23 @@ set_reverb (GstElement * e)
   G_GNUC_END_IGNORE_DEPRECATIONS;
 }
 
-/* `factory` (clresample, audioresample, clfirfilter with set_reverb ())
- * from in_rate to out_rate, F32 mono, traced from here on */
+/* `factory` (clresample, audioresample; clfirfilter with set_reverb ();
+ * clcrossover in 2 bands of 255 taps, 2 channels out) from in_rate to
+ * out_rate, F32 mono in, traced from here on */
 static GstHarness *
 trace_harness (const gchar * factory, int in_rate, int out_rate, Trace * t)
 {
   GstHarness *h = gst_harness_new (factory);
+  const gboolean bands = strcmp (factory, "clcrossover") == 0;
   gchar *in = caps_str ("F32LE", in_rate, 1);
-  gchar *out = caps_str ("F32LE", out_rate, 1);
+  gchar *out = caps_str ("F32LE", out_rate, bands ? 2 : 1);
   GstPad *sink = gst_element_get_static_pad (h->element, "sink");
 
   if (g_str_has_suffix (factory, "firfilter"))
     set_reverb (h->element);
+  if (bands)
+    g_object_set (h->element, "frequencies", "1000", "taps", 255, NULL);
+  t->channels = bands ? 2 : 1;
   gst_harness_set_sink_caps_str (h, out);
   gst_harness_set_src_caps_str (h, in);
   g_free (in);
@@ -774,8 +780,8 @@ nth_event (const Trace * t, GstEventType type, guint n)
   return 0;
 }
 
-/* Item index i's samples from t->data (first, frames) of the buffers in
- * (a, b), concatenated */
+/* the samples of the buffers between items a and b (exclusive),
+ * concatenated */
 static GArray *
 pass_samples (const Trace * t, guint a, guint b)
 {
@@ -787,13 +793,13 @@ pass_samples (const Trace * t, guint a, guint b)
 
     if (it->is_buffer)
       g_array_append_vals (s, &g_array_index (t->data, float, it->first),
-          it->frames);
+          it->frames * t->channels);
   }
   return s;
 }
 
 static const gchar *const loop_elements[] = {
-  "audioresample", "clresample", "clfirfilter"
+  "audioresample", "clresample", "clfirfilter", "clcrossover"
 };
 
 /* A loop, as a player makes it: a non-flushing segment seek at
@@ -831,7 +837,8 @@ GST_START_TEST (test_segment_loop)
     fail_unless_equals_uint64 (n2, n1);
     a = pass_samples (&t, s1, s2);
     b = pass_samples (&t, s2, eos);
-    fail_unless (memcmp (a->data, b->data, n1 * sizeof (float)) == 0,
+    fail_unless (memcmp (a->data, b->data, n1 * t.channels *
+            sizeof (float)) == 0,
         "%s: the loop's second pass differs from its first", factory);
     g_array_unref (a);
     g_array_unref (b);
@@ -885,8 +892,8 @@ GST_START_TEST (test_equal_caps)
   eos = nth_event (&again, GST_EVENT_EOS, 1);
   fail_unless_equals_uint64 (check_pass (&again, s, eos, 0, factory), n);
   b = pass_samples (&again, s, eos);
-  fail_unless (memcmp (a->data, b->data, n * sizeof (float)) == 0,
-      "%s: equal caps changed the output", factory);
+  fail_unless (memcmp (a->data, b->data, n * plain.channels *
+          sizeof (float)) == 0, "%s: equal caps changed the output", factory);
   g_array_unref (a);
   g_array_unref (b);
   g_free (caps);
