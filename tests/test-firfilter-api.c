@@ -918,8 +918,9 @@ GST_START_TEST (test_location_flush)
   fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
 
   /* the stream again: its caps wait for the file, released later */
-  g_thread_unref (g_thread_new ("release", release_later, &w));
+  pusher = g_thread_new ("release", release_later, &w);
   gst_harness_set_src_caps_str (c.h, c.caps);
+  g_thread_join (pusher);
   fail_unless (gst_pad_has_current_caps (sink));
   fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 1);
   push_range (c.h, &f, x, 0, frames, &piece_len, 1, &piece);
