@@ -33,6 +33,10 @@
  * PLAYING: the filters are designed again and the new ones crossfaded over
  * one block (not the number of bands, which fixes the output's channels).
  *
+ * Reverse playback (a segment of negative rate): as clfirfilter, each
+ * buffer is split on its own, forwards, its tail drained before the next
+ * one; the bands of each buffer still sum to it.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 filesrc location=song.wav ! wavparse ! audioconvert ! \

@@ -25,16 +25,34 @@
  * `location`, an audio file of impulse responses: one channel gives the
  * same filter on every channel, as many channels as the stream one filter a
  * channel. Whichever of the two was set last is used. Both may change
- * while PLAYING: the new filter takes over at the next buffer, crossfaded
- * over one block from the old one's output (no DISCONT, no frame lost or
- * repeated). A file is read and decoded off the caller's thread: setting
- * `location` returns at once. A stream that has not started yet waits for
- * it, so that its first buffer is filtered by it. While PLAYING, a buffer
- * that is due (within 50 ms of the clock) goes on with the filter playing
- * until the file's is ready; where nobody waits for the output in real
- * time (no clock running: a file conversion, PAUSED; or a buffer further
- * ahead) the buffer waits for it, so that the output does not depend on
- * how fast the file was read.
+ * while PLAYING: the new filter's convolution (its spectra, the longest
+ * part of a change: built in line, a 480000-tap file stalled 10 ms
+ * buffers for 148 ms on two CPU cores) is built off the streaming thread
+ * while the old filter plays on, and takes over at the buffer after it is
+ * ready, crossfaded over one block from the old one's output (no DISCONT,
+ * no frame lost or repeated). A file is read and decoded off the caller's
+ * thread too: setting `location` returns at once. A stream that has not
+ * started yet waits for it, so that its first buffer is filtered by it (a
+ * flushing seek ends that wait: the stream's caps, sent again after the
+ * flush, wait again). While PLAYING, a buffer that is due (within 50 ms
+ * of the clock) goes on with the filter playing until the new one is read
+ * and built; where nobody waits for the output in real time (no clock
+ * running: a file conversion, PAUSED; or a buffer further ahead) the
+ * buffer waits for it, so that the output does not depend on how fast the
+ * file was read or the filter built.
+ *
+ * A new SEGMENT (a loop's segment seek, say), a new stream, new caps and
+ * EOS drain the frames owed first, with the old run's timestamps, as
+ * audioresample drains (audiofirfilter drains only at EOS and
+ * discontinuities, so a loop's tail would come after the new SEGMENT);
+ * caps equal to the current ones change nothing.
+ *
+ * Reverse playback (a segment of negative rate): each buffer is filtered
+ * on its own, forwards, its tail drained before the next buffer, as
+ * audiofirfilter does (which restarts at each from its timestamp check);
+ * here every buffer is a run of its own even where the step back is
+ * smaller than the timestamp jitter absorbed. The filter is not reversed:
+ * a reverb rings after each buffer's sound.
  *
  * ## As audiofirfilter
  *
@@ -87,6 +105,7 @@
 #include "gstclrwavfile.h"
 #include "gstclrcommon.h"
 #include "gstclrfirbase.h"
+#include "gstclrbuilder.h"
 #include "core/conv/clr-conv.h"
 
 GST_DEBUG_CATEGORY_STATIC (cl_fir_filter_debug);
@@ -187,7 +206,12 @@ struct _GstClFirFilter
   gboolean load_pending;        /* the last request is a load under way */
   gboolean reload;              /* ... cancelled by stop: again at start */
   gboolean unblock;             /* setup waits no more: going to READY */
-  GCond load_cond;              /* a load ended, or unblock */
+  gboolean flushing;            /* ... nor from FLUSH_START to FLUSH_STOP */
+  GCond load_cond;              /* a load ended, unblock or a flush */
+
+  /* live filter changes: the new convolution built on a thread of its own
+   * while the old filter plays on (gstclrbuilder.h) */
+  GstClrBuilder builder;
 
   /* streaming state: the streaming thread, start/stop and setup; the
    * device (stream.device) set under the object lock */
@@ -226,6 +250,8 @@ static void gst_cl_fir_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 static GstStateChangeReturn gst_cl_fir_filter_change_state (GstElement *
     element, GstStateChange transition);
+static gboolean gst_cl_fir_filter_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
 static void gst_cl_fir_filter_reset_stream (GstClFirFilter * self);
 
 static guint gst_cl_fir_filter_signals[LAST_SIGNAL] = { 0 };
@@ -753,6 +779,69 @@ gst_cl_fir_filter_start_load (GstClFirFilter * self)
   return NULL;
 }
 
+/* ---- convolutions off the streaming thread ---------------------------- */
+
+/* A filter's convolution for the builder's thread (gstclrbuilder.h), or for
+ * setup to make in line: all it needs, none of the element's state. */
+typedef struct
+{
+  FirTaps *taps;                /* the filter; the one running: build none */
+  gboolean build;
+  ClrDevice *device;
+  ClrConvConfig cfg;            /* its taps those of `taps` */
+  /* the stream it was made for */
+  GstAudioInfo info;
+  guint block;
+  ClrConvFormat cfmt;
+  /* made by fir_job_build () */
+  ClrConv *conv;
+  GError *error;                /* why `taps` cannot be used */
+} FirJob;
+
+static void
+fir_job_free (gpointer data)
+{
+  FirJob *job = data;
+
+  if (job->conv)
+    clr_conv_free (job->conv);
+  if (job->device)
+    clr_device_unref (job->device);
+  fir_taps_unref (job->taps);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+/* GstClrBuildFunc: the filter checked against the stream, then its
+ * convolution (the filter's spectra and the device's buffers: the part
+ * that takes long, 58-63 ms for 480000 stereo taps on two CPU cores). */
+static void
+fir_job_build (gpointer data)
+{
+  FirJob *job = data;
+  guint ch = GST_AUDIO_INFO_CHANNELS (&job->info);
+  gchar *why;
+
+  if (!job->build)
+    return;
+  why = fir_taps_check (job->taps);
+  if (!why && job->taps->n_filters != 1 && job->taps->n_filters != ch)
+    why = g_strdup_printf ("%s holds %u channels of filters but the stream "
+        "has %u channels: give 1 (the same filter on every channel) or %u "
+        "(one a channel)", job->taps->origin, job->taps->n_filters, ch, ch);
+  if (why) {
+    g_set_error_literal (&job->error, CLR_ERROR, CLR_ERROR_INVALID, why);
+    g_free (why);
+    return;
+  }
+  job->conv = clr_conv_new (job->device, &job->cfg, &job->error);
+  /* no object named: the element may be stopping, waiting for this
+   * thread; tests/test-firfilter-api.c follows builds by these words */
+  if (job->conv)
+    GST_INFO ("the convolution of %s is built: %" G_GSIZE_FORMAT " taps x %u",
+        job->taps->origin, job->taps->n_taps, job->taps->n_filters);
+}
+
 /* ---- GObject ---------------------------------------------------------- */
 
 static void
@@ -867,6 +956,7 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cl_fir_filter_change_state);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_start);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_fir_filter_stop);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cl_fir_filter_transform_caps);
@@ -898,6 +988,8 @@ gst_cl_fir_filter_init (GstClFirFilter * self)
   self->filter = fir_taps_ref (self->kernel);
   self->loads = g_ptr_array_new ();
   g_cond_init (&self->load_cond);
+  gst_clr_builder_init (&self->builder, "clr-fir-build", fir_job_build,
+      fir_job_free);
   self->latency = DEFAULT_LATENCY;
   self->block_size = DEFAULT_BLOCK_SIZE;
   self->drain_on_changes = DEFAULT_DRAIN_ON_CHANGES;
@@ -919,6 +1011,7 @@ gst_cl_fir_filter_finalize (GObject * object)
                 i))->cancelled, 1);
   fir_load_jobs_join (self->loads);
   g_cond_clear (&self->load_cond);
+  gst_clr_builder_clear (&self->builder);
   fir_taps_unref (self->filter);
   fir_taps_unref (self->kernel);
   fir_taps_unref (self->refused_taps);
@@ -1065,43 +1158,66 @@ gst_cl_fir_filter_free_conv (GstClFirFilter * self)
   g_clear_pointer (&self->active, fir_taps_unref);
 }
 
-/* A convolution of `taps` for the stream's format, or NULL with *err
- * saying why in words that name the filter. */
-static ClrConv *
-gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
-    GError ** err)
+/* The convolution of `taps` for the stream as it is now, as a job (built
+ * by fir_job_build (), here or on the builder's thread). */
+static FirJob *
+gst_cl_fir_filter_prepare (GstClFirFilter * self, FirTaps * taps)
 {
-  guint ch = GST_AUDIO_INFO_CHANNELS (&self->info);
-  ClrConvConfig cfg = { 0 };
-  gchar *why = fir_taps_check (taps);
-  ClrConv *conv;
+  FirJob *job = g_new0 (FirJob, 1);
 
-  if (!why && taps->n_filters != 1 && taps->n_filters != ch)
-    why = g_strdup_printf ("%s holds %u channels of filters but the stream "
-        "has %u channels: give 1 (the same filter on every channel) or %u "
-        "(one a channel)", taps->origin, taps->n_filters, ch, ch);
-  if (why) {
-    g_set_error_literal (err, CLR_ERROR, CLR_ERROR_INVALID, why);
-    g_free (why);
-    return NULL;
-  }
-  cfg.channels = ch;
-  cfg.block = self->parent.stream.block;
-  cfg.format = self->parent.stream.cfmt;
-  cfg.taps = (const double *const *) taps->taps;
-  cfg.n_taps = taps->n_taps;
-  cfg.n_filters = taps->n_filters;
-  cfg.history = hist_frames (self, taps);
+  job->taps = fir_taps_ref (taps);
+  job->build = taps != self->active;
+  job->device = clr_device_ref (self->parent.stream.device);
+  job->info = self->info;
+  job->block = self->parent.stream.block;
+  job->cfmt = self->parent.stream.cfmt;
+  job->cfg.channels = GST_AUDIO_INFO_CHANNELS (&self->info);
+  job->cfg.block = job->block;
+  job->cfg.format = job->cfmt;
+  job->cfg.taps = (const double *const *) taps->taps;
+  job->cfg.n_taps = taps->n_taps;
+  job->cfg.n_filters = taps->n_filters;
+  job->cfg.history = hist_frames (self, taps);
   /* the engine's samples laid out as the stream's: interleaved float
    * buffers then go in and out whole (gstclrfirstream.c) */
-  cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
+  job->cfg.interleaved = GST_AUDIO_INFO_LAYOUT (&self->info) ==
       GST_AUDIO_LAYOUT_INTERLEAVED;
-  conv = clr_conv_new (self->parent.stream.device, &cfg, err);
-  if (conv && taps->rate > 0 && taps->rate != GST_AUDIO_INFO_RATE (&self->info))
+  return job;
+}
+
+/* A filter taken: a file recorded at another rate is used as it is, and
+ * said so. */
+static void
+gst_cl_fir_filter_check_rate (GstClFirFilter * self, const FirTaps * taps)
+{
+  if (taps->rate > 0 && taps->rate != GST_AUDIO_INFO_RATE (&self->info))
     GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The filter file %s was "
             "recorded at %d Hz, the stream runs at %d Hz: its taps are used "
             "as they are", taps->origin, taps->rate,
             GST_AUDIO_INFO_RATE (&self->info)), (NULL));
+}
+
+/* A convolution of `taps` for the stream's format, made now (setup: a new
+ * stream waits for its filter anyway), or NULL with *err saying why in
+ * words that name the filter. */
+static ClrConv *
+gst_cl_fir_filter_build_conv (GstClFirFilter * self, FirTaps * taps,
+    GError ** err)
+{
+  FirJob *job;
+  ClrConv *conv;
+
+  /* a new stream: a change still being built was for the one before */
+  gst_clr_builder_cancel (&self->builder);
+  g_clear_pointer (&self->active, fir_taps_unref);
+  job = gst_cl_fir_filter_prepare (self, taps);
+  fir_job_build (job);
+  conv = g_steal_pointer (&job->conv);
+  if (conv)
+    gst_cl_fir_filter_check_rate (self, taps);
+  else
+    g_propagate_error (err, g_steal_pointer (&job->error));
+  fir_job_free (job);
   return conv;
 }
 
@@ -1137,12 +1253,15 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   GST_OBJECT_LOCK (self);
   /* a file still loading is waited for, so that the first buffer is
    * filtered by it (a load ends within CLR_FIR_LOAD_TIMEOUT); going to
-   * READY lets go */
-  while (self->load_pending && !self->unblock)
+   * READY lets go, and so does a flush (the wait holds the stream lock,
+   * which a flushing seek's FLUSH_STOP takes): the caps are refused, and
+   * come again after the flush, to wait for the file again */
+  while (self->load_pending && !self->unblock && !self->flushing)
     g_cond_wait (&self->load_cond, GST_OBJECT_GET_LOCK (self));
   if (self->load_pending) {
     GST_OBJECT_UNLOCK (self);
-    GST_DEBUG_OBJECT (self, "stopped while waiting for the filter file");
+    GST_DEBUG_OBJECT (self, "stopped or flushed while waiting for the "
+        "filter file");
     return FALSE;
   }
   taps = fir_taps_ref (self->filter);
@@ -1231,6 +1350,8 @@ gst_cl_fir_filter_stop (GstBaseTransform * trans)
   }
   GST_OBJECT_UNLOCK (self);
 
+  /* a filter still being built belongs to this run */
+  gst_clr_builder_cancel (&self->builder);
   gst_cl_fir_filter_free_conv (self);
   gst_clr_close_device (GST_ELEMENT (self), &self->parent.stream.device);
   gst_audio_info_init (&self->info);
@@ -1250,6 +1371,7 @@ gst_cl_fir_filter_change_state (GstElement * element,
     case GST_STATE_CHANGE_READY_TO_PAUSED:
       GST_OBJECT_LOCK (self);
       self->unblock = FALSE;
+      self->flushing = FALSE;
       GST_OBJECT_UNLOCK (self);
       break;
     case GST_STATE_CHANGE_PAUSED_TO_READY:
@@ -1264,6 +1386,34 @@ gst_cl_fir_filter_change_state (GstElement * element,
       break;
   }
   return GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+}
+
+/* FLUSH_START (from the thread of a flushing seek) ends a setup's wait
+ * for a load, until FLUSH_STOP, which comes through once the setup let go
+ * of the stream lock. A flag of the element's own, not the pad's: a
+ * flushing seek clears that at FLUSH_STOP, before FLUSH_STOP waits for
+ * the stream lock, and a setup woken late would wait again. */
+static gboolean
+gst_cl_fir_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClFirFilter *self = GST_CL_FIR_FILTER (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      GST_OBJECT_LOCK (self);
+      self->flushing = TRUE;
+      g_cond_broadcast (&self->load_cond);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      GST_OBJECT_LOCK (self);
+      self->flushing = FALSE;
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 static GstCaps *
@@ -1318,38 +1468,84 @@ gst_cl_fir_filter_drain (GstClFirFilter * self)
   return gst_clr_fir_base_drain (GST_CLR_FIR_BASE (self));
 }
 
-/* The filter last set takes over: a new convolution primed with the kept
- * input, then one block crossfaded from the old one's output. A change
- * during a crossfade waits for its end; a filter that cannot be used is
- * refused with a warning, and the old one goes on. */
+/* The filter last set goes to the builder's thread, which makes its
+ * convolution while the old filter plays on. Every change makes a job,
+ * even a change back to the filter running (which builds nothing): it
+ * supersedes the jobs before it, whose filters are no longer asked for. */
 static void
-gst_cl_fir_filter_apply_filter (GstClFirFilter * self)
+gst_cl_fir_filter_queue_filter (GstClFirFilter * self)
 {
   FirTaps *taps;
-  ClrConv *conv;
-  GError *err = NULL;
 
-  if (self->parent.stream.old_conv)
-    return;
   GST_OBJECT_LOCK (self);
   taps = fir_taps_ref (self->filter);
   self->filter_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  if (taps == self->active) {
-    fir_taps_unref (taps);
+  GST_DEBUG_OBJECT (self, "the filter from %s: %" G_GSIZE_FORMAT " taps x "
+      "%u%s", taps->origin, taps->n_taps, taps->n_filters,
+      taps == self->active ? ", the one running" : ", building it");
+  gst_clr_builder_submit (&self->builder, gst_cl_fir_filter_prepare (self,
+          taps));
+  fir_taps_unref (taps);
+}
+
+/* The filter built last takes over: the new convolution primed with the
+ * kept input, then one block crossfaded from the old one's output (with
+ * drain-on-changes=FALSE the old run ends here instead, and the new
+ * filter starts on silence). Until it is built the old filter plays on
+ * (where nobody waits in real time the buffer waits for it); one built
+ * during a crossfade waits for its end. A filter that cannot be used is
+ * refused with a warning, and the old one goes on. */
+static void
+gst_cl_fir_filter_apply_filter (GstClFirFilter * self, GstBuffer * buf,
+    gboolean drain_on_changes)
+{
+  GError *err = NULL;
+  FirTaps *taps;
+  FirJob *job;
+
+  if (self->parent.stream.old_conv)
+    return;
+  if (gst_clr_builder_busy (&self->builder))
+    gst_clr_builder_wait (&self->builder, GST_BASE_TRANSFORM (self), buf);
+  job = gst_clr_builder_take (&self->builder);
+  if (!job)
+    return;
+  if (!gst_audio_info_is_equal (&job->info, &self->info)
+      || job->block != self->parent.stream.block
+      || job->cfmt != self->parent.stream.cfmt
+      || job->device != self->parent.stream.device) {
+    /* made for a stream that new caps replaced: again, for this one */
+    fir_job_free (job);
+    gst_cl_fir_filter_queue_filter (self);
     return;
   }
-  conv = gst_cl_fir_filter_build_conv (self, taps, &err);
+  if (job->taps == self->active) {
+    fir_job_free (job);
+    return;
+  }
+  if (!job->conv) {
+    err = g_steal_pointer (&job->error);
+    goto failed;
+  }
+  /* drain-on-changes=FALSE, as audiofirfilter: the old filter's run ends
+   * at the change, and the new filter starts on silence (no crossfade) */
+  if (!drain_on_changes && self->parent.stream.run.started)
+    gst_cl_fir_filter_drain (self);
+  taps = job->taps;
   /* primed with max (old taps, CLR_FIR_HISTORY_TAPS) - 1 + B frames at
-   * most: exact for a filter no longer than both */
-  if (!conv || !gst_clr_fir_stream_swap (&self->parent.stream, conv, NULL,
-          taps->n_taps, &err))
+   * most: exact for a filter no longer than both; the swap takes the
+   * convolution, and frees it if it fails */
+  if (!gst_clr_fir_stream_swap (&self->parent.stream,
+          g_steal_pointer (&job->conv), NULL, taps->n_taps, &err))
     goto failed;
   fir_taps_unref (self->active);
-  self->active = taps;
+  self->active = fir_taps_ref (taps);
+  gst_cl_fir_filter_check_rate (self, taps);
   GST_INFO_OBJECT (self, "new filter: %" G_GSIZE_FORMAT " taps x %u from %s"
       "%s", taps->n_taps, taps->n_filters, taps->origin,
       self->parent.stream.old_conv ? ", crossfading" : "");
+  fir_job_free (job);
   return;
 
 failed:
@@ -1357,7 +1553,7 @@ failed:
       ("Could not use the new filter; going on with the old one: %s",
           err->message), (NULL));
   g_error_free (err);
-  fir_taps_unref (taps);
+  fir_job_free (job);
 }
 
 /* A `location` file still loading while PLAYING: where nobody waits for
@@ -1426,11 +1622,10 @@ gst_cl_fir_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
     else
       gst_cl_fir_filter_reset_stream (self);
   }
-  /* drain-on-changes=FALSE, as audiofirfilter: the old filter's run ends
-   * too, and the new filter starts on silence (no crossfade) */
-  if (changed && !drain_on_changes && self->parent.stream.run.started)
-    gst_cl_fir_filter_drain (self);
+  /* the new convolution is built off this thread: no stall of the stream
+   * while a long filter is transformed */
   if (changed)
-    gst_cl_fir_filter_apply_filter (self);
+    gst_cl_fir_filter_queue_filter (self);
+  gst_cl_fir_filter_apply_filter (self, buf, drain_on_changes);
 }
 

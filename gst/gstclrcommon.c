@@ -228,8 +228,10 @@ GstBuffer *
 gst_clr_clip_input (GstBaseTransform * trans, const GstAudioInfo * info,
     GstBuffer * input)
 {
-  if (!gst_base_transform_is_passthrough (trans)
-      && GST_AUDIO_INFO_IS_VALID (info)
+  /* in passthrough too: samples outside the segment are not to be played,
+   * whatever the element does to the others (audioresample clips there
+   * as well) */
+  if (GST_AUDIO_INFO_IS_VALID (info)
       && trans->segment.format == GST_FORMAT_TIME
       && GST_BUFFER_PTS_IS_VALID (input))
     input = gst_audio_buffer_clip (input, &trans->segment,
@@ -243,6 +245,18 @@ gst_clr_is_discont (GstElement * element, GstBuffer * buf, GstClockTime t0,
 {
   GstClockTime pts = GST_BUFFER_PTS (buf);
   gboolean jump = FALSE;
+
+  /* Reverse playback: the buffers come in reverse order, each forwards
+   * inside (as decoders give them), so no buffer continues the one before
+   * and each is a run of its own, whatever its timestamp says (10 ms
+   * buffers step back by 20 ms, within the jitter absorbed below).
+   * audioresample and audiofirfilter restart at each too, from their
+   * timestamp checks. */
+  if (GST_IS_BASE_TRANSFORM (element)
+      && GST_BASE_TRANSFORM (element)->segment.rate < 0.0) {
+    GST_LOG_OBJECT (element, "reverse playback: a run a buffer");
+    return TRUE;
+  }
 
   if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (t0)) {
     GstClockTime expected = t0 + gst_util_uint64_scale_int (frames_in,
@@ -350,4 +364,36 @@ gst_clr_clock_reached (GstElement * element, GstClock * clock,
   now = gst_clock_get_time (clock);
   base = gst_element_get_base_time (element);
   return now >= base && now - base + margin > running;
+}
+
+gboolean
+gst_clr_event_ends_run (GstBaseTransform * trans, GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps, *current;
+      gboolean same;
+
+      /* the same caps again change nothing: basetransform skips them */
+      gst_event_parse_caps (event, &caps);
+      current = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+      same = current && gst_caps_is_equal (caps, current);
+      if (current)
+        gst_caps_unref (current);
+      return !same;
+    }
+    case GST_EVENT_SEGMENT:{
+      const GstSegment *segment;
+
+      /* the same segment again (sent anew, say after a reconfiguration)
+       * is no new run */
+      gst_event_parse_segment (event, &segment);
+      return !gst_segment_is_equal (segment, &trans->segment);
+    }
+    case GST_EVENT_STREAM_START:
+    case GST_EVENT_EOS:
+      return TRUE;
+    default:
+      return FALSE;
+  }
 }

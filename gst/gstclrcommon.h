@@ -116,9 +116,17 @@ GstBuffer *gst_clr_clip_input (GstBaseTransform * trans,
 
 /* Whether `buf` breaks the stream: marked DISCONT, or timestamped more than
  * GST_CLR_DISCONT_THRESHOLD away from where frames_in frames of a run that
- * started at t0 end. */
+ * started at t0 end; in reverse playback (a segment of negative rate)
+ * every buffer. */
 gboolean gst_clr_is_discont (GstElement * element, GstBuffer * buf,
     GstClockTime t0, guint64 frames_in, gint rate);
+
+/* Whether a serialized event ends the run, so that its tail goes out
+ * before the event does, with the old timestamps, as audioresample drains:
+ * EOS, STREAM_START, CAPS other than the current ones (equal caps change
+ * nothing), a SEGMENT other than the current one (a loop's segment seek
+ * starts the same stretch again, a seek somewhere else). */
+gboolean gst_clr_event_ends_run (GstBaseTransform * trans, GstEvent * event);
 
 /* Where a buffer is due in real time: the clock the buffer is waited on
  * against (a reference, NULL where it has no running time or the element

@@ -21,7 +21,20 @@
  * should have; at EOS the filter tail is drained so that N input frames give
  * exactly ceil(N * out_rate / in_rate) output frames; the output does not
  * depend on how the input is cut into buffers; equal rates pass through
- * untouched.
+ * untouched (clipped to the segment, as audioresample clips).
+ *
+ * A new SEGMENT (a loop's segment seek, say), a new stream, new caps and
+ * EOS drain the filter's tail first, with the old run's timestamps, as
+ * audioresample does; unlike audioresample, the very same SEGMENT sent
+ * again drains nothing, and neither do caps equal to the current ones.
+ *
+ * Reverse playback (a segment of negative rate) works as in audioresample:
+ * each buffer, forwards inside as decoders give them, is converted on its
+ * own, its filter tail drained before the next one, and its output starts
+ * with DISCONT at its timestamp; equal rates pass through. Unlike
+ * audioresample, every buffer is a run of its own even when it is not
+ * marked DISCONT and steps back by less than the timestamp jitter the
+ * element absorbs (10 ms buffers).
  *
  * ## Example launch lines
  * |[
@@ -1120,6 +1133,12 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
     GST_INFO_OBJECT (self, "now on OpenCL device '%s'",
         clr_device_get_name (self->device));
     g_object_notify (G_OBJECT (self), "device-name");
+    /* The allocation was decided for the old device: its page-locked
+     * allocator (decide_allocation ()) would go on serving this one, an
+     * extra copy a buffer, and keep the old device's context alive. The
+     * next buffer renegotiates (the same caps: the new engine was built
+     * for them) and takes the new device's. */
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
   }
   gst_cl_resample_job_free (job);
   return;
@@ -1232,7 +1251,9 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf,
       gst_query_parse_latency (query, &self->upstream_live, NULL, NULL);
     gst_query_unref (query);
   }
-  return !self->upstream_live
+  /* in reverse playback each buffer is a run of its own: nothing to
+   * gather */
+  return !self->upstream_live && trans->segment.rate > 0.0
       && !GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)
       && gst_cl_resample_ahead_of_clock (self, buf, lead);
 }
@@ -1453,39 +1474,23 @@ gst_cl_resample_sink_event (GstBaseTransform * trans, GstEvent * event)
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
   switch (GST_EVENT_TYPE (event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_CAPS:
-      /* the tail belongs to the old format, before the event passes on */
-      gst_cl_resample_drain (self);
-      break;
     case GST_EVENT_FLUSH_STOP:
       gst_cl_resample_reset_stream (self);
       self->run.pending_flow = GST_FLOW_OK;
       break;
-    case GST_EVENT_SEGMENT:{
-      const GstSegment *segment;
-
-      gst_event_parse_segment (event, &segment);
-      if (segment->format == GST_FORMAT_TIME && segment->rate < 0.0)
-        goto reverse;
-      gst_cl_resample_flush_held (self);
-      break;
-    }
     default:
+      /* The run's tail belongs before an event that ends it (EOS, new
+       * caps, a loop's or a seek's new segment, a new stream), with the
+       * old timestamps, as audioresample drains; equal caps or the same
+       * segment again change nothing. */
+      if (gst_clr_event_ends_run (trans, event))
+        gst_cl_resample_drain (self);
       /* the output of held input comes before what followed it */
-      if (GST_EVENT_IS_SERIALIZED (event))
+      else if (GST_EVENT_IS_SERIALIZED (event))
         gst_cl_resample_flush_held (self);
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
-
-reverse:
-  GST_ELEMENT_ERROR (self, STREAM, NOT_IMPLEMENTED,
-      ("clresample does not support reverse playback (negative rate)"),
-      ("put clresample where the stream runs forwards, or resample after "
-          "reversing"));
-  gst_event_unref (event);
-  return FALSE;
 }
 
 static gboolean

@@ -116,8 +116,9 @@ gst_clr_fir_base_generate_output (GstBaseTransform * trans,
       trans, outbuf);
 }
 
-/* EOS and CAPS drain first (the tail belongs to the old format),
- * FLUSH_STOP resets. */
+/* An event that ends the run (EOS, new caps or segment, a new stream:
+ * gst_clr_event_ends_run ()) drains first, so that the tail goes out with
+ * the old run's timestamps before it; FLUSH_STOP resets. */
 static gboolean
 gst_clr_fir_base_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -126,7 +127,10 @@ gst_clr_fir_base_sink_event (GstBaseTransform * trans, GstEvent * event)
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
     case GST_EVENT_CAPS:
-      gst_clr_fir_base_drain (self);
+    case GST_EVENT_SEGMENT:
+    case GST_EVENT_STREAM_START:
+      if (gst_clr_event_ends_run (trans, event))
+        gst_clr_fir_base_drain (self);
       break;
     case GST_EVENT_FLUSH_STOP:
       reset_run (self);

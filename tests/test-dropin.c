@@ -590,6 +590,499 @@ GST_START_TEST (test_latency_query_from_other_thread)
 
 GST_END_TEST;
 
+/* ---- what players do (issue 46): loops, reverse play, equal caps ------- */
+
+/* What reached the harness's sink pad, in order: buffers and events. */
+typedef struct
+{
+  gboolean is_buffer;
+  GstEventType type;
+  GstClockTime pts, duration;
+  gsize first, frames;          /* its first sample in Trace.data; frames */
+  gboolean discont;
+} Item;
+
+typedef struct
+{
+  GArray *items;
+  GArray *data;                 /* every buffer's samples, interleaved */
+  guint channels;               /* of the output */
+  guint caps_in;                /* CAPS events the element's sink pad got */
+} Trace;
+
+static GstPadProbeReturn
+trace_probe (GstPad * pad, GstPadProbeInfo * info, Trace * t)
+{
+  Item it = { 0 };
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    GstMapInfo map;
+
+    it.is_buffer = TRUE;
+    it.pts = GST_BUFFER_PTS (b);
+    it.duration = GST_BUFFER_DURATION (b);
+    it.discont = GST_BUFFER_IS_DISCONT (b);
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    it.first = t->data->len;
+    it.frames = map.size / (t->channels * sizeof (float));
+    g_array_append_vals (t->data, map.data, it.frames * t->channels);
+    gst_buffer_unmap (b, &map);
+  } else {
+    it.type = GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info));
+  }
+  g_array_append_val (t->items, it);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+count_caps (GstPad * pad, GstPadProbeInfo * info, Trace * t)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS)
+    t->caps_in++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* A decaying 2048-tap noise filter: a reverb's tail, which a needless
+ * drain would cut */
+static void
+set_reverb (GstElement * e)
+{
+  GValueArray *va;
+  GValue v = G_VALUE_INIT;
+  guint32 seed = 7;
+  gsize k, taps = 2048;
+
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
+  va = g_value_array_new (taps);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  for (k = 0; k < taps; k++) {
+    seed = seed * 1664525u + 1013904223u;
+    g_value_set_double (&v, ((seed >> 8) / 8388608.0 - 1.0) *
+        pow (10.0, -3.0 * k / taps) / 64.0);
+    g_value_array_append (va, &v);
+  }
+  g_value_unset (&v);
+  g_object_set (e, "kernel", va, NULL);
+  g_value_array_free (va);
+  G_GNUC_END_IGNORE_DEPRECATIONS;
+}
+
+/* `factory` (clresample, audioresample; clfirfilter with set_reverb ();
+ * clcrossover in 2 bands of 255 taps, 2 channels out) from in_rate to
+ * out_rate, F32 mono in, traced from here on */
+static GstHarness *
+trace_harness (const gchar * factory, int in_rate, int out_rate, Trace * t)
+{
+  GstHarness *h = gst_harness_new (factory);
+  const gboolean bands = strcmp (factory, "clcrossover") == 0;
+  gchar *in = caps_str ("F32LE", in_rate, 1);
+  gchar *out = caps_str ("F32LE", out_rate, bands ? 2 : 1);
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+
+  if (g_str_has_suffix (factory, "firfilter"))
+    set_reverb (h->element);
+  if (bands)
+    g_object_set (h->element, "frequencies", "1000", "taps", 255, NULL);
+  t->channels = bands ? 2 : 1;
+  gst_harness_set_sink_caps_str (h, out);
+  gst_harness_set_src_caps_str (h, in);
+  g_free (in);
+  g_free (out);
+  t->items = g_array_new (FALSE, TRUE, sizeof (Item));
+  t->data = g_array_new (FALSE, FALSE, sizeof (float));
+  t->caps_in = 0;
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      (GstPadProbeCallback) count_caps, t, NULL);
+  gst_object_unref (sink);
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      (GstPadProbeCallback) trace_probe, t, NULL);
+  return h;
+}
+
+static void
+trace_clear (Trace * t)
+{
+  g_array_unref (t->items);
+  g_array_unref (t->data);
+}
+
+static void
+push_segment (GstHarness * h, gdouble rate, GstClockTime start,
+    GstClockTime stop, GstClockTime base)
+{
+  GstSegment seg;
+
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.rate = rate;
+  seg.start = start;
+  seg.stop = stop;
+  seg.time = start;
+  seg.position = rate < 0 ? stop : start;
+  seg.base = base;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)),
+      "SEGMENT refused (rate %g)", rate);
+}
+
+/* frames [at, at + n) of tone_buffer () pushed in pieces of `piece` */
+static void
+push_tone (GstHarness * h, guint64 at, gsize n, gsize piece, int rate)
+{
+  gsize done;
+
+  for (done = 0; done < n; done += piece)
+    fail_unless_equals_int (gst_harness_push (h, tone_buffer (at + done,
+                MIN (piece, n - done), rate, FALSE)), GST_FLOW_OK);
+}
+
+/* The buffers between items a and b (exclusive): contiguous, the first at
+ * `start` with DISCONT, the rest without (not looked at where the element
+ * passes through: basetransform leaves the flags as they came); returns
+ * their frames. */
+static gsize
+check_pass (const Trace * t, guint a, guint b, GstClockTime start,
+    const gchar * what)
+{
+  const gboolean flags = !strstr (what, "passthrough");
+  GstClockTime end = start;
+  gsize frames = 0;
+  guint i;
+
+  for (i = a + 1; i < b; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+
+    if (!it->is_buffer)
+      continue;
+    fail_unless_equals_clocktime (it->pts, end);
+    if (flags)
+      fail_unless_equals_int (it->discont, end == start);
+    end = it->pts + it->duration;
+    frames += it->frames;
+  }
+  fail_unless (frames > 0, "%s: no output", what);
+  return frames;
+}
+
+/* the index of the n-th (from 1) event of `type`, failing if none */
+static guint
+nth_event (const Trace * t, GstEventType type, guint n)
+{
+  guint i;
+
+  for (i = 0; i < t->items->len; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+
+    if (!it->is_buffer && it->type == type && --n == 0)
+      return i;
+  }
+  fail ("no event %s #%u", gst_event_type_get_name (type), n);
+  return 0;
+}
+
+/* the samples of the buffers between items a and b (exclusive),
+ * concatenated */
+static GArray *
+pass_samples (const Trace * t, guint a, guint b)
+{
+  GArray *s = g_array_new (FALSE, FALSE, sizeof (float));
+  guint i;
+
+  for (i = a + 1; i < b; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+
+    if (it->is_buffer)
+      g_array_append_vals (s, &g_array_index (t->data, float, it->first),
+          it->frames * t->channels);
+  }
+  return s;
+}
+
+static const gchar *const loop_elements[] = {
+  "audioresample", "clresample", "clfirfilter", "clcrossover"
+};
+
+/* A loop, as a player makes it: a non-flushing segment seek at
+ * SEGMENT_DONE, the same 4096 frames again. Each pass's output, the old
+ * run's tail included, comes before the next SEGMENT, stamped from 0 to
+ * the pass's end; the second pass starts at 0 with DISCONT and is the
+ * first again, sample for sample. As audioresample. */
+GST_START_TEST (test_segment_loop)
+{
+  const gchar *factory = loop_elements[__i__];
+  const int in_rate = 44100, out_rate =
+      g_str_has_suffix (factory, "resample") ? 48000 : 44100;
+  const GstClockTime pass = gst_util_uint64_scale_int_round (4096,
+      GST_SECOND, in_rate);
+  Trace t;
+  GstHarness *h = trace_harness (factory, in_rate, out_rate, &t);
+  guint s1, s2, eos;
+  gsize n1, n2;
+  GArray *a, *b;
+
+  push_segment (h, 1.0, 0, pass, 0);
+  push_tone (h, 0, 4096, 1024, in_rate);
+  push_segment (h, 1.0, 0, pass, pass);
+  push_tone (h, 0, 4096, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  s1 = nth_event (&t, GST_EVENT_SEGMENT, 1);
+  s2 = nth_event (&t, GST_EVENT_SEGMENT, 2);
+  eos = nth_event (&t, GST_EVENT_EOS, 1);
+  n1 = check_pass (&t, s1, s2, 0, factory);
+  n2 = check_pass (&t, s2, eos, 0, factory);
+  if (g_str_has_prefix (factory, "cl")) {
+    /* exactly N out for N in, each pass the same */
+    fail_unless_equals_uint64 (n1,
+        gst_util_uint64_scale_int_ceil (4096, out_rate, in_rate));
+    fail_unless_equals_uint64 (n2, n1);
+    a = pass_samples (&t, s1, s2);
+    b = pass_samples (&t, s2, eos);
+    fail_unless (memcmp (a->data, b->data, n1 * t.channels *
+            sizeof (float)) == 0,
+        "%s: the loop's second pass differs from its first", factory);
+    g_array_unref (a);
+    g_array_unref (b);
+  } else {
+    /* its reset converter starts a frame off the fresh one's */
+    fail_unless (n2 + 1 >= n1 && n2 <= n1 + 1);
+  }
+  trace_clear (&t);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* CAPS equal to the current ones, sent again mid-stream (an upstream
+ * renegotiation that changed nothing): nothing changes, no drain, no
+ * DISCONT, the same samples as without it. As audioresample, whose base
+ * class skips them. */
+GST_START_TEST (test_equal_caps)
+{
+  const gchar *factory = loop_elements[__i__];
+  const int in_rate = 44100, out_rate =
+      g_str_has_suffix (factory, "resample") ? 48000 : 44100;
+  Trace plain, again;
+  GstHarness *h;
+  guint s, eos;
+  gchar *caps = caps_str ("F32LE", in_rate, 1);
+  GArray *a, *b;
+  gsize n;
+
+  h = trace_harness (factory, in_rate, out_rate, &plain);
+  push_segment (h, 1.0, 0, GST_CLOCK_TIME_NONE, 0);
+  push_tone (h, 0, 8192, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  h = trace_harness (factory, in_rate, out_rate, &again);
+  push_segment (h, 1.0, 0, GST_CLOCK_TIME_NONE, 0);
+  push_tone (h, 0, 4096, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_caps (gst_caps_from_string (caps))));
+  fail_unless_equals_int (again.caps_in, 1);    /* it reached the element */
+  push_tone (h, 4096, 4096, 1024, in_rate);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  s = nth_event (&plain, GST_EVENT_SEGMENT, 1);
+  eos = nth_event (&plain, GST_EVENT_EOS, 1);
+  n = check_pass (&plain, s, eos, 0, factory);
+  a = pass_samples (&plain, s, eos);
+  s = nth_event (&again, GST_EVENT_SEGMENT, 1);
+  eos = nth_event (&again, GST_EVENT_EOS, 1);
+  fail_unless_equals_uint64 (check_pass (&again, s, eos, 0, factory), n);
+  b = pass_samples (&again, s, eos);
+  fail_unless (memcmp (a->data, b->data, n * plain.channels *
+          sizeof (float)) == 0, "%s: equal caps changed the output", factory);
+  g_array_unref (a);
+  g_array_unref (b);
+  g_free (caps);
+  trace_clear (&plain);
+  trace_clear (&again);
+}
+
+GST_END_TEST;
+
+/* Equal rates pass through, clipped to the segment as audioresample
+ * clips them: 4096 frames from 0 into a segment from frame 1440 give 2656
+ * frames from 1440 on, stamped from the segment's start; one that stops
+ * at frame 3800 the frames audioresample gives, the same samples. */
+GST_START_TEST (test_passthrough_clipped)
+{
+  static const gsize stops[] = { 3800, 0 };
+  const int rate = 44100;
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (stops); k++) {
+    /* rounded up: frame 1440 is the first at or after it */
+    const GstClockTime start = gst_util_uint64_scale_int_ceil (1440,
+        GST_SECOND, rate);
+    const GstClockTime stop = stops[k] ?
+        gst_util_uint64_scale_int_round (stops[k], GST_SECOND, rate) :
+        GST_CLOCK_TIME_NONE;
+    gsize want = 4096 - 1440, got[2];
+    Trace t[2];
+    GArray *s[2];
+    guint e;
+
+    for (e = 0; e < 2; e++) {
+      GstHarness *h = trace_harness (e ? "clresample" : "audioresample",
+          rate, rate, &t[e]);
+      guint a, b;
+
+      push_segment (h, 1.0, start, stop, 0);
+      push_tone (h, 0, 4096, 4096, rate);
+      fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+      a = nth_event (&t[e], GST_EVENT_SEGMENT, 1);
+      b = nth_event (&t[e], GST_EVENT_EOS, 1);
+      got[e] = check_pass (&t[e], a, b, start,
+          e ? "clresample passthrough" : "audioresample passthrough");
+      if (!stops[k])
+        fail_unless_equals_uint64 (got[e], want);
+      s[e] = pass_samples (&t[e], a, b);
+      gst_harness_teardown (h);
+    }
+    fail_unless_equals_uint64 (got[1], got[0]);
+    want = got[0];
+    fail_unless (memcmp (s[0]->data, s[1]->data, want * sizeof (float)) ==
+        0, "clipped samples differ from audioresample's");
+    for (e = 0; e < 2; e++) {
+      g_array_unref (s[e]);
+      trace_clear (&t[e]);
+    }
+  }
+}
+
+GST_END_TEST;
+
+/* Output runs: (first item, pts, frames) of each DISCONT-started run of
+ * buffers, into runs (of 3 guint64s each) */
+static GArray *
+split_runs (const Trace * t)
+{
+  GArray *runs = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint i;
+
+  for (i = 0; i < t->items->len; i++) {
+    const Item *it = &g_array_index (t->items, Item, i);
+    guint64 v[3] = { it->first, it->pts, it->frames };
+
+    if (!it->is_buffer)
+      continue;
+    if (it->discont || runs->len == 0)
+      g_array_append_vals (runs, v, 3);
+    else
+      g_array_index (runs, guint64, runs->len - 1) += it->frames;
+  }
+  return runs;
+}
+
+typedef struct
+{
+  const gchar *factory;
+  int out_rate;
+  gsize piece;
+  gboolean flag_discont;        /* as a demuxer marks reversed chunks */
+} ReverseCase;
+
+static const ReverseCase reverse_cases[] = {
+  {"clresample", 48000, 1024, TRUE},
+  {"clresample", 48000, 441, FALSE},
+  {"clresample", 44100, 1024, TRUE},
+  {"clfirfilter", 44100, 441, FALSE},
+};
+
+/* Reverse play: a segment of rate -1 and 4 chunks in reverse order (each
+ * forwards inside, as decoders give them). Each chunk is converted on its
+ * own: a run a chunk, starting at its timestamp with DISCONT, its samples
+ * those of the chunk alone played forwards (filter and tail). With equal
+ * rates the chunks pass through untouched. audioresample in the same
+ * harness starts its runs at the same timestamps (with DISCONT-marked
+ * chunks; it takes 10 ms chunks for one stream) and, passing through,
+ * gives the same buffers. */
+GST_START_TEST (test_reverse)
+{
+  const ReverseCase *c = &reverse_cases[__i__];
+  const int in_rate = 44100;
+  const gsize piece = c->piece, n = 4 * piece;
+  const GstClockTime stop = gst_util_uint64_scale_int_round (n, GST_SECOND,
+      in_rate);
+  const gboolean same = c->out_rate == in_rate
+      && g_str_has_suffix (c->factory, "resample");
+  Trace t, ar = { NULL }, fwd;
+  GstHarness *h;
+  GArray *runs, *ar_runs = NULL;
+  gint k;
+
+  for (k = 0; k < 2; k++) {
+    const gboolean ours = k == 0;
+    gint i;
+
+    if (!ours && (!c->flag_discont || strcmp (c->factory, "clresample")))
+      break;
+    h = trace_harness (ours ? c->factory : "audioresample", in_rate,
+        c->out_rate, ours ? &t : &ar);
+    push_segment (h, -1.0, 0, stop, 0);
+    for (i = 3; i >= 0; i--) {
+      GstBuffer *b = tone_buffer (i * piece, piece, in_rate, FALSE);
+
+      if (c->flag_discont)
+        GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+      fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    }
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    gst_harness_teardown (h);
+  }
+
+  runs = split_runs (&t);
+  fail_unless_equals_int (runs->len, 4 * 3);
+  if (ar.items)
+    ar_runs = split_runs (&ar);
+  for (k = 0; k < 4; k++) {
+    const guint64 *r = &g_array_index (runs, guint64, 3 * k);
+    const gsize at = (3 - k) * piece;
+    GstClockTime pts = gst_util_uint64_scale_int_round (at, GST_SECOND,
+        in_rate);
+    guint a, b;
+    GArray *s;
+
+    fail_unless_equals_clocktime (r[1], pts);
+    if (ar_runs) {
+      fail_unless_equals_int (ar_runs->len, 4 * 3);
+      fail_unless_equals_clocktime (g_array_index (ar_runs, guint64,
+              3 * k + 1), pts);
+    }
+    /* the chunk alone, forwards */
+    h = trace_harness (c->factory, in_rate, c->out_rate, &fwd);
+    push_segment (h, 1.0, pts, GST_CLOCK_TIME_NONE, 0);
+    push_tone (h, at, piece, piece, in_rate);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    gst_harness_teardown (h);
+    a = nth_event (&fwd, GST_EVENT_SEGMENT, 1);
+    b = nth_event (&fwd, GST_EVENT_EOS, 1);
+    fail_unless_equals_uint64 (r[2], check_pass (&fwd, a, b, pts,
+            same ? "passthrough" : c->factory));
+    s = pass_samples (&fwd, a, b);
+    fail_unless (memcmp (s->data, &g_array_index (t.data, float, r[0]),
+            r[2] * sizeof (float)) == 0, "run %d differs from the chunk "
+        "played forwards", k);
+    if (same)
+      fail_unless (ar_runs && memcmp (&g_array_index (ar.data, float,
+                  g_array_index (ar_runs, guint64, 3 * k)), s->data,
+              r[2] * sizeof (float)) == 0, "passthrough differs");
+    g_array_unref (s);
+    trace_clear (&fwd);
+  }
+  g_array_unref (runs);
+  if (ar_runs) {
+    g_array_unref (ar_runs);
+    trace_clear (&ar);
+  }
+  trace_clear (&t);
+}
+
+GST_END_TEST;
+
 static Suite *
 dropin_suite (void)
 {
@@ -607,6 +1100,11 @@ dropin_suite (void)
       G_N_ELEMENTS (gap_cases));
   tcase_add_loop_test (tc, test_latency_query_from_other_thread, 0,
       G_N_ELEMENTS (gap_cases));
+  tcase_add_loop_test (tc, test_segment_loop, 0,
+      G_N_ELEMENTS (loop_elements));
+  tcase_add_loop_test (tc, test_equal_caps, 0, G_N_ELEMENTS (loop_elements));
+  tcase_add_test (tc, test_passthrough_clipped);
+  tcase_add_loop_test (tc, test_reverse, 0, G_N_ELEMENTS (reverse_cases));
   return s;
 }
 

@@ -495,6 +495,7 @@ typedef struct
   const gchar *path[2];
   gboolean hold[2];
   guint started[2], on_caller[2], loaded[2], dropped[2];
+  guint built[2];               /* its convolution built, off the stream */
 } LoadWatch;
 
 static LoadWatch *watch;
@@ -535,6 +536,8 @@ watch_log (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
         w->loaded[i]++;
       } else if (g_str_has_prefix (text, "the load of ")) {
         w->dropped[i]++;
+      } else if (g_str_has_prefix (text, "the convolution of ")) {
+        w->built[i]++;
       }
       g_cond_broadcast (&w->cond);
       g_mutex_unlock (&w->lock);
@@ -726,10 +729,12 @@ GST_END_TEST;
  * is superseded and, ending after the second, dropped; the second takes
  * over, crossfaded over one block as any filter change (F64: exact to the
  * last bits). In real time (every buffer due: the pipeline's test clock
- * set 1000 s on) the filter playing goes on while the files load, and the
- * second takes over at the first buffer after its load; with no clock
- * (nobody waiting in real time: a file conversion) the next buffer waits
- * for the load, and the second takes over there. */
+ * set 1000 s on) the filter playing goes on while the files load and
+ * while the second's convolution is built off the streaming thread (from
+ * the first buffer after its load), and it takes over at the first buffer
+ * after that; with no clock (nobody waiting in real time: a file
+ * conversion) the next buffer waits for the load and the build, and the
+ * second takes over there. */
 static void
 check_location_while_playing (gboolean realtime)
 {
@@ -738,8 +743,11 @@ check_location_while_playing (gboolean realtime)
   const guint B = 256;
   const gsize frames = 14400, set_at = 4800, t_old = 300, t_a = 500,
       t_b = 900;
-  /* where the new filter takes over */
-  const gsize change = realtime ? 9600 : set_at;
+  /* where the new filter takes over: in real time the first buffer after
+   * its convolution was built, 10080 unless the builder's thread was slow
+   * to hand it over after its log line (then a later buffer's start) */
+  gsize change = realtime ? 10080 : set_at;
+  double *r_old = g_new (double, frames), *r_new = g_new (double, frames);
   double *h0 = make_filter (t_old, 7), *ha = make_filter (t_a, 8),
       *hb = make_filter (t_b, 9), *x = make_input (&f, frames, 0.5, 10);
   gchar *wav_a = write_wav (&ha, 1, t_a), *wav_b = write_wav (&hb, 1, t_b);
@@ -787,24 +795,46 @@ check_location_while_playing (gboolean realtime)
   watch_release (&w, 0);
   fail_unless (watch_wait (&w, &w.dropped[0], 1));
   fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
-  pipe_push (&p, x, 9600, frames - 9600, 480);
+  if (realtime) {
+    /* the first buffer after the load hands the filter to the builder and
+     * goes on with the old one; the one after it is built takes it */
+    pipe_push (&p, x, 9600, 480, 480);
+    pipe_wait_frames (&p, 10080 - B);
+    fail_unless (watch_wait (&w, &w.built[1], 1), "never built");
+    g_usleep (50000);
+    pipe_push (&p, x, 10080, frames - 10080, 480);
+  } else {
+    pipe_push (&p, x, 9600, frames - 9600, 480);
+  }
   pipe_finish (&p);
 
   fail_unless_equals_uint64 (p.o.frames, frames);
   check_stamps (&p.o, 0);
   for (t = 0; t < frames; t++) {
-    double r = direct (h0, t_old, x, frames, 1, 0, t);
-
-    if (t >= change - B) {
-      double wgt = MIN (1.0, (double) (t - (change - B)) / B);
-      r = (1.0 - wgt) * r + wgt * direct (hb, t_b, x, frames, 1, 0, t);
-    }
-    worst = MAX (worst, fabs (p.o.data[t] - r));
+    r_old[t] = direct (h0, t_old, x, frames, 1, 0, t);
+    r_new[t] = direct (hb, t_b, x, frames, 1, 0, t);
   }
-  g_print ("# location set while playing (%s, %s): max |error| %.2e\n",
+  for (;; change += 480) {
+    worst = 0.0;
+    for (t = 0; t < frames; t++) {
+      double r = r_old[t];
+
+      if (t >= change - B) {
+        double wgt = MIN (1.0, (double) (t - (change - B)) / B);
+        r = (1.0 - wgt) * r + wgt * r_new[t];
+      }
+      worst = MAX (worst, fabs (p.o.data[t] - r));
+    }
+    if (!realtime || worst <= limit || change + 480 + B >= frames)
+      break;
+  }
+  g_print ("# location set while playing (%s, %s): the new filter at frame "
+      "%" G_GSIZE_FORMAT ", max |error| %.2e\n",
       gst_audio_format_to_string (f.format), realtime ? "real time" :
-      "no clock", worst);
+      "no clock", change, worst);
   fail_unless (worst <= limit, "error %g", worst);
+  g_free (r_old);
+  g_free (r_new);
   pipe_clear (&p);
 
   watch_end (&w);
@@ -823,6 +853,93 @@ GST_START_TEST (test_location_while_playing)
 {
   check_location_while_playing (TRUE);
   check_location_while_playing (FALSE);
+}
+
+GST_END_TEST;
+
+/* The stream's first caps wait for a `location` still loading (holding
+ * the stream lock); a flushing seek meanwhile must not wait for the load
+ * (up to 120 s): FLUSH_START ends the wait, FLUSH_STOP then returns at
+ * once, the load going on. After the flush the stream starts again, waits
+ * for the file once more and filters its first frame with it. */
+typedef struct
+{
+  GstHarness *h;
+  gchar *caps;
+} CapsPush;
+
+/* (a sticky event: its push says TRUE whether taken or kept for later) */
+static gpointer
+push_caps (gpointer data)
+{
+  CapsPush *c = data;
+
+  gst_harness_push_event (c->h, gst_event_new_caps (gst_caps_from_string
+          (c->caps)));
+  return NULL;
+}
+
+GST_START_TEST (test_location_flush)
+{
+  Fmt f = { GST_AUDIO_FORMAT_F32, FALSE, 1 };
+  const gsize frames = 4800, taps = 300;
+  double *h = make_filter (taps, 12), *x = make_input (&f, frames, 0.5, 13);
+  gchar *wav = write_wav (&h, 1, taps);
+  GstElement *e = gst_element_factory_make ("clfirfilter", NULL);
+  CapsPush c = { NULL, caps_string (&f) };
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GThread *pusher;
+  LoadWatch w;
+  Out o = { 0 };
+  gsize piece_len = 480, piece = 0;
+  gint64 t;
+  double worst;
+
+  watch_begin (&w);
+  w.path[0] = wav;
+  w.hold[0] = TRUE;
+  g_object_set (e, "location", wav, "block-size", 256, NULL);
+  fail_unless (watch_wait (&w, &w.started[0], 1), "no load thread");
+  c.h = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_sink_caps_str (c.h, c.caps);
+  /* the caps wait for the load, on a thread of their own */
+  pusher = g_thread_new ("caps", push_caps, &c);
+  g_usleep (200000);
+  t = g_get_monotonic_time ();
+  fail_unless (gst_harness_push_event (c.h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (c.h, gst_event_new_flush_stop (TRUE)));
+  t = g_get_monotonic_time () - t;
+  g_thread_join (pusher);
+  g_print ("# a flush while the first caps wait for the file: %.1f ms\n",
+      t / 1000.0);
+  fail_unless (t < 2 * G_TIME_SPAN_SECOND, "the flush waited %.1f ms for "
+      "the load", t / 1000.0);
+  fail_if (gst_pad_has_current_caps (sink), "caps taken without the file");
+  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
+
+  /* the stream again: its caps wait for the file, released later */
+  pusher = g_thread_new ("release", release_later, &w);
+  gst_harness_set_src_caps_str (c.h, c.caps);
+  g_thread_join (pusher);
+  fail_unless (gst_pad_has_current_caps (sink));
+  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 1);
+  push_range (c.h, &f, x, 0, frames, &piece_len, 1, &piece);
+  fail_unless (gst_harness_push_event (c.h, gst_event_new_eos ()));
+  collect (c.h, &f, &o);
+  fail_unless_equals_uint64 (o.frames, frames);
+  check_stamps (&o, 0);
+  worst = run_error (&o, 0, frames, h, taps, x, 0, frames, 0);
+  fail_unless (worst <= F32_ABS, "error %g", worst);
+  out_clear (&o);
+  gst_object_unref (sink);
+  gst_harness_teardown (c.h);
+
+  watch_end (&w);
+  g_free (c.caps);
+  g_unlink (wav);
+  g_free (wav);
+  g_free (h);
+  g_free (x);
 }
 
 GST_END_TEST;
@@ -1191,6 +1308,7 @@ firfilter_api_suite (void)
   tcase_add_test (tc, test_location_before_start);
   tcase_add_test (tc, test_location_stop_finalize);
   tcase_add_test (tc, test_location_while_playing);
+  tcase_add_test (tc, test_location_flush);
   tcase_add_test (tc, test_latency);
   tcase_add_test (tc, test_restarts);
   tcase_add_test (tc, test_audiofirfilter_check);

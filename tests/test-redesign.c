@@ -5,13 +5,17 @@
  * million-tap filter of the M-Scaler example (docs/elements.md), and the
  * arrival of every output buffer timed on the wall clock. Real elements, the real
  * OpenCL device. */
+#include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <gst/gst.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include "conv/clr-conv.h"
 #include "design/clr-design-cache.h"
 #include "resample/clr-engine.h"
+#include <glib/gstdio.h>
+#include "clr-audio-check.h"
 
 #define IN_RATE 44100
 #define OUT_RATE 705600
@@ -536,6 +540,229 @@ GST_START_TEST (test_crossover_live)
 
 GST_END_TEST;
 
+/* clfirfilter's "new filter" log line (category clfirfilter, INFO), which
+ * the streaming thread writes when a new filter takes over: the moment
+ * it plays. */
+static Live *fir_live;
+
+static void
+fir_watch_log (GstDebugCategory * cat, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  Live *l = g_atomic_pointer_get (&fir_live);
+  gint64 now = g_get_monotonic_time ();
+
+  if (!l || level != GST_LEVEL_INFO
+      || strcmp (gst_debug_category_get_name (cat), "clfirfilter") != 0
+      || !g_str_has_prefix (gst_debug_message_get (message), "new filter: "))
+    return;
+  g_mutex_lock (&l->lock);
+  g_array_append_val (l->switches, now);
+  g_mutex_unlock (&l->lock);
+}
+
+/* What the change cost when it was made in line: the convolution of `h`
+ * from scratch, as the element makes it (stereo F32, blocks of 1024, the
+ * history it keeps), kernels already compiled. */
+static gint64
+fir_build_time_us (const double *h, gsize taps)
+{
+  ClrConvConfig cfg = { 0 };
+  GError *err = NULL;
+  ClrDevice *dev = clr_device_acquire ("auto", &err);
+  gint64 t = 0;
+  guint i;
+
+  fail_unless (dev != NULL, "%s", err ? err->message : "?");
+  cfg.channels = 2;
+  cfg.block = 1024;
+  cfg.format = CLR_CONV_F32;
+  cfg.taps = &h;
+  cfg.n_taps = taps;
+  cfg.n_filters = 1;
+  cfg.history = taps - 1 + cfg.block;
+  cfg.interleaved = TRUE;
+  for (i = 0; i < 2; i++) {
+    ClrConv *c;
+
+    t = g_get_monotonic_time ();
+    c = clr_conv_new (dev, &cfg, &err);
+    t = g_get_monotonic_time () - t;
+    fail_unless (c != NULL, "%s", err ? err->message : "?");
+    clr_conv_free (c);
+  }
+  clr_device_unref (dev);
+  return t;
+}
+
+/* clfirfilter in real time (issue 46): a 480000-tap `location` set while
+ * a live source plays 10 ms buffers. The file is read on a thread of its
+ * own, and its convolution is built on the builder's thread
+ * (gstclrbuilder.h) while the old filter plays on; the streaming thread
+ * only primes it with the kept input and crossfades. The largest
+ * wall-clock gap between output buffers from the change to 0.5 s after
+ * the new filter took over, against the largest in the 0.5 s before: the
+ * difference must stay under half of what building the convolution in
+ * line costs (the stall it made, 145 ms on two CPU cores in the issue).
+ * Every output buffer starts where the one before ended. */
+GST_START_TEST (test_firfilter_location_live)
+{
+  const gsize taps = 480000;
+  double *h = make_filter (taps, 11);
+  gchar *wav = write_wav (&h, 1, taps);
+  const gint64 build_us = fir_build_time_us (h, taps);
+  static gsize added = 0;
+  Live l = { 0 };
+  gint64 first, changed, switched = 0, steady, around;
+  guint i;
+
+  if (g_once_init_enter (&added)) {
+    gst_debug_set_threshold_for_name ("clfirfilter", GST_LEVEL_INFO);
+    gst_debug_add_log_function (fir_watch_log, NULL, NULL);
+    g_once_init_leave (&added, 1);
+  }
+  live_start_desc (&l, "audiotestsrc name=src is-live=true "
+      "samplesperbuffer=480 wave=white-noise ! audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=48000,channels=2 ! clfirfilter name=r ! "
+      "fakesink sync=false", 2);
+  g_atomic_pointer_set (&fir_live, &l);
+  g_mutex_lock (&l.lock);
+  first = g_array_index (l.arrivals, Arrival, 0).at;
+  g_mutex_unlock (&l.lock);
+  while (g_get_monotonic_time () < first + 1000000)
+    g_usleep (10000);
+  changed = g_get_monotonic_time ();
+  g_object_set (l.resampler, "location", wav, NULL);
+  for (i = 0; i < 1000 && switches_since (&l, changed) == 0; i++)
+    g_usleep (10000);
+  fail_unless (switches_since (&l, changed) > 0, "the file never took over");
+  g_mutex_lock (&l.lock);
+  switched = g_array_index (l.switches, gint64, l.switches->len - 1);
+  g_mutex_unlock (&l.lock);
+  g_usleep (500000);
+  live_stop (&l);
+  g_atomic_pointer_set (&fir_live, NULL);
+
+  steady = largest_gap (&l, changed - 500000, changed);
+  around = largest_gap (&l, changed, switched + 500000);
+  g_print ("# clfirfilter location of %" G_GSIZE_FORMAT " taps live: the new "
+      "filter after %.1f ms; largest gap between output buffers %.1f ms "
+      "before the change, %.1f ms around it; building it in line takes "
+      "%.1f ms\n", taps, (switched - changed) / 1000.0, steady / 1000.0,
+      around / 1000.0, build_us / 1000.0);
+  fail_unless (around - steady < build_us / 2,
+      "a stall of %.1f ms at the change", (around - steady) / 1000.0);
+  check_contiguous (&l);
+  live_free (&l);
+  g_unlink (wav);
+  g_free (wav);
+  g_free (h);
+}
+
+GST_END_TEST;
+
+/* 44100 stereo frames of a tone at 44.1 kHz from `at`: 48000 frames, 384
+ * kB, out at 48 kHz, past the engine's direct output (page-locked output
+ * buffers on the staging path) */
+static GstBuffer *
+tone_second (guint64 at)
+{
+  const gsize n = IN_RATE;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, n * 2 * sizeof (float),
+      NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < 2 * n; i++)
+    ((float *) map.data)[i] = 0.5f * sinf (2.0f * G_PI * 1000.0f *
+        (float) (at + i / 2) / IN_RATE);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = gst_util_uint64_scale_int (at, GST_SECOND, IN_RATE);
+  GST_BUFFER_DURATION (buf) = GST_SECOND;
+  return buf;
+}
+
+/* the allocator of the one memory of the next output buffer, which must be
+ * page-locked (a reference) */
+static GstAllocator *
+pull_pinned (GstHarness * h, GstBuffer ** buf)
+{
+  GstMemory *mem;
+
+  *buf = gst_harness_pull (h);
+  fail_unless (*buf != NULL);
+  fail_unless_equals_int (gst_buffer_n_memory (*buf), 1);
+  mem = gst_buffer_peek_memory (*buf, 0);
+  fail_unless (gst_memory_is_type (mem, "ClrPinnedMemory"),
+      "output buffer not page-locked");
+  return gst_object_ref (mem->allocator);
+}
+
+/* `device` changed while playing (issue 46), where output buffers are
+ * page-locked (CLRESAMPLE_PINNED=1, as on GPUs) and there are two devices
+ * (POCL_DEVICES="pthread basic"; the redesign-two-devices run): the
+ * element renegotiates its allocation, so that the output buffers come
+ * from the new device's page-locked allocator, not the old one's (an extra
+ * copy, and the old device's context kept alive), and the old allocator
+ * goes once its last buffers are freed. */
+GST_START_TEST (test_device_change_allocator)
+{
+  const gchar *pinned = g_getenv ("CLRESAMPLE_PINNED");
+  ClrDevice *second = clr_device_acquire ("1", NULL);
+  GstHarness *h;
+  GstAllocator *a, *b;
+  GstBuffer *buf;
+  gchar *name0 = NULL, *name1 = NULL;
+  gpointer old;
+
+  if (!second || !pinned || !atoi (pinned)) {
+    g_print ("# skipped: needs two OpenCL devices and CLRESAMPLE_PINNED=1 "
+        "(the redesign-two-devices run)\n");
+    if (second)
+      clr_device_unref (second);
+    return;
+  }
+  clr_device_unref (second);
+  h = gst_harness_new ("clresample");
+  g_object_set (h->element, "device", "0", NULL);
+  gst_harness_set_sink_caps_str (h, "audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=48000,channels=2");
+  gst_harness_set_src_caps_str (h, "audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=44100,channels=2");
+  fail_unless_equals_int (gst_harness_push (h, tone_second (0)),
+      GST_FLOW_OK);
+  a = pull_pinned (h, &buf);
+  gst_buffer_unref (buf);
+  g_object_get (h->element, "device-name", &name0, NULL);
+
+  g_object_set (h->element, "device", "1", NULL);
+  /* the change applies at this buffer, allocated before it */
+  fail_unless_equals_int (gst_harness_push (h, tone_second (IN_RATE)),
+      GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  g_object_get (h->element, "device-name", &name1, NULL);
+  fail_if (g_strcmp0 (name0, name1) == 0, "still on '%s'", name0);
+  fail_unless_equals_int (gst_harness_push (h, tone_second (2 * IN_RATE)),
+      GST_FLOW_OK);
+  b = pull_pinned (h, &buf);
+  gst_buffer_unref (buf);
+  fail_if (a == b, "the old device's allocator is still used");
+
+  /* nothing holds the old one but us */
+  old = a;
+  g_object_add_weak_pointer (G_OBJECT (a), &old);
+  gst_object_unref (a);
+  fail_unless (old == NULL, "the old device's allocator is kept");
+  gst_object_unref (b);
+  gst_harness_teardown (h);
+  g_free (name0);
+  g_free (name1);
+}
+
+GST_END_TEST;
+
 static Suite *
 redesign_suite (void)
 {
@@ -548,6 +775,8 @@ redesign_suite (void)
   tcase_add_test (tc, test_supersede_and_stop);
   tcase_add_test (tc, test_failed_device);
   tcase_add_test (tc, test_crossover_live);
+  tcase_add_test (tc, test_firfilter_location_live);
+  tcase_add_test (tc, test_device_change_allocator);
   return s;
 }
 

@@ -532,25 +532,6 @@ expect_error (GstHarness * h, GstBus * bus, const char *text)
   return err;
 }
 
-GST_START_TEST (test_reverse_refused)
-{
-  GstBus *bus;
-  GstHarness *h = harness_with_bus ("clresample", 44100, 48000, 1, &bus);
-  GstSegment seg;
-  GError *err;
-
-  gst_segment_init (&seg, GST_FORMAT_TIME);
-  seg.rate = -1.0;
-  /* the event is sticky: the refusal shows as the error, not the return */
-  gst_harness_push_event (h, gst_event_new_segment (&seg));
-  err = expect_error (h, bus, "reverse");
-  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
-          GST_STREAM_ERROR_NOT_IMPLEMENTED));
-  g_error_free (err);
-}
-
-GST_END_TEST;
-
 static void
 check_rate_pair (int in_rate, int out_rate, size_t frames, gboolean ref)
 {
@@ -910,7 +891,6 @@ robust_suite (void)
   tcase_add_test (tc, test_long_gap);
   tcase_add_test (tc, test_untimed_and_empty);
   tcase_add_test (tc, test_segment_clipping);
-  tcase_add_test (tc, test_reverse_refused);
   tcase_add_test (tc, test_extreme_rates);
   tcase_add_test (tc, test_channel_counts);
   tcase_add_test (tc, test_build_failure);
