@@ -7,7 +7,7 @@ The subsystems are named lowest first (gst/core/meson.build: device design
 conv resample). A file in CORE_DIR itself (clr-format, clr-log) may include
 only the files beside it; a file in a subsystem's folder may include the
 files beside it, those of CORE_DIR, and "OTHER/clr-x.h" of a subsystem named
-before its own. The build's generated headers (clr-kernel-sources.h) count
+before its own. The build's generated headers (clr-kernel-sources.h, clr-design-hash.h) count
 as CORE_DIR's. Every violation is printed as FILE:LINE, then the exit
 status is 1. With --stamp, FILE is written when all is well, and FILE.d
 names every file and folder read, so that the build runs the check again
@@ -18,7 +18,7 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-GENERATED = {'clr-kernel-sources.h'}
+GENERATED = {'clr-kernel-sources.h', 'clr-design-hash.h'}
 
 
 def sources(folder):

@@ -1,6 +1,8 @@
 /* clresample: designed filter banks, shared. See clr-design-cache.h. */
 #include <string.h>
 #include "clr-design-cache.h"
+#include "clr-disk-cache.h"
+#include "clr-design-hash.h"
 
 /* Everything clr_bank_row () reads, and nothing else: banks with equal keys
  * hold the same doubles. Compared as bytes (no padding: zeroed first). */
@@ -27,6 +29,19 @@ struct _ClrDesign {
   double *coef;                 /* rows x taps */
 };
 
+/* Banks that took this long to design go to the cache on disk: reading
+ * one back and checking its SHA-256 costs about 4 ms a MB */
+#define CLR_DESIGN_DISK_MIN_US 4000
+
+/* A bank's key on disk: the code that designs it, the host transforms'
+ * variant it ran (clr-fft-host.c's clones round differently), the
+ * parameters */
+typedef struct {
+  char code[72];
+  char variant[8];
+  DesignKey key;
+} DiskKey;
+
 static GMutex cache_lock;
 /* most recently used first; each entry holds one ref of its bank */
 static GQueue cache = G_QUEUE_INIT;
@@ -49,6 +64,40 @@ key_init (DesignKey * k, const ClrBankLayout * b, const ClrFilter * f,
   k->rows = b->rows;
   k->taps = b->taps;
   k->grid = b->grid;
+}
+
+static void
+disk_key_init (DiskKey * dk, const DesignKey * key)
+{
+  memset (dk, 0, sizeof (*dk));
+  g_strlcpy (dk->code, "bank-1 " CLR_DESIGN_SOURCES_SHA256, sizeof dk->code);
+#if defined(__x86_64__) && defined(__GNUC__)
+  g_strlcpy (dk->variant, __builtin_cpu_supports ("avx2")
+      && __builtin_cpu_supports ("fma") ? "x86-v3" : "x86", sizeof
+      dk->variant);
+#else
+  g_strlcpy (dk->variant, "any", sizeof dk->variant);
+#endif
+  dk->key = *key;
+}
+
+/* The bank from the cache on disk into d->coef; FALSE when it has none */
+static gboolean
+design_from_disk (ClrDesign * d)
+{
+  DiskKey dk;
+  GBytes *data;
+  gboolean ok;
+
+  disk_key_init (&dk, &d->key);
+  data = clr_disk_cache_load ("bank", &dk, sizeof dk);
+  if (!data)
+    return FALSE;
+  ok = g_bytes_get_size (data) == d->bytes;
+  if (ok)
+    memcpy (d->coef, g_bytes_get_data (data, NULL), d->bytes);
+  g_bytes_unref (data);
+  return ok;
 }
 
 static void
@@ -117,11 +166,22 @@ clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
     g_free (d);
     return NULL;
   }
-  for (i = 0; i < b->rows; i++)
-    if (!clr_bank_row (b, f, r, i, d->coef + (size_t) i * b->taps)) {
-      design_free (d);
-      return NULL;
+  if (!design_from_disk (d)) {
+    const gint64 t0 = g_get_monotonic_time ();
+
+    for (i = 0; i < b->rows; i++)
+      if (!clr_bank_row (b, f, r, i, d->coef + (size_t) i * b->taps)) {
+        design_free (d);
+        return NULL;
+      }
+    /* a bank quicker to make than to check on disk stays off it */
+    if (g_get_monotonic_time () - t0 >= CLR_DESIGN_DISK_MIN_US) {
+      DiskKey dk;
+
+      disk_key_init (&dk, &key);
+      clr_disk_cache_store ("bank", &dk, sizeof dk, d->coef, d->bytes);
     }
+  }
 
   g_mutex_lock (&cache_lock);
   /* another thread made the same bank meanwhile: one copy is enough */

@@ -4,6 +4,8 @@
 #include <string.h>
 #include "clr-phase.h"
 #include "clr-fft-host.h"
+#include "clr-disk-cache.h"
+#include "clr-design-hash.h"
 
 /* prototypes kept for the engines and banks that ask again (a live
  * change, the bank's rows, the FFT path) */
@@ -222,6 +224,105 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
   return p;
 }
 
+/* A prototype's key on disk: the design's code, the host transforms'
+ * variant (clr-fft-host.c's clones round differently), and what design ()
+ * reads */
+typedef struct {
+  char code[72];
+  char variant[8];
+  double alpha, fc, beta, half_width, stop_db;
+  uint32_t rate, taps;
+} ProtoDiskKey;
+
+/* What the entry holds before the kernel's points */
+typedef struct {
+  double delay;
+  uint32_t lead;
+  uint32_t pad;
+} ProtoDiskHead;
+
+/* Prototypes that took this long to design go to the cache on disk */
+#define CLR_PHASE_DISK_MIN_US 4000
+
+static void
+disk_key_init (ProtoDiskKey * k, const ClrFilter * f, uint32_t rate,
+    double alpha)
+{
+  memset (k, 0, sizeof (*k));
+  g_strlcpy (k->code, "proto-1 " CLR_DESIGN_SOURCES_SHA256, sizeof k->code);
+#if defined(__x86_64__) && defined(__GNUC__)
+  g_strlcpy (k->variant, __builtin_cpu_supports ("avx2")
+      && __builtin_cpu_supports ("fma") ? "x86-v3" : "x86", sizeof
+      k->variant);
+#else
+  g_strlcpy (k->variant, "any", sizeof k->variant);
+#endif
+  k->alpha = alpha;
+  k->fc = f->fc;
+  k->beta = f->beta;
+  k->half_width = f->half_width;
+  k->stop_db = f->stop_db;
+  k->rate = rate;
+  k->taps = f->taps;
+}
+
+static ClrPhaseProto *
+proto_from_disk (const ClrFilter * f, uint32_t rate, double alpha)
+{
+  const size_t len = (size_t) f->taps * rate;
+  ProtoDiskKey key;
+  ProtoDiskHead head;
+  ClrPhaseProto *p = NULL;
+  GBytes *data;
+  const guint8 *bytes;
+  gsize n;
+
+  disk_key_init (&key, f, rate, alpha);
+  if (!(data = clr_disk_cache_load ("phase", &key, sizeof key)))
+    return NULL;
+  bytes = g_bytes_get_data (data, &n);
+  if (n == sizeof head + len * sizeof (double)) {
+    memcpy (&head, bytes, sizeof head);
+    p = g_new0 (ClrPhaseProto, 1);
+    p->refs = 1;
+    p->alpha = alpha;
+    p->rate = rate;
+    p->taps = f->taps;
+    p->fc = f->fc;
+    p->beta = f->beta;
+    p->half_width = f->half_width;
+    p->lead = head.lead;
+    p->delay = head.delay;
+    p->h = g_try_new (double, len);
+    if (p->h) {
+      memcpy (p->h, bytes + sizeof head, len * sizeof (double));
+    } else {
+      g_free (p);
+      p = NULL;
+    }
+  }
+  g_bytes_unref (data);
+  return p;
+}
+
+static void
+proto_to_disk (const ClrPhaseProto * p, const ClrFilter * f)
+{
+  const size_t len = (size_t) p->taps * p->rate;
+  ProtoDiskKey key;
+  ProtoDiskHead head = { p->delay, p->lead, 0 };
+  guint8 *bytes = g_try_malloc (sizeof head + len * sizeof (double));
+
+  if (!bytes)
+    return;
+  memcpy (bytes, &head, sizeof head);
+  memcpy (bytes + sizeof head, p->h, len * sizeof (double));
+  disk_key_init (&key, f, p->rate, p->alpha);
+  clr_disk_cache_store ("phase", &key, sizeof key, bytes,
+      sizeof head + len * sizeof (double));
+  g_free (bytes);
+}
+
 ClrPhaseProto *
 clr_phase_proto_get (const ClrFilter * f, uint32_t rate, double alpha)
 {
@@ -240,8 +341,14 @@ clr_phase_proto_get (const ClrFilter * f, uint32_t rate, double alpha)
   if (p)
     return p;
   /* designed outside the lock: seconds for a million taps */
-  if (!(p = design (f, rate, alpha)))
-    return NULL;
+  if (!(p = proto_from_disk (f, rate, alpha))) {
+    const gint64 t0 = g_get_monotonic_time ();
+
+    if (!(p = design (f, rate, alpha)))
+      return NULL;
+    if (g_get_monotonic_time () - t0 >= CLR_PHASE_DISK_MIN_US)
+      proto_to_disk (p, f);
+  }
   g_mutex_lock (&cache_lock);
   for (l = cache.head; l && !other; l = l->next)
     if (same_key (l->data, f, rate, alpha))

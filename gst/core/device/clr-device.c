@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "clr-device.h"
 #include "clr-log.h"
+#include "clr-disk-cache.h"
 #include "clr-tuning.h"
 
 #define CLR_INSTALL_HINT \
@@ -617,11 +618,105 @@ build_log (ClrDevice * dev, cl_program program)
   return log;
 }
 
+static void
+key_add_string (GByteArray * key, const char *s)
+{
+  /* with its terminating zero, so that no two lists of strings join into
+   * the same bytes */
+  g_byte_array_append (key, (const guint8 *) (s ? s : ""),
+      (guint) strlen (s ? s : "") + 1);
+}
+
+static void
+key_add_info (GByteArray * key, cl_device_id id, cl_platform_id platform,
+    cl_uint param, gboolean of_platform)
+{
+  char value[1024] = "";
+
+  if (of_platform)
+    clGetPlatformInfo (platform, param, sizeof value - 1, value, NULL);
+  else
+    clGetDeviceInfo (id, param, sizeof value - 1, value, NULL);
+  key_add_string (key, value);
+}
+
+/* What a compiled program depends on: the device and its driver, the
+ * options, the source itself (so that any change of a kernel, or of the
+ * plugin that embeds them, makes another key) */
+static GByteArray *
+program_key (ClrDevice * dev, const char *source, const char *options)
+{
+  GByteArray *key = g_byte_array_new ();
+
+  key_add_info (key, NULL, dev->platform, CL_PLATFORM_NAME, TRUE);
+  key_add_info (key, NULL, dev->platform, CL_PLATFORM_VERSION, TRUE);
+  key_add_info (key, dev->id, NULL, CL_DEVICE_NAME, FALSE);
+  key_add_info (key, dev->id, NULL, CL_DEVICE_VERSION, FALSE);
+  key_add_info (key, dev->id, NULL, CL_DRIVER_VERSION, FALSE);
+  key_add_string (key, options);
+  key_add_string (key, source);
+  return key;
+}
+
+/* The program built from the binary the cache holds for key, or NULL (no
+ * entry, or one the driver refuses: then it is built from source, and
+ * its binary replaces the entry) */
+static cl_program
+program_from_cache (ClrDevice * dev, GByteArray * key, const char *options)
+{
+  GBytes *binary = clr_disk_cache_load ("program", key->data, key->len);
+  const unsigned char *bytes;
+  cl_program program;
+  cl_int status, binary_status = CL_SUCCESS;
+  size_t len;
+
+  if (!binary)
+    return NULL;
+  bytes = g_bytes_get_data (binary, &len);
+  program = clCreateProgramWithBinary (dev->context, 1, &dev->id, &len,
+      &bytes, &binary_status, &status);
+  g_bytes_unref (binary);
+  if (status == CL_SUCCESS && binary_status == CL_SUCCESS)
+    status = clBuildProgram (program, 1, &dev->id, options, NULL, NULL);
+  if (status != CL_SUCCESS || binary_status != CL_SUCCESS) {
+    clr_log (CLR_LOG_DEBUG, "the cached OpenCL binary for '%s' was refused "
+        "(%s): building from source", dev->name, clr_cl_status_name (status
+            != CL_SUCCESS ? status : binary_status));
+    if (program)
+      clReleaseProgram (program);
+    return NULL;
+  }
+  return program;
+}
+
+static void
+program_to_cache (ClrDevice * dev, cl_program program, GByteArray * key)
+{
+  size_t len = 0;
+  unsigned char *binary;
+  gchar *dir = clr_disk_cache_dir ();
+
+  if (!dir)
+    return;
+  g_free (dir);
+  if (clGetProgramInfo (program, CL_PROGRAM_BINARY_SIZES, sizeof len, &len,
+          NULL) != CL_SUCCESS || len == 0)
+    return;
+  binary = g_try_malloc (len);
+  if (!binary)
+    return;
+  if (clGetProgramInfo (program, CL_PROGRAM_BINARIES, sizeof binary,
+          &binary, NULL) == CL_SUCCESS)
+    clr_disk_cache_store ("program", key->data, key->len, binary, len);
+  g_free (binary);
+}
+
 cl_program
 clr_device_get_program (ClrDevice * dev, const char *source,
     const char *options, GError ** error)
 {
   cl_program program = NULL;
+  GByteArray *key = NULL;
   cl_int status;
   guint i;
   gint64 t0;
@@ -635,13 +730,21 @@ clr_device_get_program (ClrDevice * dev, const char *source,
     }
   }
 
+  t0 = g_get_monotonic_time ();
+  key = program_key (dev, source, options);
+  program = program_from_cache (dev, key, options);
+  if (program) {
+    clr_log (CLR_LOG_INFO, "OpenCL program for '%s' (options '%s') from the "
+        "cache in %.1f ms", dev->name, options,
+        (g_get_monotonic_time () - t0) / 1000.0);
+    goto add;
+  }
   program = clCreateProgramWithSource (dev->context, 1, &source, NULL, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateProgramWithSource");
     program = NULL;
     goto out;
   }
-  t0 = g_get_monotonic_time ();
   status = clBuildProgram (program, 1, &dev->id, options, NULL, NULL);
   if (status != CL_SUCCESS) {
     char *log = build_log (dev, program);
@@ -658,6 +761,8 @@ clr_device_get_program (ClrDevice * dev, const char *source,
   }
   clr_log (CLR_LOG_INFO, "built OpenCL program for '%s' (options '%s') in "
       "%.0f ms", dev->name, options, (g_get_monotonic_time () - t0) / 1000.0);
+  program_to_cache (dev, program, key);
+add:
   {
     ClrProgramEntry *e = g_new0 (ClrProgramEntry, 1);
     e->options = g_strdup (options);
@@ -668,6 +773,8 @@ clr_device_get_program (ClrDevice * dev, const char *source,
 
 out:
   g_mutex_unlock (&dev->lock);
+  if (key)
+    g_byte_array_unref (key);
   return program;
 }
 
