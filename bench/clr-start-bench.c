@@ -7,7 +7,13 @@
  * round, so that a noisy machine spreads its noise over all of them.
  *
  * usage: clr-start-bench [--rounds R] [--cases NAME,NAME,..] [--no-seek]
- *            [--device SPEC]
+ *            [--device SPEC] [--built-ahead MS]
+ *
+ * --built-ahead MS: the pipeline is built MS milliseconds before
+ * set_state (PLAYING), as a player that builds the next track's pipeline
+ * while the last one plays, or before the user presses play (the elements
+ * open their device from the moment they are in a bin: clr_device_prefetch
+ * ()); the default 0 plays at once, as gst-launch-1.0 does.
  *
  * The input is a 10 s 44.1 kHz stereo S16 WAV of a sine, read as a player
  * reads a file: filesrc ! wavparse ! audioconvert ! ELEMENT ! caps !
@@ -125,7 +131,8 @@ pipeline_text (const Case * c, const char *dir, const char *device,
 /* The child: one pipeline, one start (and one seek); prints
  * "START_MS SEEK_MS" (SEEK_MS -1 when not measured). */
 static int
-run_one (const Case * c, const char *dir, const char *device, gboolean seek)
+run_one (const Case * c, const char *dir, const char *device, gboolean seek,
+    gint ahead_ms)
 {
   gchar *text = pipeline_text (c, dir, device, seek);
   GError *err = NULL;
@@ -151,6 +158,8 @@ run_one (const Case * c, const char *dir, const char *device, gboolean seek)
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_buffer, &p, NULL);
   bus = gst_element_get_bus (pipe);
+  if (ahead_ms > 0)
+    g_usleep ((gulong) ahead_ms * 1000);
 
   t0 = g_get_monotonic_time ();
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -271,7 +280,10 @@ main (int argc, char **argv)
   gint rounds = 5;
   gchar *case_list = NULL, *one = NULL, *dir_opt = NULL, *device = NULL;
   gboolean no_seek = FALSE;
+  gint ahead_ms = 0;
   GOptionEntry entries[] = {
+    {"built-ahead", 'a', 0, G_OPTION_ARG_INT, &ahead_ms,
+        "build each pipeline this long before playing it (0)", "MS"},
     {"rounds", 'r', 0, G_OPTION_ARG_INT, &rounds, "rounds (5)", "R"},
     {"cases", 'c', 0, G_OPTION_ARG_STRING, &case_list,
         "cases, comma-separated (all)", "NAMES"},
@@ -307,7 +319,7 @@ main (int argc, char **argv)
   if (one) {
     for (i = 0; i < N_CASES; i++)
       if (g_str_equal (cases[i].name, one))
-        return run_one (&cases[i], dir_opt, device, !no_seek);
+        return run_one (&cases[i], dir_opt, device, !no_seek, ahead_ms);
     fprintf (stderr, "no case %s\n", one);
     return 2;
   }
@@ -337,7 +349,8 @@ main (int argc, char **argv)
 
   printf ("# time to the first buffer after set_state (PLAYING), and after "
       "a flushing seek (%d ms into real-time play, to %d s), ms; a fresh "
-      "process a run; %d rounds\n", SEEK_AFTER_MS, SEEK_TO_S, rounds);
+      "process a run; %d rounds; pipelines built %d ms ahead\n",
+      SEEK_AFTER_MS, SEEK_TO_S, rounds, ahead_ms);
   printf ("%-30s %5s %10s %10s\n", "case", "round", "start ms", "seek ms");
   for (r = 0; r < (guint) rounds; r++)
     for (i = 0; i < n_chosen; i++) {
@@ -345,14 +358,19 @@ main (int argc, char **argv)
       const guint k = (i + r) % n_chosen;
       gchar *out = NULL, *errs = NULL;
       gint status = 0;
-      const gchar *argv_one[] = { argv[0], "--one", chosen[k]->name,
-        "--dir", dir, no_seek ? "--no-seek" : NULL, NULL, NULL, NULL
+      const gchar *argv_one[9] = { argv[0], "--one", chosen[k]->name,
+        "--dir", dir, NULL
       };
       gchar *dev_arg = device ? g_strdup_printf ("--device=%s", device) :
           NULL;
+      gchar *ahead_arg = g_strdup_printf ("--built-ahead=%d", ahead_ms);
+      guint a = 5;
 
+      argv_one[a++] = ahead_arg;
+      if (no_seek)
+        argv_one[a++] = "--no-seek";
       if (dev_arg)
-        argv_one[no_seek ? 6 : 5] = dev_arg;
+        argv_one[a++] = dev_arg;
       if (!g_spawn_sync (NULL, (gchar **) argv_one, NULL, 0, NULL, NULL,
               &out, &errs, &status, &err) || !g_spawn_check_wait_status
           (status, NULL) || sscanf (out, "%lf %lf", &start[k][r],
@@ -365,6 +383,7 @@ main (int argc, char **argv)
           seekt[k][r]);
       fflush (stdout);
       g_free (dev_arg);
+      g_free (ahead_arg);
       g_free (out);
       g_free (errs);
     }

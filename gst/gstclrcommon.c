@@ -32,6 +32,20 @@ gst_clr_acquire_device (GstElement * element, const gchar * spec)
   return NULL;
 }
 
+void
+gst_clr_set_bus_prefetching (GstElementClass * parent_class,
+    GstElement * element, GstBus * bus)
+{
+  gchar *spec = NULL;
+
+  parent_class->set_bus (element, bus);
+  if (!bus)
+    return;
+  g_object_get (element, "device", &spec, NULL);
+  clr_device_prefetch (spec);
+  g_free (spec);
+}
+
 gboolean
 gst_clr_open_device (GstElement * element, gchar ** spec, ClrDevice ** device,
     gchar ** spec_used)

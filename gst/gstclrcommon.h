@@ -25,6 +25,13 @@ G_BEGIN_DECLS
 /* The device `spec` names, or NULL after posting a RESOURCE/NOT_FOUND
  * error on `element` that says why. */
 ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec);
+/* The elements' set_bus (): once the element is put in a bin (a pipeline
+ * that will run it; never for gst-inspect-1.0 or a registry scan), its
+ * `device` starts opening on a thread of its own (clr_device_prefetch ()),
+ * so that start () finds it open or partly opened. Chains up to
+ * parent_class's. */
+void gst_clr_set_bus_prefetching (GstElementClass * parent_class,
+    GstElement * element, GstBus * bus);
 
 /* start(): the device `*spec` names (read under the object lock) into
  * *device (set under it); the spec it was opened with into *spec_used

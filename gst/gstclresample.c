@@ -162,6 +162,7 @@ static void gst_cl_resample_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static void gst_cl_resample_finalize (GObject * object);
 static gboolean gst_cl_resample_start (GstBaseTransform * trans);
+static void gst_cl_resample_set_bus (GstElement * element, GstBus * bus);
 static gboolean gst_cl_resample_stop (GstBaseTransform * trans);
 static GstCaps *gst_cl_resample_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
@@ -329,6 +330,8 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
       "clresample developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_resample_start);
+  GST_ELEMENT_CLASS (klass)->set_bus =
+      GST_DEBUG_FUNCPTR (gst_cl_resample_set_bus);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_resample_stop);
   trans_class->transform_caps =
       GST_DEBUG_FUNCPTR (gst_cl_resample_transform_caps);
@@ -475,6 +478,13 @@ gst_cl_resample_publish_latency (GstClResample * self)
       && self->engine)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
+}
+
+static void
+gst_cl_resample_set_bus (GstElement * element, GstBus * bus)
+{
+  gst_clr_set_bus_prefetching (GST_ELEMENT_CLASS (parent_class), element,
+      bus);
 }
 
 static gboolean

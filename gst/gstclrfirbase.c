@@ -35,6 +35,13 @@ static gboolean gst_clr_fir_base_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 
 static void
+gst_clr_fir_base_set_bus (GstElement * element, GstBus * bus)
+{
+  gst_clr_set_bus_prefetching (GST_ELEMENT_CLASS
+      (gst_clr_fir_base_parent_class), element, bus);
+}
+
+static void
 gst_clr_fir_base_class_init (GstClrFirBaseClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -48,6 +55,8 @@ gst_clr_fir_base_class_init (GstClrFirBaseClass * klass)
       GST_DEBUG_FUNCPTR (gst_clr_fir_base_generate_output);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_clr_fir_base_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_clr_fir_base_query);
+  GST_ELEMENT_CLASS (klass)->set_bus =
+      GST_DEBUG_FUNCPTR (gst_clr_fir_base_set_bus);
 }
 
 static void

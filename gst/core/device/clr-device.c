@@ -481,6 +481,65 @@ out:
   return dev;
 }
 
+/* spec -> its prefetch's GThread (NULL once joined), under prefetch_lock */
+static GMutex prefetch_lock;
+static GHashTable *prefetches;
+
+static gpointer
+prefetch_thread (gpointer data)
+{
+  gchar *spec = data;
+  ClrDevice *dev = clr_device_acquire (g_str_equal (spec, "") ? NULL : spec,
+      NULL);
+
+  /* the registry keeps it open for the acquire to come */
+  if (dev)
+    clr_device_unref (dev);
+  g_free (spec);
+  return NULL;
+}
+
+void
+clr_device_prefetch (const char *spec)
+{
+  const char *off = g_getenv ("CLRESAMPLE_PREFETCH");
+  const char *key = spec ? spec : "";
+
+  if (off && g_str_equal (off, "0"))
+    return;
+  g_mutex_lock (&prefetch_lock);
+  if (!prefetches)
+    prefetches = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+        NULL);
+  if (!g_hash_table_contains (prefetches, key))
+    g_hash_table_insert (prefetches, g_strdup (key),
+        g_thread_new ("clr-prefetch", prefetch_thread, g_strdup (key)));
+  g_mutex_unlock (&prefetch_lock);
+}
+
+/* Waits for the prefetches under way (their devices then in the registry) */
+static void
+prefetch_join_all (void)
+{
+  GHashTableIter it;
+  gpointer key, thread;
+  GSList *threads = NULL, *l;
+
+  g_mutex_lock (&prefetch_lock);
+  if (prefetches) {
+    g_hash_table_iter_init (&it, prefetches);
+    while (g_hash_table_iter_next (&it, &key, &thread))
+      if (thread) {
+        threads = g_slist_prepend (threads, thread);
+        g_hash_table_iter_replace (&it, NULL);
+      }
+  }
+  g_mutex_unlock (&prefetch_lock);
+  for (l = threads; l; l = l->next)
+    g_thread_join (l->data);
+  g_slist_free (threads);
+}
+
 ClrDevice *
 clr_device_ref (ClrDevice * dev)
 {
@@ -540,6 +599,8 @@ clr_device_clear_cache (void)
 
   void (*hook) (void);
 
+  /* a prefetch still opening would put its device back after the clear */
+  prefetch_join_all ();
   /* free page-locked blocks hold their device */
   g_mutex_lock (&registry_lock);
   hook = clear_hook;

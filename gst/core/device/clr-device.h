@@ -36,6 +36,13 @@ typedef struct _ClrDevice ClrDevice;
  * "P:D" (platform and device index), "N" (N-th device over all platforms),
  * or a case-insensitive substring of the device name. */
 ClrDevice *clr_device_acquire (const char *spec, GError ** error);
+/* Opens the device spec names on a thread of its own, ahead of the first
+ * clr_device_acquire (spec), which then finds it open or waits for the
+ * open under way instead of starting one: an element calls it as soon as
+ * it knows it will run (added to a pipeline), so that opening the device
+ * overlaps the pipeline's own setup. Once a spec a process; failures are
+ * left to the acquire to report. CLRESAMPLE_PREFETCH=0 turns it off. */
+void clr_device_prefetch (const char *spec);
 ClrDevice *clr_device_ref (ClrDevice * dev);
 void clr_device_unref (ClrDevice * dev);
 
