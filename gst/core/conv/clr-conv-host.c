@@ -238,15 +238,20 @@ clr_conv_host_run (ClrConvHost * h, uint32_t ch, uint32_t b,
   const size_t S = h->stride, first = 2 * (size_t) h->block - hop;
   double *ar = h->acc + (size_t) ch * 2 * S, *ai = ar + S;
   double *out = scratch (h, ch);
+  /* blocks back past the stream's start hold silence since the reset:
+   * their products would add exact zeros (a stream's first blocks, after
+   * every start and seek, sum only the partitions they have filled) */
+  const uint64_t filled = h->blocks + b + 1;
+  const uint32_t parts = filled < h->parts ? (uint32_t) filled : h->parts;
   uint32_t p, i, count;
   size_t j;
 
   /* partition p meets the spectrum of the block p blocks back: the first
    * alone (it sets the sum), then four at a time */
-  for (p = 0; p < h->parts; p += count) {
+  for (p = 0; p < parts; p += count) {
     const void *xs[4], *hs[4];
 
-    count = p > 0 && p + 4 <= h->parts ? 4 : 1;
+    count = p > 0 && p + 4 <= parts ? 4 : 1;
     for (i = 0; i < count; i++) {
       xs[i] = slot (h, ch, h->blocks + b + h->parts - p - i);
       hs[i] = at (h, h->spectra, ((size_t) filter * h->parts + p + i) * 2 *
