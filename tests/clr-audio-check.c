@@ -165,8 +165,14 @@ make_buffer (const Fmt * f, const double *x, gsize off, gsize n,
 GstHarness *
 make_harness_io (GstElement * e, const Fmt * in, const Fmt * out)
 {
-  GstHarness *h = gst_harness_new_with_element (e, "sink", "src");
+  GstHarness *h;
   gchar *caps = caps_string (out);
+
+  /* e is taken: the harness holds a reference of its own, and e's
+   * floating one (gst_element_factory_make ()'s) would outlive it */
+  gst_object_ref_sink (e);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_object_unref (e);
 
   gst_harness_set_sink_caps_str (h, caps);
   g_free (caps);

@@ -327,6 +327,9 @@ GST_START_TEST (test_slopes)
 
   fail_unless (h != NULL);
   g_object_set (e, "slopes", "LR4,48,LR8", NULL);
+  /* run_xo () takes e; read after it */
+  gst_object_ref_sink (e);
+  gst_object_ref (e);
   run_xo (e, &f, 4, x, frames, pieces, 40, &o);
   err = reference_error (&o, h, len, 4, x, frames, 2, taps, 5);
   g_print ("# F64 4 bands x %u taps, LR4/LR8/LR8 slopes, block 128: max "
@@ -346,6 +349,7 @@ GST_START_TEST (test_slopes)
     g_free (need);
     g_free (want);
   }
+  gst_object_unref (e);
   out_clear (&o);
   clr_xo_free (h, 4);
   g_free (x);
@@ -842,7 +846,7 @@ GST_END_TEST;
 /* Without doubles, F64 is refused in negotiation, not filtered in float */
 GST_START_TEST (test_no_f64_caps)
 {
-  GstElement *e = make_xo ("1000", 255, 256);
+  GstElement *e = gst_object_ref_sink (make_xo ("1000", 255, 256));
   GstHarness *hn = gst_harness_new_with_element (e, "sink", "src");
   GstCaps *caps, *f64 = gst_caps_from_string ("audio/x-raw,format=F64LE");
   GstPad *sink = gst_element_get_static_pad (e, "sink");
@@ -853,6 +857,7 @@ GST_START_TEST (test_no_f64_caps)
   gst_caps_unref (f64);
   gst_object_unref (sink);
   gst_harness_teardown (hn);
+  gst_object_unref (e);
 }
 
 GST_END_TEST;

@@ -872,7 +872,7 @@ GST_END_TEST;
 /* Without doubles, F64 is refused in negotiation, not filtered in float */
 GST_START_TEST (test_no_f64_caps)
 {
-  GstElement *e = make_fir (256, 0);
+  GstElement *e = gst_object_ref_sink (make_fir (256, 0));
   GstHarness *hn = gst_harness_new_with_element (e, "sink", "src");
   GstCaps *caps, *f64 = gst_caps_from_string ("audio/x-raw,format=F64LE");
   GstPad *sink = gst_element_get_static_pad (e, "sink");
@@ -884,6 +884,7 @@ GST_START_TEST (test_no_f64_caps)
   gst_caps_unref (f64);
   gst_object_unref (sink);
   gst_harness_teardown (hn);
+  gst_object_unref (e);
 }
 
 GST_END_TEST;
