@@ -337,6 +337,11 @@ gst_clr_fir_stream_reset (GstClrFirStream * s, guint64 compensated)
   s->silent_run = G_MAXUINT64 / 4;
   s->conv_stale = FALSE;
   s->delay = s->block + compensated;
+  /* the frames the delay drops need no transforms, but for those a band
+   * delay of the mix reads back */
+  if (s->conv)
+    clr_conv_discard (s->conv, s->delay - MIN (s->delay, s->mix ?
+            clr_xo_mix_get_max_delay (s->mix) : 0));
   publish_latency (s);
 }
 

@@ -176,6 +176,8 @@ struct _ClrConv {
   size_t fifo_cap, fifo_start, fifo_len;
 
   uint64_t blocks;              /* blocks processed since the reset */
+  uint64_t discard_blocks;      /* of those, the first whose output the
+                                 * caller drops (clr_conv_discard ()) */
   gboolean drained;
   /* the last reset's clearing of the delay line on the device failed:
    * stale spectra would read as this stream's past, so every call fails
@@ -1302,6 +1304,7 @@ clr_conv_reset (ClrConv * c)
   c->fifo_start = 0;
   c->fifo_len = c->hop;
   c->blocks = 0;
+  c->discard_blocks = 0;
   c->drained = FALSE;
   c->sum_ready = FALSE;
   if (c->ahead_event)
@@ -1679,6 +1682,21 @@ typedef struct
 
 /* One channel's blocks of a call: each one's spectrum into the channel's
  * delay line, then every output of it onto the fifo. */
+/* Output plane o's frames [from, from + n) of the fifo set to zero, the
+ * other planes' untouched (channels run side by side) */
+static void
+fifo_plane_zero (ClrConv * c, size_t o, size_t from, size_t n)
+{
+  char *p = c->fifo + (o * c->fifo_pitch + from * c->fifo_step) * c->ssize;
+  size_t j;
+
+  if (c->fifo_step == 1)
+    memset (p, 0, n * c->ssize);
+  else
+    for (j = 0; j < n; j++)
+      memset (p + j * c->fifo_step * c->ssize, 0, c->ssize);
+}
+
 static void
 host_channel (gpointer user, guint ch)
 {
@@ -1689,16 +1707,32 @@ host_channel (gpointer user, guint ch)
   size_t b, k, o;
 
   for (b = 0; b < hb->n; b++) {
+    /* a block the caller drops: its spectrum into the delay line alone */
+    const gboolean dropped = c->blocks + b < c->discard_blocks;
+
     clr_conv_host_load (c->host, ch, (uint32_t) b, f64, c->stage + (ch *
             c->stage_pitch + b * H * c->stage_step) * ss, c->stage_step);
     for (k = 0; k < outputs; k++) {
       o = k * c->channels + ch;
+      if (dropped) {
+        fifo_plane_zero (c, o, c->fifo_len + b * H, H);
+        continue;
+      }
       clr_conv_host_run (c->host, ch, (uint32_t) b, c->n_filters > 1 ?
           (uint32_t) (o / c->filter_div) : 0, f64, H, c->fifo + (o *
               c->fifo_pitch + (c->fifo_len + b * H) * c->fifo_step) * ss,
           c->fifo_step);
     }
   }
+}
+
+void
+clr_conv_discard (ClrConv * c, uint64_t frames)
+{
+  /* block i's output is handed out as frames [H + i H, H + (i + 1) H):
+   * the stream's first H frames are the latency's zeros */
+  g_return_if_fail (c->blocks == 0);
+  c->discard_blocks = frames / c->hop > 1 ? frames / c->hop - 1 : 0;
 }
 
 /* On the host's transforms: the channels side by side. */

@@ -172,6 +172,14 @@ gboolean clr_conv_drain (ClrConv * c, void *const *out, GError ** error);
  * past. */
 void clr_conv_reset (ClrConv * c);
 
+/* After a reset, before any input: the caller will drop the first
+ * `frames` frames it is handed (a filter's compensated delay). Blocks
+ * whose output lies wholly within them may be left uncomputed: on the
+ * host their frames come out as zeros, their sums and inverse transforms
+ * skipped, so that a stream's start and every seek come sooner. Every
+ * frame after them is as without the call. */
+void clr_conv_discard (ClrConv * c, uint64_t frames);
+
 /* Input frames clr_conv_read_history() can give: those taken since the
  * reset, at most the configured history. */
 size_t clr_conv_get_history_len (ClrConv * c);

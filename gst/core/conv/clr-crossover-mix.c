@@ -29,6 +29,12 @@ struct _ClrXoMix
   ClrHistory past;
 };
 
+size_t
+clr_xo_mix_get_max_delay (const ClrXoMix * m)
+{
+  return m->max_delay;
+}
+
 ClrXoMix *
 clr_xo_mix_new (gboolean f64, size_t channels, unsigned bands,
     const double *gains_db, const size_t *delays, size_t lag,

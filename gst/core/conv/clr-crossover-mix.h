@@ -40,6 +40,10 @@ ClrXoMix *clr_xo_mix_new (gboolean f64, size_t channels, unsigned bands,
     size_t max_call);
 void clr_xo_mix_free (ClrXoMix * m);
 
+/* How far back, in engine frames, an output frame reads the lower bands:
+ * the longest band delay. */
+size_t clr_xo_mix_get_max_delay (const ClrXoMix * m);
+
 /* Engine frame `pos` comes next; the lower bands' output before it counts
  * as silence. FALSE when out of host memory. */
 gboolean clr_xo_mix_reset (ClrXoMix * m, int64_t pos, GError ** error);
