@@ -21,6 +21,11 @@
  *   K-th on): every pipeline still ends, in EOS or ERROR, at least one in
  *   ERROR, and the process exits cleanly: no crash, no hang in a state
  *   change to NULL;
+ * - clresample's pipelines, whose jobs share the scheduler's batches: one
+ *   failed launch, flush, wait or event query fails none of them (the
+ *   failed batch's jobs run again one by one), every output bit for bit
+ *   that of the run without a fault; a lost device fails them all, and
+ *   the process ends cleanly;
  * - the shim itself on plain OpenCL calls: clFinish:2 fails exactly the
  *   second clFinish, N+ every later one too, CLR_FAULT_CODE chooses the
  *   code, and CLR_FAULT_RANDOM gives the same faults for the same seed. */
@@ -298,14 +303,26 @@ typedef struct
   gchar *sums[N_PIPELINES];     /* where EOS, else NULL */
 } Result;
 
-/* N_PIPELINES clfirfilter pipelines in a child with the shim (without
- * where !shim), CLR_FAULT as fault (none where NULL); every pipeline
- * ended and the child exited 0 */
+/* The bytes a pipeline through element gives: stereo F32, every frame of
+ * the input's (44.1 kHz; clresample's at 48 kHz, ceil (N 48000 / 44100)) */
+static gsize
+expected_bytes (const gchar * element)
+{
+  const guint64 in = (guint64) N_BUFFERS * 1024;
+
+  return (gsize) (strcmp (element, "clresample") ? in :
+      (in * 48000 + 44100 - 1) / 44100) * 2 * sizeof (float);
+}
+
+/* N_PIPELINES pipelines through element in a child with the shim
+ * (without where !shim), CLR_FAULT as fault (none where NULL); every
+ * pipeline ended and the child exited 0 */
 static Child *
-run_pipelines (const gchar * fault, gboolean shim, Result * r)
+run_pipelines (const gchar * element, const gchar * fault, gboolean shim,
+    Result * r)
 {
   static gchar n[16], b[16];
-  const gchar *args[] = { "--pipelines", "clfirfilter", n, b, NULL };
+  const gchar *args[] = { "--pipelines", element, n, b, NULL };
   Child *c;
   gchar **lines;
   guint i;
@@ -332,8 +349,7 @@ run_pipelines (const gchar * fault, gboolean shim, Result * r)
     if (!strcmp (end, "eos")) {
       r->eos++;
       r->sums[k] = g_strdup (sum);
-      /* stereo F32 frames, all of the input's */
-      g_assert_cmpuint (bytes, ==, N_BUFFERS * 1024 * 2 * sizeof (float));
+      g_assert_cmpuint (bytes, ==, expected_bytes (element));
     } else {
       g_assert_cmpstr (end, ==, "error");
       r->error++;
@@ -353,32 +369,36 @@ result_clear (Result * r)
     g_free (r->sums[i]);
 }
 
-/* The output of every pipeline without a fault (they are alike), with
- * the shim and without it */
-static gchar *clean_sum;
+/* The output of every pipeline through element without a fault (they
+ * are alike), with the shim and without it */
+static GHashTable *clean_sums;
 
 static const gchar *
-fault_free_sum (void)
+fault_free_sum (const gchar * element)
 {
+  gchar *clean = NULL;
   guint i, pass;
 
-  if (clean_sum)
-    return clean_sum;
+  if (!clean_sums)
+    clean_sums = g_hash_table_new (g_str_hash, g_str_equal);
+  if ((clean = g_hash_table_lookup (clean_sums, element)))
+    return clean;
   /* pass 0 with the shim, pass 1 without */
   for (pass = 0; pass < 2; pass++) {
     Result r;
-    Child *c = run_pipelines (NULL, pass == 0, &r);
+    Child *c = run_pipelines (element, NULL, pass == 0, &r);
 
     g_assert_cmpuint (count_lines (c->err, "clr-fault:"), ==, 0);
     g_assert_cmpuint (r.eos, ==, N_PIPELINES);
     if (pass == 0)
-      clean_sum = g_strdup (r.sums[0]);
+      clean = g_strdup (r.sums[0]);
     for (i = 0; i < N_PIPELINES; i++)
-      g_assert_cmpstr (r.sums[i], ==, clean_sum);
+      g_assert_cmpstr (r.sums[i], ==, clean);
     result_clear (&r);
     child_free (c);
   }
-  return clean_sum;
+  g_hash_table_insert (clean_sums, (gpointer) element, clean);
+  return clean;
 }
 
 static gboolean
@@ -470,7 +490,8 @@ test_fault_free (void)
 {
   if (!have_shim ())
     return;
-  g_assert_nonnull (fault_free_sum ());
+  g_assert_nonnull (fault_free_sum ("clfirfilter"));
+  g_assert_nonnull (fault_free_sum ("clresample"));
 }
 
 static void
@@ -483,8 +504,8 @@ test_one_fault (void)
 
   if (!have_shim ())
     return;
-  clean = fault_free_sum ();
-  c = run_pipelines (ONE_FAULT, TRUE, &r);
+  clean = fault_free_sum ("clfirfilter");
+  c = run_pipelines ("clfirfilter", ONE_FAULT, TRUE, &r);
   /* the fault was injected, once */
   g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), ==, 1);
   /* it took effect in one pipeline alone */
@@ -507,15 +528,66 @@ test_lost_device (void)
 
   if (!have_shim ())
     return;
-  clean = fault_free_sum ();
+  clean = fault_free_sum ("clfirfilter");
   /* every pipeline ended and the child exited 0: run_pipelines */
-  c = run_pipelines (LOST_DEVICE, TRUE, &r);
+  c = run_pipelines ("clfirfilter", LOST_DEVICE, TRUE, &r);
   g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), >, 0);
   g_assert_cmpuint (r.error, >=, 1);
   /* any that ended in EOS did so with all its output right */
   for (i = 0; i < N_PIPELINES; i++)
     if (r.sums[i])
       g_assert_cmpstr (r.sums[i], ==, clean);
+  result_clear (&r);
+  child_free (c);
+}
+
+/* clresample's streams share the device's scheduler: its batches hold
+ * every stream's job, so one failed launch, flush or wait used to fail
+ * every stream of its batch (3 to 9 of 16). A failed batch now drains
+ * the queue and runs its jobs again one by one: a transient fault fails
+ * no stream, and every output is bit for bit that of the run without a
+ * fault. */
+static void
+test_resample_one_fault (void)
+{
+  static const gchar *faults[] = { "clEnqueueNDRangeKernel:30",
+    "clEnqueueNDRangeKernel:10", "clFlush:20", "clWaitForEvents:5",
+    "clGetEventInfo:40"
+  };
+  const gchar *clean;
+  guint f, i;
+
+  if (!have_shim ())
+    return;
+  clean = fault_free_sum ("clresample");
+  for (f = 0; f < G_N_ELEMENTS (faults); f++) {
+    Result r;
+    Child *c = run_pipelines ("clresample", faults[f], TRUE, &r);
+
+    g_test_message ("%s: %u EOS, %u errors", faults[f], r.eos, r.error);
+    g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), ==, 1);
+    g_assert_cmpuint (r.error, ==, 0);
+    for (i = 0; i < N_PIPELINES; i++)
+      g_assert_cmpstr (r.sums[i], ==, clean);
+    result_clear (&r);
+    child_free (c);
+  }
+}
+
+/* Every launch failing from one on (a device lost under clresample's
+ * batches): the batch's jobs fail one by one too, so every stream posts
+ * its error, and the process ends cleanly */
+static void
+test_resample_lost_device (void)
+{
+  Result r;
+  Child *c;
+
+  if (!have_shim ())
+    return;
+  c = run_pipelines ("clresample", "clEnqueueNDRangeKernel:30+", TRUE, &r);
+  g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), >, 1);
+  g_assert_cmpuint (r.error, ==, N_PIPELINES);
   result_clear (&r);
   child_free (c);
 }
@@ -536,5 +608,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fault/fault-free", test_fault_free);
   g_test_add_func ("/fault/one-fault", test_one_fault);
   g_test_add_func ("/fault/lost-device", test_lost_device);
+  g_test_add_func ("/fault/resample-one-fault", test_resample_one_fault);
+  g_test_add_func ("/fault/resample-lost-device",
+      test_resample_lost_device);
   return g_test_run ();
 }

@@ -154,6 +154,9 @@ struct _ClrSchedBatch {
   cl_event done;
   cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
   cl_int status;                /* set before the state turns DONE */
+  cl_command_queue queue;       /* the queue it was sent on */
+  gboolean isolated;            /* it failed, and its jobs ran again one by
+                                 * one: each job's status is its own */
   gint64 t_submit;              /* when it was taken to the device */
   gint64 t_due;                 /* the gathering window's end (under the
                                  * scheduler's lock; CLR_SCHED_WINDOW_US) */
@@ -352,6 +355,7 @@ batch_reset (ClrSched * s, ClrSchedBatch * b)
   g_atomic_int_set (&b->state, BATCH_OPEN);
   b->waited = FALSE;
   b->status = CL_SUCCESS;
+  b->isolated = FALSE;
   batch_release_events (b);
   if (b->overflowed && b->in_cap < CLR_SCHED_GROW_MAX) {
     /* a larger one next time (on failure, one of the start's size) */
@@ -597,6 +601,49 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   return status;
 }
 
+/* After b failed (its enqueue, or the wait for it): first the queue is
+ * drained, so that nothing of b still writes into its staging; then each
+ * of its jobs runs again alone, its input uploaded anew, and keeps its own
+ * status. One stream's fault (a launch refused, a transient failure)
+ * then fails that stream alone, not every stream that shared its batch;
+ * a device that is lost fails them all, as each job's own run fails. */
+static void
+batch_isolate (ClrSched * s, ClrSchedBatch * b)
+{
+  const gboolean svm = s->staging == CLR_STAGING_SVM;
+  cl_command_queue q = b->queue;
+  cl_int upload = CL_SUCCESS;
+  guint i;
+
+  /* whatever it failed with, nothing of it may run on */
+  clFinish (q);
+  if (!svm)
+    upload = clEnqueueWriteBuffer (q, b->in_dev, CL_TRUE, 0, b->in_used,
+        b->in_host, 0, NULL, NULL);
+  for (i = 0; i < b->jobs->len; i++) {
+    ClrSchedJob *job = g_ptr_array_index (b->jobs, i);
+    cl_event ev = NULL;
+    cl_int status = upload;
+
+    if (status == CL_SUCCESS)
+      status = launch_group (s, b, q, job->kern, i, 1, job->items,
+          job->launches, &ev);
+    if (ev)
+      clReleaseEvent (ev);
+    if (status == CL_SUCCESS && !svm) {
+      const size_t at = job->row[CLR_ROW_OUT] * job->out_sample;
+
+      status = clEnqueueReadBuffer (q, b->out_dev, CL_TRUE, at,
+          job->out_bytes, job->direct ? job->direct : b->out_host + at, 0,
+          NULL, NULL);
+    }
+    if (status == CL_SUCCESS)
+      status = clFinish (q);
+    job->status = status;
+  }
+  b->isolated = TRUE;
+}
+
 /* b's outputs are readable, or its status says why not: every one of its
  * jobs' threads goes on, asleep or yielding. */
 static void
@@ -686,11 +733,14 @@ submit_ready (ClrSched * s)
     b->t_submit = g_get_monotonic_time ();
     q = s->queues[s->next_queue];
     s->next_queue = (s->next_queue + 1) % s->max_running;
+    b->queue = q;
     clr_unlock (&s->lock);
     cpu = s->profile ? thread_cpu_us () : 0;
     status = batch_enqueue (s, b, q, &launches);
     if (s->profile)
       s->enqueue_cpu_us += thread_cpu_us () - cpu;
+    if (status != CL_SUCCESS)
+      batch_isolate (s, b);
     clr_lock (&s->lock);
     s->enqueue_us += g_get_monotonic_time () - b->t_submit;
     s->submitting = FALSE;
@@ -1060,6 +1110,8 @@ finish (ClrSched * s, ClrSchedBatch * b)
     const gboolean done_first = spinning (s);
     ClrSchedBatch *next;
 
+    if (status != CL_SUCCESS)
+      batch_isolate (s, b);
     b->status = status;
     if (done_first) {
       batch_done (b);
@@ -1188,7 +1240,7 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
     }
     finish (s, b);
   }
-  status = b->status;
+  status = b->isolated ? job->status : b->status;
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "Running a batch on the device");
     return FALSE;

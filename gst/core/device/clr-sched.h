@@ -114,6 +114,8 @@ typedef struct {
   char *win;                    /* after reserve: write the window here */
   const char *out;              /* after run: the output */
   ClrSchedBatch *batch;
+  cl_int status;                /* this job's own, where its batch failed
+                                 * and its jobs were run again one by one */
 } ClrSchedJob;
 
 /* The scheduler of a device for a kind of staging memory; a reference. */
