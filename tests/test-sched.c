@@ -203,6 +203,14 @@ test_one_batch (void)
   g_assert_cmpuint (launches - launches0, ==, 2);
   /* the company a stream keeps on the device: these N streams */
   g_assert_cmpuint (clr_sched_get_company (s), >=, N);
+  /* then one stream alone: its company decays to itself, batch by batch
+   * (an eighth, at least one, a batch: 12 -> 10 -> 8 -> 7 -> ... -> 1) */
+  for (i = 0; i < 16; i++) {
+    stream_init (&st[0], s, k[0], &specs[0], 50, 20, 0, 7.0f);
+    stream_reserve (&st[0]);
+    run_streams (st, 1);
+  }
+  g_assert_cmpuint (clr_sched_get_company (s), ==, 1);
   clr_sched_kernel_unref (s, k[0]);
   clr_sched_kernel_unref (s, k[1]);
   clr_sched_unref (s);

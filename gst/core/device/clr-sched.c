@@ -729,7 +729,9 @@ submit_ready (ClrSched * s)
     s->submitting = TRUE;
     s->batches++;
     s->jobs += b->jobs->len;
-    s->recent = MAX (b->jobs->len, s->recent - s->recent / 8);
+    /* down by an eighth a batch, and by one at least: recent / 8 alone
+     * stopped at 7, and held a lone stream's batches to 7 streams' pace */
+    s->recent = MAX (b->jobs->len, s->recent - (s->recent + 7) / 8);
     b->t_submit = g_get_monotonic_time ();
     q = s->queues[s->next_queue];
     s->next_queue = (s->next_queue + 1) % s->max_running;
