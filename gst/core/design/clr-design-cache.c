@@ -2,6 +2,7 @@
 #include <string.h>
 #include "clr-design-cache.h"
 #include "clr-disk-cache.h"
+#include "clr-fft-host.h"
 #include "clr-design-hash.h"
 
 /* Everything clr_bank_row () reads, and nothing else: banks with equal keys
@@ -71,13 +72,7 @@ disk_key_init (DiskKey * dk, const DesignKey * key)
 {
   memset (dk, 0, sizeof (*dk));
   g_strlcpy (dk->code, "bank-1 " CLR_DESIGN_SOURCES_SHA256, sizeof dk->code);
-#if defined(__x86_64__) && defined(__GNUC__)
-  g_strlcpy (dk->variant, __builtin_cpu_supports ("avx2")
-      && __builtin_cpu_supports ("fma") ? "x86-v3" : "x86", sizeof
-      dk->variant);
-#else
-  g_strlcpy (dk->variant, "any", sizeof dk->variant);
-#endif
+  g_strlcpy (dk->variant, clr_fft_host_variant (), sizeof dk->variant);
   dk->key = *key;
 }
 

@@ -338,3 +338,15 @@ clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out)
   clr_fft_host_real_run (plan, x, n_x, out);
   clr_fft_host_real_free (plan);
 }
+
+const char *
+clr_fft_host_variant (void)
+{
+  /* the clones' own condition (clr-fft-host.h) and their resolver's */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
+    && __GNUC__ >= 12 && defined(__linux__)
+  return __builtin_cpu_supports ("x86-64-v3") ? "x86-v3" : "x86";
+#else
+  return "any";
+#endif
+}

@@ -33,6 +33,11 @@ G_BEGIN_DECLS
 /* The n / 2 + 1 bins X[k] = sum_j x[j] e^(-2 pi i j k / n) of x (n_x <= n
  * samples) zero-padded to n points, n a power of two of 2 or more; out
  * holds n + 2 doubles (re, im pairs). */
+/* Which of the CLR_VECTOR_CLONES this machine runs ("x86-v3": AVX2 and
+ * FMA; "x86"; "any"): they round differently, so what is kept of their
+ * results on disk names it */
+const char *clr_fft_host_variant (void);
+
 void clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out);
 
 /* The same for many signals of one n (a long filter's partitions): the

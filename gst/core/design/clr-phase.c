@@ -136,6 +136,22 @@ intermediate_spectrum (ClrFftHostReal * fft, const ClrFilter * f,
   return TRUE;
 }
 
+/* A prototype of f's at rate and alpha, its kernel still to be set */
+static ClrPhaseProto *
+proto_new (const ClrFilter * f, uint32_t rate, double alpha)
+{
+  ClrPhaseProto *p = g_new0 (ClrPhaseProto, 1);
+
+  p->refs = 1;
+  p->alpha = alpha;
+  p->rate = rate;
+  p->taps = f->taps;
+  p->fc = f->fc;
+  p->beta = f->beta;
+  p->half_width = f->half_width;
+  return p;
+}
+
 /* The phase-alpha version of f's prototype (1 minimum, otherwise the
  * intermediate one), sampled `rate` points an input sample, placed as
  * clr-phase.h says. */
@@ -198,14 +214,7 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
     if (acc > pre_floor * total)
       break;
   }
-  p = g_new0 (ClrPhaseProto, 1);
-  p->refs = 1;
-  p->alpha = alpha;
-  p->rate = rate;
-  p->taps = f->taps;
-  p->fc = f->fc;
-  p->beta = f->beta;
-  p->half_width = f->half_width;
+  p = proto_new (f, rate, alpha);
   p->lead = (uint32_t) ((MAX (d, 0) + (int64_t) q + rate - 1) / rate);
   p->delay = (double) d / rate;
   s0 = d - (int64_t) p->lead * rate;
@@ -250,13 +259,7 @@ disk_key_init (ProtoDiskKey * k, const ClrFilter * f, uint32_t rate,
 {
   memset (k, 0, sizeof (*k));
   g_strlcpy (k->code, "proto-1 " CLR_DESIGN_SOURCES_SHA256, sizeof k->code);
-#if defined(__x86_64__) && defined(__GNUC__)
-  g_strlcpy (k->variant, __builtin_cpu_supports ("avx2")
-      && __builtin_cpu_supports ("fma") ? "x86-v3" : "x86", sizeof
-      k->variant);
-#else
-  g_strlcpy (k->variant, "any", sizeof k->variant);
-#endif
+  g_strlcpy (k->variant, clr_fft_host_variant (), sizeof k->variant);
   k->alpha = alpha;
   k->fc = f->fc;
   k->beta = f->beta;
@@ -283,14 +286,7 @@ proto_from_disk (const ClrFilter * f, uint32_t rate, double alpha)
   bytes = g_bytes_get_data (data, &n);
   if (n == sizeof head + len * sizeof (double)) {
     memcpy (&head, bytes, sizeof head);
-    p = g_new0 (ClrPhaseProto, 1);
-    p->refs = 1;
-    p->alpha = alpha;
-    p->rate = rate;
-    p->taps = f->taps;
-    p->fc = f->fc;
-    p->beta = f->beta;
-    p->half_width = f->half_width;
+    p = proto_new (f, rate, alpha);
     p->lead = head.lead;
     p->delay = head.delay;
     p->h = g_try_new (double, len);
