@@ -174,6 +174,10 @@ struct _ClrSched {
   ClrDevice *dev;
   ClrStaging staging;
   cl_command_queue queues[CLR_SCHED_RUNNING_MAX];
+  /* held while a batch's commands are enqueued (submit_ready ()'s thread,
+   * or a failed batch's jobs run again by finish ()'s): its kernels' args
+   * are set on kernel objects every batch shares */
+  GMutex enqueue_lock;
   guint max_running;
 
   ClrLock lock;
@@ -601,12 +605,13 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   return status;
 }
 
-/* After b failed (its enqueue, or the wait for it): first the queue is
- * drained, so that nothing of b still writes into its staging; then each
- * of its jobs runs again alone, its input uploaded anew, and keeps its own
- * status. One stream's fault (a launch refused, a transient failure)
- * then fails that stream alone, not every stream that shared its batch;
- * a device that is lost fails them all, as each job's own run fails. */
+/* After b failed (its enqueue, or the wait for it), enqueue_lock held:
+ * first the queue is drained, so that nothing of b still writes into its
+ * staging; then each of its jobs runs again alone, its input uploaded
+ * anew, and keeps its own status. One stream's fault (a launch refused,
+ * a transient failure) then fails that stream alone, not every stream
+ * that shared its batch; a device that is lost fails them all, as each
+ * job's own run fails. */
 static void
 batch_isolate (ClrSched * s, ClrSchedBatch * b)
 {
@@ -738,11 +743,13 @@ submit_ready (ClrSched * s)
     b->queue = q;
     clr_unlock (&s->lock);
     cpu = s->profile ? thread_cpu_us () : 0;
+    g_mutex_lock (&s->enqueue_lock);
     status = batch_enqueue (s, b, q, &launches);
     if (s->profile)
       s->enqueue_cpu_us += thread_cpu_us () - cpu;
     if (status != CL_SUCCESS)
       batch_isolate (s, b);
+    g_mutex_unlock (&s->enqueue_lock);
     clr_lock (&s->lock);
     s->enqueue_us += g_get_monotonic_time () - b->t_submit;
     s->submitting = FALSE;
@@ -844,6 +851,7 @@ sched_free (ClrSched * s)
   g_hash_table_destroy (s->kernels);
   clr_lock_clear (&s->lock);
   g_mutex_clear (&s->kern_lock);
+  g_mutex_clear (&s->enqueue_lock);
   clr_device_unref (s->dev);
   g_free (s);
 }
@@ -870,6 +878,7 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->gap_us = G_USEC_PER_SEC;
   clr_lock_init (&s->lock);
   g_mutex_init (&s->kern_lock);
+  g_mutex_init (&s->enqueue_lock);
   g_queue_init (&s->closed);
   s->idle = g_ptr_array_new ();
   s->kernels = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
@@ -1112,8 +1121,11 @@ finish (ClrSched * s, ClrSchedBatch * b)
     const gboolean done_first = spinning (s);
     ClrSchedBatch *next;
 
-    if (status != CL_SUCCESS)
+    if (status != CL_SUCCESS) {
+      g_mutex_lock (&s->enqueue_lock);
       batch_isolate (s, b);
+      g_mutex_unlock (&s->enqueue_lock);
+    }
     b->status = status;
     if (done_first) {
       batch_done (b);
