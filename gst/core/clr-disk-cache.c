@@ -337,6 +337,78 @@ done:
   g_free (dir);
 }
 
+typedef struct {
+  gchar *kind;
+  GBytes *key;
+  GBytes *data;
+} PendingStore;
+
+static GMutex writer_lock;
+static GCond writer_idle;
+static GThreadPool *writer;
+static guint writer_pending;
+
+static void
+writer_run (gpointer item, gpointer user)
+{
+  PendingStore *p = item;
+  gsize key_len, len;
+  const void *key = g_bytes_get_data (p->key, &key_len);
+  const void *data = g_bytes_get_data (p->data, &len);
+
+  clr_disk_cache_store (p->kind, key, key_len, data, len);
+  g_bytes_unref (p->key);
+  g_bytes_unref (p->data);
+  g_free (p->kind);
+  g_free (p);
+  g_mutex_lock (&writer_lock);
+  if (--writer_pending == 0)
+    g_cond_broadcast (&writer_idle);
+  g_mutex_unlock (&writer_lock);
+}
+
+void
+clr_disk_cache_flush (void)
+{
+  g_mutex_lock (&writer_lock);
+  while (writer_pending > 0)
+    g_cond_wait (&writer_idle, &writer_lock);
+  g_mutex_unlock (&writer_lock);
+}
+
+static void
+flush_at_exit (void)
+{
+  clr_disk_cache_flush ();
+}
+
+void
+clr_disk_cache_store_async (const char *kind, GBytes * key, GBytes * data)
+{
+  gchar *dir = clr_disk_cache_dir ();
+  PendingStore *p;
+
+  if (!dir) {
+    g_bytes_unref (key);
+    g_bytes_unref (data);
+    return;
+  }
+  g_free (dir);
+  p = g_new (PendingStore, 1);
+  p->kind = g_strdup (kind);
+  p->key = key;
+  p->data = data;
+  g_mutex_lock (&writer_lock);
+  if (!writer) {
+    /* one thread: entries go to disk in turn, none racing another */
+    writer = g_thread_pool_new (writer_run, NULL, 1, FALSE, NULL);
+    atexit (flush_at_exit);
+  }
+  writer_pending++;
+  g_mutex_unlock (&writer_lock);
+  g_thread_pool_push (writer, p, NULL);
+}
+
 void
 clr_disk_cache_stats (ClrDiskCacheStats * stats)
 {

@@ -38,6 +38,16 @@ GBytes *clr_disk_cache_load (const char *kind, const void *key,
 void clr_disk_cache_store (const char *kind, const void *key, size_t key_len,
     const void *data, size_t len);
 
+/* The same on the cache's own thread, taking key and data: for a caller
+ * that holds locks others wait for (a design under the scheduler's kernel
+ * lock), to whom hashing and writing megabytes would be a stall. Stores
+ * still pending when the process exits are finished first (atexit), or
+ * by clr_disk_cache_flush (). */
+void clr_disk_cache_store_async (const char *kind, GBytes * key,
+    GBytes * data);
+/* Waits for the stores clr_disk_cache_store_async () has pending. */
+void clr_disk_cache_flush (void);
+
 /* The folder in use now, or NULL when the cache is off (free it). */
 gchar *clr_disk_cache_dir (void);
 

@@ -174,7 +174,12 @@ clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
       DiskKey dk;
 
       disk_key_init (&dk, &key);
-      clr_disk_cache_store ("bank", &dk, sizeof dk, d->coef, d->bytes);
+      /* on the cache's thread: the caller may hold the scheduler's kernel
+       * lock, and the bank stays alive (a reference) until it is written */
+      g_atomic_int_inc (&d->refs);
+      clr_disk_cache_store_async ("bank", g_bytes_new (&dk, sizeof dk),
+          g_bytes_new_with_free_func (d->coef, d->bytes,
+              (GDestroyNotify) clr_design_unref, d));
     }
   }
 

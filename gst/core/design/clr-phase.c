@@ -314,9 +314,10 @@ proto_to_disk (const ClrPhaseProto * p, const ClrFilter * f)
   memcpy (bytes, &head, sizeof head);
   memcpy (bytes + sizeof head, p->h, len * sizeof (double));
   disk_key_init (&key, f, p->rate, p->alpha);
-  clr_disk_cache_store ("phase", &key, sizeof key, bytes,
-      sizeof head + len * sizeof (double));
-  g_free (bytes);
+  /* on the cache's thread: a design may run under the scheduler's kernel
+   * lock, whose other takers must not wait for the hash and the write */
+  clr_disk_cache_store_async ("phase", g_bytes_new (&key, sizeof key),
+      g_bytes_new_take (bytes, sizeof head + len * sizeof (double)));
 }
 
 ClrPhaseProto *
