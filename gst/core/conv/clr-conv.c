@@ -626,6 +626,14 @@ check_local_memory (ClrConv * c, GError ** error)
   const cl_ulong local = local_memory (c->dev);
   const size_t csize = fft_csize (c);
 
+  /* a failed query (a lost device) reads as none: no block would do */
+  if (local < csize) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
+        "'%s' reports no local memory for the convolution's transforms "
+        "(the device may be lost, or its driver failed the query)",
+        clr_device_get_name (c->dev));
+    return FALSE;
+  }
   if ((cl_ulong) c->block * csize > local && c->hop != c->block) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Blocks of %u frames with %" G_GSIZE_FORMAT " taps need %u-point "
