@@ -4,7 +4,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "clr-disk-cache.h"
@@ -351,11 +353,20 @@ static guint writer_pending;
 static void
 writer_run (gpointer item, gpointer user)
 {
+  static gsize niced;
   PendingStore *p = item;
   gsize key_len, len;
   const void *key = g_bytes_get_data (p->key, &key_len);
   const void *data = g_bytes_get_data (p->data, &len);
 
+  /* the hash and the write of megabytes yield to the streams' threads
+   * (on two cores they shared the CPU with a live change's stream) */
+  if (g_once_init_enter (&niced)) {
+#ifdef SYS_gettid
+    setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), 19);
+#endif
+    g_once_init_leave (&niced, 1);
+  }
   clr_disk_cache_store (p->kind, key, key_len, data, len);
   g_bytes_unref (p->key);
   g_bytes_unref (p->data);
@@ -400,8 +411,10 @@ clr_disk_cache_store_async (const char *kind, GBytes * key, GBytes * data)
   p->data = data;
   g_mutex_lock (&writer_lock);
   if (!writer) {
-    /* one thread: entries go to disk in turn, none racing another */
-    writer = g_thread_pool_new (writer_run, NULL, 1, FALSE, NULL);
+    /* one thread of its own (exclusive: GLib's shared pool threads go on
+     * to serve other pools, GStreamer's streaming tasks among them, and
+     * this one runs niced): entries go to disk in turn */
+    writer = g_thread_pool_new (writer_run, NULL, 1, TRUE, NULL);
     atexit (flush_at_exit);
   }
   writer_pending++;
