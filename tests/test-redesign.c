@@ -375,11 +375,17 @@ GST_START_TEST (test_live_change_no_stall)
   g_print ("# and back to %u (its design cached): after %.1f ms, largest gap "
       "%.1f ms\n", TAPS_FROM, (switched_back - changed_back) / 1000.0,
       around_back / 1000.0);
+#ifndef __SANITIZE_ADDRESS__
+  /* Wall-clock bounds: under AddressSanitizer on two cores every thread
+   * runs several times slower and the steady gaps reach 40-60 ms, so the
+   * same code (at 92a9c64 as now) missed them in 3 runs of 4; there the
+   * change is checked for what it does, not for its timing */
   fail_unless (around - steady < added_us + build_us / 2,
       "a stall of %.1f ms at the change", (around - steady) / 1000.0);
   fail_unless (around_back - steady < build_us / 2,
       "a stall of %.1f ms at the change back", (around_back - steady) /
       1000.0);
+#endif
   check_contiguous (&l);
   /* the new filter runs: the element's latency is now its own */
   fail_unless_equals_clocktime (lat_before, lat_from);
@@ -655,8 +661,11 @@ GST_START_TEST (test_firfilter_location_live)
       "before the change, %.1f ms around it; building it in line takes "
       "%.1f ms\n", taps, (switched - changed) / 1000.0, steady / 1000.0,
       around / 1000.0, build_us / 1000.0);
+#ifndef __SANITIZE_ADDRESS__
+  /* wall-clock: not under AddressSanitizer (test_live_change_no_stall) */
   fail_unless (around - steady < build_us / 2,
       "a stall of %.1f ms at the change", (around - steady) / 1000.0);
+#endif
   check_contiguous (&l);
   live_free (&l);
   g_unlink (wav);
