@@ -947,12 +947,37 @@ count_sound (const gchar * dir, const gchar * prefix)
 
 #define FROM_CACHE "') from the cache in "
 
+/* A further run over the cache in dir, its entries aged first: the output
+ * o1's bit for bit; with the cache on, every entry loaded and the program
+ * read from it; with it off (`off`), no entry touched and no program read.
+ * Returns the number of entries there were. */
+static guint
+assert_rerun (const gchar * dir, const gchar * phase, gboolean off,
+    GBytes * o1)
+{
+  GPtrArray *before = entries_aged (dir);
+  const guint n = before->len;
+  gchar *log = NULL;
+  GBytes *o = run_pipeline (dir, phase, off, &log);
+
+  g_assert_true (g_bytes_equal (o, o1));
+  if (off)
+    g_assert_null (strstr (log, FROM_CACHE));
+  else
+    g_assert_nonnull (strstr (log, FROM_CACHE));
+  g_free (log);
+  g_bytes_unref (o);
+  assert_entries_kept (dir, before, !off);
+  before_free (before);
+  return n;
+}
+
 static void
 test_element_minimum (void)
 {
   gchar *dir = cache_dir_new (), *log = NULL;
   GBytes *o1, *o;
-  GPtrArray *before, *names;
+  GPtrArray *names;
   guint i;
 
   /* (a) an empty cache: filled with the program and the prototype */
@@ -965,24 +990,10 @@ test_element_minimum (void)
   assert_no_tmp (dir);
 
   /* (b) the cache it filled: the same output, every entry loaded */
-  before = entries_aged (dir);
-  o = run_pipeline (dir, "minimum", FALSE, &log);
-  g_assert_true (g_bytes_equal (o, o1));
-  g_assert_nonnull (strstr (log, FROM_CACHE));
-  g_free (log);
-  g_bytes_unref (o);
-  assert_entries_kept (dir, before, TRUE);
-  before_free (before);
+  assert_rerun (dir, "minimum", FALSE, o1);
 
   /* (c) the cache off: the same output, the folder untouched */
-  before = entries_aged (dir);
-  o = run_pipeline (dir, "minimum", TRUE, &log);
-  g_assert_true (g_bytes_equal (o, o1));
-  g_assert_null (strstr (log, FROM_CACHE));
-  g_free (log);
-  g_bytes_unref (o);
-  assert_entries_kept (dir, before, FALSE);
-  before_free (before);
+  assert_rerun (dir, "minimum", TRUE, o1);
 
   /* (d) a byte flipped in the middle of every entry: the same output,
    * every entry refused and made anew */
@@ -1020,15 +1031,8 @@ test_element_minimum (void)
   assert_no_tmp (dir);
 
   /* (e) the entries made anew are loaded again */
-  before = entries_aged (dir);
-  g_assert_cmpuint (before->len, ==, names->len);
-  o = run_pipeline (dir, "minimum", FALSE, &log);
-  g_assert_true (g_bytes_equal (o, o1));
-  g_assert_nonnull (strstr (log, FROM_CACHE));
-  g_free (log);
-  g_bytes_unref (o);
-  assert_entries_kept (dir, before, TRUE);
-  before_free (before);
+  g_assert_cmpuint (assert_rerun (dir, "minimum", FALSE, o1), ==,
+      names->len);
 
   g_ptr_array_unref (names);
   g_bytes_unref (o1);
@@ -1039,8 +1043,7 @@ static void
 test_element_intermediate (void)
 {
   gchar *dir = cache_dir_new (), *log = NULL;
-  GBytes *o1, *o;
-  GPtrArray *before;
+  GBytes *o1;
 
   o1 = run_pipeline (dir, "intermediate", FALSE, &log);
   assert_output_sane (o1);
@@ -1049,23 +1052,8 @@ test_element_intermediate (void)
   g_assert_cmpuint (count_sound (dir, "phase-"), ==, 1);
   g_assert_cmpuint (count_sound (dir, "program-"), ==, 1);
 
-  before = entries_aged (dir);
-  o = run_pipeline (dir, "intermediate", FALSE, &log);
-  g_assert_true (g_bytes_equal (o, o1));
-  g_assert_nonnull (strstr (log, FROM_CACHE));
-  g_free (log);
-  g_bytes_unref (o);
-  assert_entries_kept (dir, before, TRUE);
-  before_free (before);
-
-  before = entries_aged (dir);
-  o = run_pipeline (dir, "intermediate", TRUE, &log);
-  g_assert_true (g_bytes_equal (o, o1));
-  g_assert_null (strstr (log, FROM_CACHE));
-  g_free (log);
-  g_bytes_unref (o);
-  assert_entries_kept (dir, before, FALSE);
-  before_free (before);
+  assert_rerun (dir, "intermediate", FALSE, o1);
+  assert_rerun (dir, "intermediate", TRUE, o1);
 
   g_bytes_unref (o1);
   cache_dir_free (dir);

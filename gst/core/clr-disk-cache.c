@@ -300,34 +300,24 @@ clr_disk_cache_store (const char *kind, const void *key, size_t key_len,
   memcpy (bytes + sizeof h, key, key_len);
   memcpy (bytes + sizeof h + key_len, data, len);
   digest (bytes, total, bytes + total);
-  if (!write_all (fd, bytes, total + DIGEST_LEN)) {
-    saved = errno;
-    clr_log (CLR_LOG_DEBUG, "cache entry %s not written (%s)", path,
-        g_strerror (saved));
-    COUNT (store_failures);
-    goto done;
-  }
-  if (close (fd)) {
-    fd = -1;
-    saved = errno;
-    clr_log (CLR_LOG_DEBUG, "cache entry %s not written (%s)", path,
-        g_strerror (saved));
-    COUNT (store_failures);
-    goto done;
-  }
+  if (!write_all (fd, bytes, total + DIGEST_LEN))
+    goto not_written;
+  saved = close (fd);
   fd = -1;
   /* atomic: readers see the old entry or this one */
-  if (g_rename (tmp, path)) {
-    saved = errno;
-    clr_log (CLR_LOG_DEBUG, "cache entry %s not written (%s)", path,
-        g_strerror (saved));
-    COUNT (store_failures);
-    goto done;
-  }
+  if (saved || g_rename (tmp, path))
+    goto not_written;
   g_free (tmp);
   tmp = NULL;
   COUNT (stores);
   evict (dir, path);
+  goto done;
+
+not_written:
+  saved = errno;
+  clr_log (CLR_LOG_DEBUG, "cache entry %s not written (%s)", path,
+      g_strerror (saved));
+  COUNT (store_failures);
 done:
   if (fd >= 0)
     close (fd);

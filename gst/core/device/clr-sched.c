@@ -515,6 +515,18 @@ thread_cpu_us (void)
 
 /* The table (jobs of one kernel side by side), the upload, a launch per
  * kernel, the download: all enqueued, `done` the last command's event. */
+/* job's output read back from b's device staging into its place: the
+ * caller's page-locked memory (job->direct), else b's host staging */
+static cl_int
+read_job_output (ClrSchedBatch * b, cl_command_queue q, ClrSchedJob * job,
+    cl_bool blocking, cl_event * ev)
+{
+  const size_t at = job->row[CLR_ROW_OUT] * job->out_sample;
+
+  return clEnqueueReadBuffer (q, b->out_dev, blocking, at, job->out_bytes,
+      job->direct ? job->direct : b->out_host + at, 0, NULL, ev);
+}
+
 static cl_int
 batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     guint * launches)
@@ -585,14 +597,11 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
       status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, 0, b->out_used,
           b->out_host, 0, NULL, &last);
     for (i = 0; direct && i < n && status == CL_SUCCESS; i++) {
-      ClrSchedJob *job = g_ptr_array_index (b->jobs, i);
-      const size_t at = job->row[CLR_ROW_OUT] * job->out_sample;
       if (last)
         clReleaseEvent (last);
       last = NULL;
-      status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, at,
-          job->out_bytes, job->direct ? job->direct : b->out_host + at, 0,
-          NULL, &last);
+      status = read_job_output (b, q, g_ptr_array_index (b->jobs, i),
+          CL_FALSE, &last);
     }
   }
   profile_step (s, 2, &t);
@@ -635,13 +644,8 @@ batch_isolate (ClrSched * s, ClrSchedBatch * b)
           job->launches, &ev);
     if (ev)
       clReleaseEvent (ev);
-    if (status == CL_SUCCESS && !svm) {
-      const size_t at = job->row[CLR_ROW_OUT] * job->out_sample;
-
-      status = clEnqueueReadBuffer (q, b->out_dev, CL_TRUE, at,
-          job->out_bytes, job->direct ? job->direct : b->out_host + at, 0,
-          NULL, NULL);
-    }
+    if (status == CL_SUCCESS && !svm)
+      status = read_job_output (b, q, job, CL_TRUE, NULL);
     if (status == CL_SUCCESS)
       status = clFinish (q);
     job->status = status;
