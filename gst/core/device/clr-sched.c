@@ -52,6 +52,16 @@
  * them to allocate) */
 #define CLR_SCHED_START_PINNED (1024u * 1024u)
 #define CLR_SCHED_PREALLOC_PINNED 4u
+/* Idle batches kept for reuse at most; one let go past them is freed. A
+ * burst of streams leaves as many batches behind as it had in flight, and
+ * a GPU's are page-locked memory the rest of the system goes without. */
+#define CLR_SCHED_IDLE_MAX 4u
+/* A batch whose staging is more than CLR_SCHED_SHRINK times what its
+ * recent runs used (a decaying maximum, down by an eighth a run) is cut
+ * back to twice that, at the start's size at least: a job larger than
+ * any batch gets one of its own size, and a burst grows batches, and
+ * neither should pin that memory once the load is gone. */
+#define CLR_SCHED_SHRINK 4u
 /* A job's thread waits for the device this long polling before it blocks
  * (a blocked thread wakes tens of microseconds late; a playback buffer's
  * work is shorter than that). */
@@ -150,6 +160,8 @@ struct _ClrSchedBatch {
    * on it (clr_word_wait ()); before, changed under the scheduler's lock */
   gint state;
   gboolean overflowed;          /* closed for want of room: grow it */
+  size_t need_in, need_out;     /* windows' and outputs' bytes its recent
+                                 * runs used (CLR_SCHED_SHRINK) */
   gint waited;                  /* a job's thread waits on `done` (CAS) */
   cl_event done;
   cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
@@ -164,6 +176,8 @@ struct _ClrSchedBatch {
 
 struct _ClrSchedKernel {
   gint refcount;                /* under kern_lock */
+  gboolean made;                /* under kern_lock: FALSE while its maker
+                                 * runs, with the lock let go */
   char *key;
   ClrSchedKernelInfo info;
 };
@@ -215,8 +229,15 @@ struct _ClrSched {
   gint fits;                    /* staging allocations (atomic) */
   gssize fit_us;                /* ... their time (atomic) */
 
+  /* guards the table of kernels, never held while one is made: a
+   * million-tap design or a program build takes seconds, and every
+   * element's streaming thread takes this lock to let its kernel go */
   GMutex kern_lock;
+  GCond kern_made;              /* a kernel was made, or failed to be */
   GHashTable *kernels;          /* key -> ClrSchedKernel */
+  gssize staging_bytes;         /* host staging allocated (atomic) */
+  ClrSchedTestHooks hooks;
+  guint test_enqueues;          /* batches enqueued under the hooks */
 };
 
 static GMutex registry_lock;
@@ -280,6 +301,17 @@ staging_free (ClrSched * s, char **p, cl_mem * dev_mem)
   *p = NULL;
 }
 
+/* b's windows' and outputs' staging let go; the batch holds no job */
+static void
+batch_drop_staging (ClrSched * s, ClrSchedBatch * b)
+{
+  g_atomic_pointer_add (&s->staging_bytes, -(gssize) (b->in_cap +
+          b->out_cap));
+  staging_free (s, &b->in_host, &b->in_dev);
+  staging_free (s, &b->out_host, &b->out_dev);
+  b->in_cap = b->out_cap = 0;
+}
+
 /* Room for the table and `in` bytes of windows, and `out` bytes of
  * output; the batch holds no job. */
 static gboolean
@@ -291,20 +323,24 @@ batch_fit (ClrSched * s, ClrSchedBatch * b, size_t in, size_t out,
   in += CLR_SCHED_TABLE_BYTES;
   g_atomic_int_inc (&s->fits);
   if (in > b->in_cap) {
+    g_atomic_pointer_add (&s->staging_bytes, -(gssize) b->in_cap);
     staging_free (s, &b->in_host, &b->in_dev);
     b->in_cap = 0;
     if (!(b->in_host = staging_alloc (s, in, &b->in_dev, CL_MEM_READ_ONLY,
                 error)))
       return FALSE;
     b->in_cap = in;
+    g_atomic_pointer_add (&s->staging_bytes, (gssize) in);
   }
   if (out > b->out_cap) {
+    g_atomic_pointer_add (&s->staging_bytes, -(gssize) b->out_cap);
     staging_free (s, &b->out_host, &b->out_dev);
     b->out_cap = 0;
     if (!(b->out_host = staging_alloc (s, out, &b->out_dev,
                 CL_MEM_WRITE_ONLY, error)))
       return FALSE;
     b->out_cap = out;
+    g_atomic_pointer_add (&s->staging_bytes, (gssize) out);
   }
   g_atomic_pointer_add (&s->fit_us, g_get_monotonic_time () - t);
   return TRUE;
@@ -335,8 +371,7 @@ batch_release_events (ClrSchedBatch * b)
 static void
 batch_free (ClrSched * s, ClrSchedBatch * b)
 {
-  staging_free (s, &b->in_host, &b->in_dev);
-  staging_free (s, &b->out_host, &b->out_dev);
+  batch_drop_staging (s, b);
   batch_release_events (b);
   g_ptr_array_free (b->jobs, TRUE);
   g_free (b);
@@ -352,6 +387,11 @@ batch_free (ClrSched * s, ClrSchedBatch * b)
 static void
 batch_reset (ClrSched * s, ClrSchedBatch * b)
 {
+  const size_t used_in = b->in_used - CLR_SCHED_TABLE_BYTES;
+  const size_t cap_in = b->in_cap - MIN (b->in_cap, CLR_SCHED_TABLE_BYTES);
+
+  b->need_in = MAX (used_in, b->need_in - b->need_in / 8);
+  b->need_out = MAX (b->out_used, b->need_out - b->need_out / 8);
   g_ptr_array_set_size (b->jobs, 0);
   b->in_used = CLR_SCHED_TABLE_BYTES;
   b->out_used = 0;
@@ -363,11 +403,19 @@ batch_reset (ClrSched * s, ClrSchedBatch * b)
   batch_release_events (b);
   if (b->overflowed && b->in_cap < CLR_SCHED_GROW_MAX) {
     /* a larger one next time (on failure, one of the start's size) */
-    size_t in = MIN ((b->in_cap - CLR_SCHED_TABLE_BYTES) * 2,
-        (size_t) CLR_SCHED_GROW_MAX), out = MIN (b->out_cap * 2,
-        (size_t) CLR_SCHED_GROW_MAX);
+    size_t in = MIN (cap_in * 2, (size_t) CLR_SCHED_GROW_MAX),
+        out = MIN (b->out_cap * 2, (size_t) CLR_SCHED_GROW_MAX);
     if (!batch_fit (s, b, in, out, NULL))
       batch_fit (s, b, s->start_bytes, s->start_bytes, NULL);
+  } else if ((cap_in > s->start_bytes
+          && cap_in > CLR_SCHED_SHRINK * b->need_in)
+      || (b->out_cap > s->start_bytes
+          && b->out_cap > CLR_SCHED_SHRINK * b->need_out)) {
+    /* far more than recent runs used: back to twice that (an empty batch
+     * is refitted when it opens, if this fails) */
+    batch_drop_staging (s, b);
+    batch_fit (s, b, MAX (2 * b->need_in, s->start_bytes),
+        MAX (2 * b->need_out, s->start_bytes), NULL);
   }
   b->overflowed = FALSE;
 }
@@ -513,6 +561,21 @@ thread_cpu_us (void)
   return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
+static gboolean spinning (ClrSched * s);
+
+/* ClrSchedTestHooks' pause before a batch's enqueue, and its failure of
+ * every n-th one (before anything of it is enqueued) */
+static cl_int
+test_enqueue (ClrSched * s)
+{
+  if (s->hooks.enqueue_pause_us)
+    g_usleep (s->hooks.enqueue_pause_us);
+  if (s->hooks.enqueue_fail_every
+      && ++s->test_enqueues % s->hooks.enqueue_fail_every == 0)
+    return CL_OUT_OF_RESOURCES;
+  return CL_SUCCESS;
+}
+
 /* The table (jobs of one kernel side by side), the upload, a launch per
  * kernel, the download: all enqueued, `done` the last command's event. */
 /* job's output read back from b's device staging into its place: the
@@ -544,6 +607,9 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     memcpy (table + (size_t) i * CLR_SCHED_ROW_WORDS, job->row,
         sizeof (job->row));
   }
+  if (G_UNLIKELY (s->hooks.enqueue_pause_us || s->hooks.enqueue_fail_every)
+      && (status = test_enqueue (s)) != CL_SUCCESS)
+    return status;
   if (!svm) {
     status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE, 0,
         (size_t) n * CLR_SCHED_ROW_WORDS * sizeof (cl_ulong), table, 0, NULL,
@@ -674,6 +740,8 @@ window_holds (ClrSched * s, ClrSchedBatch * b)
   if (!s->window_us || b->jobs->len >= CLR_SCHED_WINDOW_JOBS)
     return FALSE;
   left = b->t_due - g_get_monotonic_time ();
+  if (G_UNLIKELY (s->hooks.window_always))
+    return left > 0;
   return left > 0 && 2 * (gint64) g_atomic_int_get (&s->gap_us) < left
       && g_atomic_int_get (&s->refcount) > g_atomic_int_get (&s->in_flight);
 }
@@ -688,6 +756,27 @@ open_due (ClrSched * s, ClrSchedBatch * b, guint running, guint recent)
       && !window_holds (s, b);
 }
 
+/* The first closed batch whose writers are all done, taken off the queue;
+ * lock held. Not only the head: a head whose last writer was preempted
+ * mid-copy would hold back every batch behind it while the device idles.
+ * Batches are independent (a stream has one job in flight), so their
+ * order on the device does not matter. */
+static ClrSchedBatch *
+take_closed (ClrSched * s)
+{
+  GList *l;
+
+  for (l = s->closed.head; l; l = l->next) {
+    ClrSchedBatch *b = l->data;
+
+    if (g_atomic_int_get (&b->writers) == 0) {
+      g_queue_delete_link (&s->closed, l);
+      return b;
+    }
+  }
+  return NULL;
+}
+
 /* Sends ready batches to the device while it has room; lock held.
  *
  * The open batch goes at once if the device is idle (a lone stream waits
@@ -697,42 +786,43 @@ open_due (ClrSched * s, ClrSchedBatch * b, guint running, guint recent)
  * the device's other slot for a batch of one, and the rest would wait a
  * whole batch longer for theirs. It never waits past the running batch's
  * end, whose waiter calls this again; `recent` decays batch by batch, so
- * streams that leave do not hold the others to their old count. Returns
- * the last batch it sent to the device, or NULL. */
+ * streams that leave do not hold the others to their old count.
+ *
+ * With `link` (finish ()'s thread, which goes on to wait for what it
+ * sends), the first batch it sends of CLR_SCHED_CHAIN_JOBS jobs or more is
+ * claimed for the caller before any of its jobs' threads can see it
+ * running, with a reference, and returned; else NULL. Claimed later, a
+ * batch could already have finished, been recycled and reopened under the
+ * caller (the lock is let go while each batch is enqueued). */
 static ClrSchedBatch *
-submit_ready (ClrSched * s)
+submit_ready (ClrSched * s, gboolean link)
 {
-  ClrSchedBatch *sent = NULL;
+  ClrSchedBatch *linked = NULL;
 
   while (!s->submitting && s->running < s->max_running) {
-    ClrSchedBatch *b = g_queue_peek_head (&s->closed);
+    ClrSchedBatch *b = take_closed (s);
     cl_command_queue q;
     guint launches = 0;
     cl_int status;
     gint64 cpu;
 
-    if (!b && s->open && s->open->jobs->len > 0
-        && open_due (s, s->open, s->running, s->recent))
+    if (!b) {
+      if (!s->open || s->open->jobs->len == 0
+          || !open_due (s, s->open, s->running, s->recent))
+        return linked;
       b = s->open;
-    if (!b)
-      return sent;
-    if (g_atomic_int_get (&b->writers) > 0) {
-      /* due, but a job is still writing its window: the batch takes no
-       * more, and its last writer sends it. Left open, it would go only
-       * once no stream at all was writing into it, which under load (a
-       * hundred streams arriving, a writer preempted on a busy core)
-       * comes late. */
-      if (b == s->open) {
+      s->open = NULL;
+      if (g_atomic_int_get (&b->writers) > 0) {
+        /* due, but a job is still writing its window: the batch takes no
+         * more, and its last writer sends it. Left open, it would go only
+         * once no stream at all was writing into it, which under load (a
+         * hundred streams arriving, a writer preempted on a busy core)
+         * comes late. */
         g_atomic_int_set (&b->state, BATCH_CLOSED);
         g_queue_push_tail (&s->closed, b);
-        s->open = NULL;
+        return linked;
       }
-      return sent;
     }
-    if (b == s->open)
-      s->open = NULL;
-    else
-      g_queue_pop_head (&s->closed);
     g_atomic_int_set (&b->state, BATCH_SUBMITTING);
     g_atomic_int_inc ((gint *) & s->running);
     s->submitting = TRUE;
@@ -758,19 +848,24 @@ submit_ready (ClrSched * s)
     s->enqueue_us += g_get_monotonic_time () - b->t_submit;
     s->submitting = FALSE;
     s->launches += launches;
-    if (status != CL_SUCCESS)
-      g_atomic_int_add ((gint *) & s->running, -1);
     if (status != CL_SUCCESS) {
+      g_atomic_int_add ((gint *) & s->running, -1);
       b->status = status;
       batch_done (b);
+    } else if (link && !linked && !spinning (s)
+        && b->jobs->len >= CLR_SCHED_CHAIN_JOBS) {
+      /* ours: its jobs' threads find it claimed and sleep until DONE */
+      g_atomic_int_inc (&b->readers);
+      g_atomic_int_set (&b->waited, TRUE);
+      g_atomic_int_set (&b->state, BATCH_RUNNING);
+      linked = b;
     } else {
       /* one of its jobs' threads takes the wait */
       g_atomic_int_set (&b->state, BATCH_RUNNING);
       clr_word_wake (&b->state, 1);
-      sent = b;
     }
   }
-  return sent;
+  return linked;
 }
 
 /* Waits until `ev` has run: a batch of a stream or two polls briefly
@@ -855,6 +950,7 @@ sched_free (ClrSched * s)
   g_hash_table_destroy (s->kernels);
   clr_lock_clear (&s->lock);
   g_mutex_clear (&s->kern_lock);
+  g_cond_clear (&s->kern_made);
   g_mutex_clear (&s->enqueue_lock);
   clr_device_unref (s->dev);
   g_free (s);
@@ -882,6 +978,7 @@ sched_new (ClrDevice * dev, ClrStaging staging, GError ** error)
   s->gap_us = G_USEC_PER_SEC;
   clr_lock_init (&s->lock);
   g_mutex_init (&s->kern_lock);
+  g_cond_init (&s->kern_made);
   g_mutex_init (&s->enqueue_lock);
   g_queue_init (&s->closed);
   s->idle = g_ptr_array_new ();
@@ -954,11 +1051,13 @@ clr_sched_kernel_get (ClrSched * s, const char *key, ClrSchedKernelMake make,
     gpointer data, GError ** error)
 {
   ClrSchedKernel *k;
+  gboolean ok;
 
-  /* held while a new kernel is made: a second stream of the same key
-   * waits for it rather than making its own */
   g_mutex_lock (&s->kern_lock);
-  k = g_hash_table_lookup (s->kernels, key);
+  /* a second stream of the same key waits for the one making it rather
+   * than making its own; if that fails, it tries itself */
+  while ((k = g_hash_table_lookup (s->kernels, key)) && !k->made)
+    g_cond_wait (&s->kern_made, &s->kern_lock);
   if (k) {
     k->refcount++;
     g_mutex_unlock (&s->kern_lock);
@@ -967,13 +1066,22 @@ clr_sched_kernel_get (ClrSched * s, const char *key, ClrSchedKernelMake make,
   k = g_new0 (ClrSchedKernel, 1);
   k->refcount = 1;
   k->key = g_strdup (key);
-  if (!make (data, &k->info, error)) {
-    g_mutex_unlock (&s->kern_lock);
+  g_hash_table_insert (s->kernels, k->key, k);
+  g_mutex_unlock (&s->kern_lock);
+
+  ok = make (data, &k->info, error);
+
+  g_mutex_lock (&s->kern_lock);
+  if (ok)
+    k->made = TRUE;
+  else
+    g_hash_table_steal (s->kernels, k->key);
+  g_cond_broadcast (&s->kern_made);
+  g_mutex_unlock (&s->kern_lock);
+  if (!ok) {
     kernel_free (k);
     return NULL;
   }
-  g_hash_table_insert (s->kernels, k->key, k);
-  g_mutex_unlock (&s->kern_lock);
   return k;
 }
 
@@ -1021,7 +1129,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
       g_atomic_int_set (&b->state, BATCH_CLOSED);
       b->overflowed = TRUE;
       g_queue_push_tail (&s->closed, b);
-      submit_ready (s);
+      submit_ready (s, FALSE);
     } else {
       /* too small for the job, which gets one of its own size */
       g_ptr_array_add (s->idle, b);
@@ -1073,16 +1181,26 @@ profile_batch (ClrSched * s, ClrSchedBatch * b)
 }
 
 /* Drops a reference to batch b (a job's, or finish ()'s on a batch it
- * waits for without a job in it): the last one recycles it. */
+ * waits for): the last one recycles it, or frees it past
+ * CLR_SCHED_IDLE_MAX idle ones. */
 static void
 batch_unref (ClrSched * s, ClrSchedBatch * b)
 {
-  if (g_atomic_int_dec_and_test (&b->readers)) {
-    batch_reset (s, b);
-    clr_lock (&s->lock);
-    g_ptr_array_add (s->idle, b);
-    clr_unlock (&s->lock);
+  gboolean keep;
+
+  if (!g_atomic_int_dec_and_test (&b->readers))
+    return;
+  clr_lock (&s->lock);
+  keep = s->idle->len < CLR_SCHED_IDLE_MAX;
+  clr_unlock (&s->lock);
+  if (!keep) {
+    batch_free (s, b);
+    return;
   }
+  batch_reset (s, b);
+  clr_lock (&s->lock);
+  g_ptr_array_add (s->idle, b);
+  clr_unlock (&s->lock);
 }
 
 /* Whether jobs' threads now wait for their batches yielding their cores
@@ -1144,29 +1262,17 @@ finish (ClrSched * s, ClrSchedBatch * b)
       profile_batch (s, b);
     g_atomic_int_add ((gint *) & s->running, -1);
     s->device_us += g_get_monotonic_time () - b->t_submit;
-    next = submit_ready (s);
-    if (next && links < CLR_SCHED_CHAIN && !spinning (s)
-        && next->jobs->len >= CLR_SCHED_CHAIN_JOBS) {
-      g_atomic_int_inc (&next->readers);
-      links++;
-    } else {
-      next = NULL;
-    }
+    /* claimed with a reference, if any (submit_ready ()) */
+    next = submit_ready (s, links < CLR_SCHED_CHAIN);
     clr_unlock (&s->lock);
     if (!done_first) {
       batch_done (b);
     }
     if (linked)
       batch_unref (s, b);
-    b = NULL;
-    linked = FALSE;
-    if (next && g_atomic_int_compare_and_exchange (&next->waited, FALSE,
-            TRUE)) {
-      b = next;
-      linked = TRUE;
-    } else if (next) {
-      batch_unref (s, next);
-    }
+    b = next;
+    linked = next != NULL;
+    links += linked;
   }
 }
 
@@ -1212,7 +1318,7 @@ gboolean
 clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
 {
   ClrSchedBatch *b = job->batch;
-  gboolean held = FALSE;        /* waited in the batch's gathering window */
+  gboolean tried = FALSE;       /* tried to send it past its window */
   cl_int status;
 
   /* the last writer of a batch sees whether it can go; the others need
@@ -1221,9 +1327,11 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
    * looks itself) */
   if (g_atomic_int_dec_and_test (&b->writers) && may_send (s, b)) {
     clr_lock (&s->lock);
-    submit_ready (s);
+    submit_ready (s, FALSE);
     clr_unlock (&s->lock);
   }
+  if (G_UNLIKELY (s->hooks.run_pause_us))
+    g_usleep (s->hooks.run_pause_us);
   /* the states before SUBMITTING change without a wake: a sleeper wakes
    * when the batch is taken to the device (one of them, to wait on it)
    * or done (all) */
@@ -1235,17 +1343,21 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
     if (state == BATCH_OPEN && s->window_us) {
       /* held by the gathering window: asleep to its end, then send it
        * (if the device has room and no job still writes; else it goes as
-       * those finish). A batch that no window holds (its jobs' streams
-       * not paced) is waited for as before. */
+       * those finish, or as the running batch's waiter finishes it). Every
+       * job's thread that finds the window over tries once, not only
+       * those that slept in it: a last writer whose window still held
+       * when it looked (may_send ()) and that was then preempted past the
+       * window's end would otherwise sleep on an open batch that no one
+       * sends. A batch that no window holds (its jobs' streams not paced)
+       * is waited for as before. */
       if (g_get_monotonic_time () < b->t_due) {
         clr_word_wait_until (&b->state, state, b->t_due);
-        held = TRUE;
         continue;
       }
-      if (held) {
-        held = FALSE;
+      if (!tried) {
+        tried = TRUE;
         clr_lock (&s->lock);
-        submit_ready (s);
+        submit_ready (s, FALSE);
         clr_unlock (&s->lock);
         continue;
       }
@@ -1309,5 +1421,22 @@ clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
     *batches = s->batches;
   if (paced)
     *paced = s->paced;
+  clr_unlock (&s->lock);
+}
+
+gsize
+clr_sched_get_staging_bytes (ClrSched * s)
+{
+  return (gsize) g_atomic_pointer_get (&s->staging_bytes);
+}
+
+void
+clr_sched_set_test_hooks (ClrSched * s, const ClrSchedTestHooks * hooks)
+{
+  static const ClrSchedTestHooks none = { 0, };
+
+  clr_lock (&s->lock);
+  s->hooks = hooks ? *hooks : none;
+  s->test_enqueues = 0;
   clr_unlock (&s->lock);
 }

@@ -153,5 +153,27 @@ guint clr_sched_get_window_us (ClrSched * s);
 void clr_sched_get_counts (ClrSched * s, guint64 * launches, guint64 * jobs,
     guint64 * batches, guint64 * paced);
 
+/* The host staging its batches hold now, in bytes: it grows with the
+ * load, and shrinks once the load is gone. */
+gsize clr_sched_get_staging_bytes (ClrSched * s);
+
+/* For tests only: interleavings the scheduler otherwise meets by chance
+ * (a thread preempted at the wrong moment, a failed enqueue), forced. */
+typedef struct {
+  guint run_pause_us;           /* clr_sched_run () sleeps this long after
+                                 * its job's last write, before it waits */
+  gboolean window_always;       /* the gathering window holds a paced
+                                 * batch to its end, whatever the company
+                                 * and the streams' pace */
+  guint enqueue_pause_us;       /* a batch's enqueue sleeps this long first */
+  guint enqueue_fail_every;     /* every n-th batch's enqueue fails with
+                                 * CL_OUT_OF_RESOURCES, before it enqueues
+                                 * anything */
+} ClrSchedTestHooks;
+
+/* hooks NULL: none */
+void clr_sched_set_test_hooks (ClrSched * s,
+    const ClrSchedTestHooks * hooks);
+
 G_END_DECLS
 #endif
