@@ -687,6 +687,150 @@ gst_cl_resample_note_flow (GstClResample * self, GstFlowReturn ret)
   return gst_clr_run_note_flow (&self->run, GST_OBJECT (self), ret);
 }
 
+static gboolean config_from_info (const GstAudioInfo * in,
+    const GstAudioInfo * out, gint quality, guint taps, gdouble cutoff,
+    GstClResamplePhase phase, ClrEngineConfig * cfg);
+
+/* An engine for dev with the running engine's settings (not the
+ * properties' now: a change of them goes through the builder, which
+ * stays in step with the engine in use), continuing its stream */
+static ClrEngine *
+gst_cl_resample_engine_like (GstClResample * self, ClrDevice * dev,
+    GError ** err)
+{
+  ClrEngineConfig cfg;
+  ClrEngine *engine;
+
+  if (!config_from_info (&self->in_info, &self->out_info,
+          self->engine_quality, self->engine_taps, self->engine_cutoff,
+          self->engine_phase, &cfg)) {
+    g_set_error (err, CLR_ERROR, CLR_ERROR_INVALID, "unsupported format");
+    return NULL;
+  }
+  engine = clr_engine_new (dev, &cfg, err);
+  if (engine && !clr_engine_continue_from (engine, self->engine, err))
+    g_clear_pointer (&engine, clr_engine_free);
+  return engine;
+}
+
+/* The stream is on dev from now on, with engine (the element takes both) */
+static void
+gst_cl_resample_move_to (GstClResample * self, ClrDevice * dev,
+    ClrEngine * engine)
+{
+  ClrDevice *old_dev;
+
+  clr_engine_free (self->engine);
+  self->engine = engine;
+  GST_OBJECT_LOCK (self);
+  old_dev = self->device;
+  self->device = dev;
+  GST_OBJECT_UNLOCK (self);
+  clr_device_unref (old_dev);
+  g_object_notify (G_OBJECT (self), "device-name");
+  /* the allocation was decided for the old device (as at a change of the
+   * device property: gst_cl_resample_apply_properties ()) */
+  gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+/* After the engine failed: where its device failed for good
+ * (clr_engine_device_failed ()), the device is lost (clr_device_lose (),
+ * which makes *err say so), and with device=auto the stream moves to
+ * another device, its engine continued from the failed one's stream
+ * (which the failure left where the failed work began), for the caller
+ * to finish the call there. TRUE once it moved; FALSE with *err the
+ * error to post. The stream's neighbours on the lost device move as
+ * their own work fails; nothing else is moved or stopped. */
+static gboolean
+gst_cl_resample_fail_over (GstClResample * self, GError ** err)
+{
+  ClrDevice *lost = self->device, *dev;
+  ClrEngine *engine = NULL;
+  GError *why = NULL;
+  gchar *msg;
+  gint64 t0;
+
+  if (!self->engine || !clr_engine_device_failed (self->engine))
+    return FALSE;
+  clr_device_lose (lost, err);
+  /* a device asked for by name or kind is the user's choice: an error */
+  if (!clr_device_spec_is_auto (self->device_spec_in_use))
+    return FALSE;
+  t0 = g_get_monotonic_time ();
+  dev = clr_device_acquire_other (lost, &why);
+  if (dev)
+    engine = gst_cl_resample_engine_like (self, dev, &why);
+  if (!engine)
+    goto stuck;
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED, ("%s; the stream goes on on "
+          "device %s '%s'", (*err)->message, clr_device_get_where (dev),
+          clr_device_get_name (dev)), ("moved in %.1f ms",
+          (g_get_monotonic_time () - t0) / 1000.0));
+  g_clear_error (err);
+  gst_cl_resample_move_to (self, dev, engine);
+  return TRUE;
+
+stuck:
+  /* the loss first, then why the stream cannot move */
+  msg = g_strdup_printf ("%s; the stream cannot move: %s", (*err)->message,
+      why->message);
+  g_clear_error (err);
+  g_error_free (why);
+  g_set_error_literal (err, CLR_ERROR, CLR_ERROR_LOST, msg);
+  g_free (msg);
+  if (dev)
+    clr_device_unref (dev);
+  return FALSE;
+}
+
+/* clr_engine_process () that, where the device is lost, goes on on
+ * another (gst_cl_resample_fail_over ()) and finishes the call there from
+ * the host's input: the same output, every frame once. */
+static gboolean
+gst_cl_resample_process (GstClResample * self, const void *const *in,
+    gsize frames, void *const *out, gsize * got, GError ** err)
+{
+  const guint64 in0 = clr_engine_get_in_total (self->engine);
+  const guint64 out0 = clr_engine_get_out_total (self->engine);
+
+  if (clr_engine_process (self->engine, in, frames, out, got, err))
+    return TRUE;
+  while (gst_cl_resample_fail_over (self, err))
+    if (clr_engine_process_rest (self->engine, in0, out0, in, frames, out,
+            got, err))
+      return TRUE;
+  return FALSE;
+}
+
+/* ... and clr_engine_drain () */
+static gboolean
+gst_cl_resample_drain_engine (GstClResample * self, void *const *out,
+    gsize * got, GError ** err)
+{
+  const guint64 out0 = clr_engine_get_out_total (self->engine);
+
+  if (clr_engine_drain (self->engine, out, got, err))
+    return TRUE;
+  while (gst_cl_resample_fail_over (self, err))
+    if (clr_engine_drain_rest (self->engine, out0, out, got, err))
+      return TRUE;
+  return FALSE;
+}
+
+/* The error of a failed conversion; a lost device's names the device
+ * and the OpenCL call (clr_device_lose ()). Takes err. */
+static void
+gst_cl_resample_post_failed (GstClResample * self, GError * err)
+{
+  if (g_error_matches (err, CLR_ERROR, CLR_ERROR_LOST))
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message), (NULL));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("OpenCL resampling failed on '%s'",
+            clr_device_get_name (self->device)), ("%s", err->message));
+  g_error_free (err);
+}
+
 /* Converts the held batch, if any, and pushes its output. */
 /* `frames` input frames (in NULL: silence) through the engine into a
  * buffer of their own, pushed (`what` says what for the log); no buffer
@@ -710,16 +854,13 @@ gst_cl_resample_push_out (GstClResample * self, const void *const *in,
     gst_buffer_unref (buf);
     return gst_clr_map_failed (GST_ELEMENT (self));
   }
-  ok = clr_engine_process (self->engine, in, frames, n > 0 ? abuf.planes :
+  ok = gst_cl_resample_process (self, in, frames, n > 0 ? abuf.planes :
       no_planes, &got, &err);
   if (n > 0)
     gst_clr_edge_unmap (&self->out_edge, &abuf);
   if (!ok) {
     gst_buffer_unref (buf);
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("OpenCL resampling failed on '%s'",
-            clr_device_get_name (self->device)), ("%s", err->message));
-    g_error_free (err);
+    gst_cl_resample_post_failed (self, err);
     return GST_FLOW_ERROR;
   }
   g_assert (got == n);
@@ -784,7 +925,7 @@ gst_cl_resample_drain (GstClResample * self)
   }
   /* a stream that ended in silence drains silence: a GAP */
   silent = clr_engine_is_silent (self->engine);
-  ok = clr_engine_drain (self->engine, abuf.planes, &got, &err);
+  ok = gst_cl_resample_drain_engine (self, abuf.planes, &got, &err);
   gst_clr_edge_unmap (&self->out_edge, &abuf);
   if (!ok)
     goto failed;
@@ -800,10 +941,7 @@ gst_cl_resample_drain (GstClResample * self)
 
 failed:
   gst_buffer_unref (buf);
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("OpenCL resampling failed on '%s'", clr_device_get_name (self->device)),
-      ("%s", err->message));
-  g_error_free (err);
+  gst_cl_resample_post_failed (self, err);
   gst_cl_resample_reset_stream (self);
   return gst_cl_resample_note_flow (self, GST_FLOW_ERROR);
 }
@@ -1095,8 +1233,11 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
     return;
   if (!gst_audio_info_is_equal (&job->in_info, &self->in_info)
       || !gst_audio_info_is_equal (&job->out_info, &self->out_info)
-      || (job->engine && !self->engine)) {
-    /* made for caps that changed since: again, for these */
+      || (job->engine && !self->engine)
+      || (!job->new_device && job->current != self->device)) {
+    /* made for caps that changed since, or on a device the stream left
+     * since (a lost one: gst_cl_resample_fail_over ()): again, for
+     * these */
     gst_cl_resample_job_free (job);
     gst_cl_resample_queue_rebuild (self);
     return;
@@ -1386,7 +1527,7 @@ gst_cl_resample_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   silent_out = gap && clr_engine_is_silent (self->engine);
   first = clr_engine_get_out_total (self->engine);
-  ok = clr_engine_process (self->engine, gap ? NULL :
+  ok = gst_cl_resample_process (self, gap ? NULL :
       (const void *const *) in_planes, in_frames,
       expected > 0 ? out_ab.planes : no_planes, &out_frames, &err);
   if (expected > 0)
@@ -1418,10 +1559,7 @@ too_small:
           gst_buffer_get_size (outbuf), expected * out_bpf));
   return GST_FLOW_ERROR;
 failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("OpenCL resampling failed on '%s'", clr_device_get_name (self->device)),
-      ("%s", err->message));
-  g_error_free (err);
+  gst_cl_resample_post_failed (self, err);
   return GST_FLOW_ERROR;
 }
 

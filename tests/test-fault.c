@@ -26,11 +26,22 @@
  *   failed batch's jobs run again one by one), every output bit for bit
  *   that of the run without a fault; a lost device fails them all, and
  *   the process ends cleanly;
+ * - on two devices (POCL_DEVICES="pthread pthread"), device 0 lost
+ *   (CLR_FAULT_DEVICE=0): clresample's streams on device=auto move to
+ *   device 1, each with one warning, every one ending in EOS whole,
+ *   contiguous, without DISCONT and bit for bit the output without a
+ *   fault (the loss at the first launch and at the drain too; on the FFT
+ *   path whole and contiguous); streams on device=0 each post an error
+ *   naming the device and the call within a second; streams on device=1
+ *   see nothing. A stream on a lost device must neither stop where it
+ *   could go on nor hang where it cannot;
  * - the shim itself on plain OpenCL calls: clFinish:2 fails exactly the
  *   second clFinish, N+ every later one too, CLR_FAULT_CODE chooses the
- *   code, and CLR_FAULT_RANDOM gives the same faults for the same seed. */
+ *   code, and CLR_FAULT_RANDOM gives the same faults for the same seed;
+ *   CLR_FAULT_DEVICE fails only the calls on its device. */
 #define CL_TARGET_OPENCL_VERSION 120
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <dlfcn.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -182,6 +193,175 @@ pipelines_main (const gchar * element, guint n, guint buffers)
 }
 
 /* ------------------------------------------------------------------ */
+/* the child: streams a lost device moves to another device, or stops */
+
+typedef struct
+{
+  GstElement *pipeline;
+  GChecksum *sum;
+  gsize bytes;
+  /* where the next buffer must start, if contiguous */
+  GstClockTime next_pts;
+  guint64 next_offset;
+  guint buffers, disconts, holes;
+  /* posted on the bus: when the first warning (a move to another device)
+   * and the error came, g_get_monotonic_time (); 0: none */
+  guint warnings;
+  gint64 warned_us, failed_us;
+  guint before;                 /* buffers out before the first warning */
+  const gchar *end;
+} Watched;
+
+static void
+watch_buffer (GstElement * sink, GstBuffer * buf, GstPad * pad, Watched * w)
+{
+  GstMapInfo map;
+
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  g_checksum_update (w->sum, map.data, map.size);
+  w->bytes += map.size;
+  gst_buffer_unmap (buf, &map);
+  /* the first buffer starts the run */
+  if (w->buffers > 0 && GST_BUFFER_IS_DISCONT (buf))
+    w->disconts++;
+  if (GST_BUFFER_PTS (buf) != w->next_pts
+      || GST_BUFFER_OFFSET (buf) != w->next_offset
+      || !GST_BUFFER_DURATION_IS_VALID (buf))
+    w->holes++;
+  w->next_pts = GST_BUFFER_PTS (buf) + GST_BUFFER_DURATION (buf);
+  w->next_offset = GST_BUFFER_OFFSET_END (buf);
+  w->buffers++;
+}
+
+/* On the streaming thread that posts: the time it came */
+static GstBusSyncReply
+watch_message (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  Watched *w = data;
+  GError *err = NULL;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+    if (!w->warnings++) {
+      w->warned_us = g_get_monotonic_time ();
+      w->before = w->buffers;
+    }
+    gst_message_parse_warning (msg, &err, NULL);
+    g_printerr ("posted warning: %s\n", err->message);
+    g_error_free (err);
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR && !w->failed_us) {
+    w->failed_us = g_get_monotonic_time ();
+  }
+  return GST_BUS_PASS;
+}
+
+/* When the shim injected its first fault (clr_fault_first_us ()), in
+ * g_get_monotonic_time ()'s clock; 0: none, or no shim */
+static gint64
+first_fault_us (void)
+{
+  long long (*first) (void) = (long long (*)(void))
+      dlsym (RTLD_DEFAULT, "clr_fault_first_us");
+
+  return first ? (gint64) first () : 0;
+}
+
+/* Milliseconds from the first fault to t (-1: t or the fault never came) */
+static gdouble
+since_fault_ms (gint64 t, gint64 fault)
+{
+  return t && fault ? (t - fault) / 1000.0 : -1.0;
+}
+
+/* --failover SPECS BUFFERS [RATE [PROPS]]: a clresample pipeline to 48
+ * kHz (to RATE, with PROPS: "taps=2048") for each device spec of the
+ * comma-separated SPECS (auto, 0, 1, ...), every buffer its own job
+ * (max-hold=0), all at once; one line a pipeline on stdout, "stream I
+ * eos|error|timeout SHA256 BYTES WARNINGS DISCONTS HOLES BEFORE SWITCH_MS
+ * ERROR_MS" (HOLES: buffers not where the one before ended, in time or
+ * offset; BEFORE: buffers out before the first warning; the times from
+ * the first fault injected, -1: none). Exits 0 where every pipeline
+ * ended, 2 where one did not. */
+static int
+failover_main (const gchar * list, guint buffers, guint rate,
+    const gchar * props)
+{
+  gchar **specs = g_strsplit (list, ",", -1);
+  const guint n = g_strv_length (specs);
+  Watched *w = g_new0 (Watched, n);
+  gint64 deadline, fault;
+  guint i, ended = 0;
+
+  alarm (WATCHDOG_S);
+  gst_init (NULL, NULL);
+  for (i = 0; i < n; i++) {
+    gchar *line = g_strdup_printf ("audiotestsrc num-buffers=%u "
+        "samplesperbuffer=1024 wave=sine ! "
+        "audio/x-raw,format=F32LE,rate=44100,channels=2 ! "
+        "clresample device=%s max-hold=0 %s ! audio/x-raw,rate=%u ! "
+        "fakesink name=s sync=false signal-handoffs=true", buffers,
+        specs[i], props, rate);
+    GError *err = NULL;
+    GstElement *sink;
+    GstBus *bus;
+
+    w[i].pipeline = gst_parse_launch (line, &err);
+    if (!w[i].pipeline) {
+      g_printerr ("%s: %s\n", line, err->message);
+      return 1;
+    }
+    g_free (line);
+    sink = gst_bin_get_by_name (GST_BIN (w[i].pipeline), "s");
+    w[i].sum = g_checksum_new (G_CHECKSUM_SHA256);
+    g_signal_connect (sink, "handoff", G_CALLBACK (watch_buffer), &w[i]);
+    gst_object_unref (sink);
+    bus = gst_element_get_bus (w[i].pipeline);
+    gst_bus_set_sync_handler (bus, watch_message, &w[i], NULL);
+    gst_object_unref (bus);
+  }
+  for (i = 0; i < n; i++)
+    gst_element_set_state (w[i].pipeline, GST_STATE_PLAYING);
+
+  deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
+  for (i = 0; i < n; i++) {
+    gint64 left = MAX (deadline - g_get_monotonic_time (), 0);
+    GstMessage *msg =
+        gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (w[i].pipeline),
+        left * GST_USECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+    if (!msg) {
+      w[i].end = "timeout";
+      continue;
+    }
+    ended++;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
+      w[i].end = "eos";
+    } else {
+      GError *err = NULL;
+
+      gst_message_parse_error (msg, &err, NULL);
+      g_printerr ("posted error: %s\n", err->message);
+      g_error_free (err);
+      w[i].end = "error";
+    }
+    gst_message_unref (msg);
+  }
+  fault = first_fault_us ();
+  for (i = 0; i < n; i++) {
+    gst_element_set_state (w[i].pipeline, GST_STATE_NULL);
+    g_print ("stream %u %s %s %" G_GSIZE_FORMAT " %u %u %u %u %.1f %.1f\n",
+        i, w[i].end, g_checksum_get_string (w[i].sum), w[i].bytes,
+        w[i].warnings, w[i].disconts, w[i].holes, w[i].before,
+        since_fault_ms (w[i].warned_us, fault),
+        since_fault_ms (w[i].failed_us, fault));
+    gst_object_unref (w[i].pipeline);
+    g_checksum_free (w[i].sum);
+  }
+  g_free (w);
+  g_strfreev (specs);
+  return ended == n ? 0 : 2;
+}
+
+/* ------------------------------------------------------------------ */
 /* the child: the shim on plain OpenCL calls */
 
 #define SHIM_FINISHES 16
@@ -210,6 +390,50 @@ shim_main (void)
     clReleaseCommandQueue (queue);
   if (ctx)
     clReleaseContext (ctx);
+  return 0;
+}
+
+/* --shim-devices: the codes of SHIM_FINISHES clFinish calls on a queue of
+ * each of the first two devices, in turn (device 0's, device 1's, ...),
+ * then clGetDeviceInfo on each, on one line */
+static int
+shim_devices_main (void)
+{
+  cl_platform_id platform = NULL;
+  cl_device_id devices[2] = { NULL, NULL };
+  cl_context ctx[2] = { NULL, NULL };
+  cl_command_queue queue[2] = { NULL, NULL };
+  cl_uint n = 0, d, i;
+
+  clGetPlatformIDs (1, &platform, NULL);
+  clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, 2, devices, &n);
+  if (n < 2) {
+    g_print ("devices %u\n", n);
+    return 0;
+  }
+  for (d = 0; d < 2; d++) {
+    ctx[d] = clCreateContext (NULL, 1, &devices[d], NULL, NULL, NULL);
+    queue[d] = ctx[d] ? clCreateCommandQueue (ctx[d], devices[d], 0, NULL)
+        : NULL;
+  }
+  g_print ("finish");
+  for (i = 0; i < SHIM_FINISHES; i++)
+    for (d = 0; d < 2; d++)
+      g_print (" %d", queue[d] ? clFinish (queue[d]) : -999);
+  g_print (" info");
+  for (d = 0; d < 2; d++) {
+    cl_device_type type;
+
+    g_print (" %d", clGetDeviceInfo (devices[d], CL_DEVICE_TYPE,
+            sizeof type, &type, NULL));
+  }
+  g_print ("\n");
+  for (d = 0; d < 2; d++) {
+    if (queue[d])
+      clReleaseCommandQueue (queue[d]);
+    if (ctx[d])
+      clReleaseContext (ctx[d]);
+  }
   return 0;
 }
 
@@ -592,6 +816,280 @@ test_resample_lost_device (void)
   child_free (c);
 }
 
+/* ------------------------------------------------------------------ */
+/* a lost device among two: its streams move to the other, or stop */
+
+/* PoCL's CPU driver twice: two devices that give the same results */
+#define TWO_DEVICES "pthread pthread"
+/* Device 0 lost at its 400th call, counted over every function together:
+ * from there every call on it fails, clGetDeviceInfo too. Streams of
+ * N_BUFFERS buffers make thousands of calls on it after a set-up of
+ * about 60 (fewer the more their jobs share a launch, more the longer
+ * their waits poll), so it comes mid-stream */
+#define LOST_DEVICE_0 "all:400+"
+/* the longest a named device's stream may take to post its error */
+#define ERROR_WITHIN_MS 1000.0
+#define MAX_STREAMS 16
+
+typedef struct
+{
+  gchar end[16], sum[65];
+  gsize bytes;
+  guint warnings, disconts, holes, before;
+  gdouble switch_ms, error_ms;
+} Seen;
+
+/* --failover specs buffers rate props in a child on two devices, with
+ * CLR_FAULT fault on device 0 (CLR_FAULT_DEVICE=0; no fault where NULL);
+ * the child exited 0, and every stream's line is in seen[], in order */
+static Child *
+run_failover (const gchar * specs, guint buffers, guint rate,
+    const gchar * props, const gchar * fault, Seen * seen)
+{
+  gchar b[16], r[16];
+  const gchar *args[] = { "--failover", specs, b, r, props, NULL };
+  gchar **lines, **each = g_strsplit (specs, ",", -1);
+  Child *c;
+  guint i, n = 0;
+
+  g_snprintf (b, sizeof b, "%u", buffers);
+  g_snprintf (r, sizeof r, "%u", rate);
+  c = fault ? run_child (args, "POCL_DEVICES", TWO_DEVICES,
+      "CLR_FAULT_DEVICE", "0", "CLR_FAULT", fault, NULL)
+      : run_child (args, "POCL_DEVICES", TWO_DEVICES, NULL);
+  g_test_message ("%s, CLR_FAULT=%s on device 0:\n%s%s", specs,
+      fault ? fault : "", c->out, c->err);
+  assert_exited_0 (c);
+  lines = g_strsplit (c->out, "\n", -1);
+  for (i = 0; lines[i]; i++) {
+    Seen *x = &seen[n];
+    guint k;
+
+    if (sscanf (lines[i], "stream %u %15s %64s %" G_GSIZE_FORMAT
+            " %u %u %u %u %lf %lf", &k, x->end, x->sum, &x->bytes,
+            &x->warnings, &x->disconts, &x->holes, &x->before,
+            &x->switch_ms, &x->error_ms) != 10)
+      continue;
+    g_assert_cmpuint (k, ==, n);
+    n++;
+    g_assert_cmpuint (n, <=, MAX_STREAMS);
+  }
+  g_assert_cmpuint (n, ==, g_strv_length (each));
+  g_strfreev (lines);
+  g_strfreev (each);
+  return c;
+}
+
+/* A stream that ended in EOS with all its frames (clresample's count for
+ * `buffers` buffers in at 44.1 kHz, out at rate) and output `sum`, its
+ * buffers contiguous in time and offset, no DISCONT after the first */
+static void
+assert_whole (const Seen * x, guint buffers, guint rate, const gchar * sum)
+{
+  const guint64 in = (guint64) buffers * 1024;
+
+  g_assert_cmpstr (x->end, ==, "eos");
+  g_assert_cmpuint (x->bytes, ==, (in * rate + 44100 - 1) / 44100 * 2
+      * sizeof (float));
+  g_assert_cmpuint (x->disconts, ==, 0);
+  g_assert_cmpuint (x->holes, ==, 0);
+  g_assert_cmpstr (x->sum, ==, sum);
+}
+
+/* How many lines of s start with `start` and contain `needle` */
+static guint
+count_posted (const gchar * s, const gchar * start, const gchar * needle)
+{
+  gchar **lines = g_strsplit (s, "\n", -1);
+  guint i, n = 0;
+
+  for (i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], start) && strstr (lines[i], needle))
+      n++;
+  g_strfreev (lines);
+  return n;
+}
+
+/* The output of a stream alone on device 0 without a fault */
+static gchar *
+failover_clean_sum (guint buffers, guint rate, const gchar * props)
+{
+  Seen seen[MAX_STREAMS];
+  Child *c = run_failover ("auto", buffers, rate, props, NULL, seen);
+  gchar *sum = g_strdup (seen[0].sum);
+
+  assert_whole (&seen[0], buffers, rate, sum);
+  g_assert_cmpuint (seen[0].warnings, ==, 0);
+  g_assert_cmpuint (count_lines (c->err, "clr-fault:"), ==, 0);
+  child_free (c);
+  return sum;
+}
+
+/* Six streams on device=auto (all on device 0: auto takes the first of
+ * two CPU devices) and two on device=1 while device 0 is lost: each auto
+ * stream posts one warning and goes on on device 1, its failed buffer
+ * run again there from the host's input; every stream ends in EOS with
+ * every frame once, contiguous, no DISCONT, bit for bit the output of the
+ * run without a fault (the two devices give the same results: the
+ * device=1 streams show it); the device=1 streams see nothing */
+static void
+test_resample_failover (void)
+{
+  static const gchar *specs = "auto,auto,auto,auto,auto,auto,1,1";
+  const gchar *clean;
+  Seen seen[MAX_STREAMS];
+  Child *c;
+  guint i, moved_mid = 0;
+  gdouble slowest = 0;
+
+  if (!have_shim ())
+    return;
+  clean = fault_free_sum ("clresample");
+  c = run_failover (specs, N_BUFFERS, 48000, "", LOST_DEVICE_0, seen);
+  g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), >, 0);
+  for (i = 0; i < 8; i++) {
+    assert_whole (&seen[i], N_BUFFERS, 48000, clean);
+    g_assert_cmpuint (seen[i].warnings, ==, i < 6 ? 1 : 0);
+    if (i < 6) {
+      g_assert_cmpfloat (seen[i].switch_ms, >=, 0);
+      slowest = MAX (slowest, seen[i].switch_ms);
+      moved_mid += seen[i].before > 0;
+    }
+  }
+  /* the loss came mid-stream: a stream had output before it */
+  g_assert_cmpuint (moved_mid, >, 0);
+  /* each warning names the lost device, the call that fails on it, and
+   * the device the stream went on on */
+  g_assert_cmpuint (count_posted (c->err, "posted warning: OpenCL device "
+          "0:0 ", "clGetDeviceInfo (CL_DEVICE_AVAILABLE) failed"), ==, 6);
+  g_assert_cmpuint (count_posted (c->err, "posted warning: ",
+          "goes on on device 0:1 "), ==, 6);
+  g_test_message ("moved to device 1 at most %.1f ms after the loss",
+      slowest);
+  child_free (c);
+}
+
+/* A failed buffer is run again on the new device whichever it was: the
+ * first launch, and the drain at EOS (20 buffers: 20 launches, one a
+ * buffer, then the drain's) */
+static void
+test_resample_failover_edges (void)
+{
+  static const gchar *faults[] = { "clEnqueueNDRangeKernel:1+",
+    "clEnqueueNDRangeKernel:21+"
+  };
+  gchar *clean;
+  guint f;
+
+  if (!have_shim ())
+    return;
+  clean = failover_clean_sum (20, 48000, "");
+  for (f = 0; f < G_N_ELEMENTS (faults); f++) {
+    Seen seen[MAX_STREAMS];
+    Child *c = run_failover ("auto", 20, 48000, "", faults[f], seen);
+
+    assert_whole (&seen[0], 20, 48000, clean);
+    g_assert_cmpuint (seen[0].warnings, ==, 1);
+    child_free (c);
+  }
+  g_free (clean);
+}
+
+/* clresample's FFT path (2048 taps, 2x up: the convolution engine) moves
+ * as well, its stream continued from the history on the host: every
+ * frame once, contiguous. The new convolution's blocks start at the
+ * history it is primed with, not where the old one's fell, so a moved
+ * stream's output is the old device's within the transforms' rounding
+ * (bit for bit where the move came late enough for the history to start
+ * on the old grid: 4 buffers in, say), as at a live change of the device
+ * property; the device=1 stream's is untouched */
+static void
+test_resample_failover_fft (void)
+{
+  gchar *clean;
+  Seen seen[MAX_STREAMS];
+  Child *c;
+  guint i;
+
+  if (!have_shim ())
+    return;
+  clean = failover_clean_sum (N_BUFFERS, 88200, "taps=2048");
+  c = run_failover ("auto,auto,1", N_BUFFERS, 88200, "taps=2048",
+      "all:300+", seen);
+  for (i = 0; i < 3; i++) {
+    assert_whole (&seen[i], N_BUFFERS, 88200, i < 2 ? seen[i].sum : clean);
+    g_assert_cmpuint (seen[i].warnings, ==, i < 2 ? 1 : 0);
+  }
+  child_free (c);
+  g_free (clean);
+}
+
+/* CLR_FAULT_DEVICE: the rules count and fail only the calls on that
+ * device, its queue's and its own; all:N+ counts every call together */
+static void
+test_shim_device (void)
+{
+  const gchar *args[] = { "--shim-devices", NULL };
+  Child *c;
+
+  if (!have_shim ())
+    return;
+  /* the second and every later clFinish of device 1's queue, its own
+   * count: device 0's run on */
+  c = run_child (args, "POCL_DEVICES", TWO_DEVICES, "CLR_FAULT_DEVICE", "1",
+      "CLR_FAULT", "clFinish:2+", NULL);
+  assert_exited_0 (c);
+  g_assert_cmpstr (c->out, ==, "finish 0 0 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 0 "
+      "-5 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 info 0 0\n");
+  child_free (c);
+  /* device 0 lost at its 5th call of any function (its context and
+   * queue were the first two, then its clFinish calls): its later ones,
+   * clGetDeviceInfo included, fail; device 1's calls, and the set-up's
+   * clGetPlatformIDs and clGetDeviceIDs, which belong to no device, pass
+   * uncounted */
+  c = run_child (args, "POCL_DEVICES", TWO_DEVICES, "CLR_FAULT_DEVICE", "0",
+      "CLR_FAULT", "all:5+", NULL);
+  assert_exited_0 (c);
+  g_assert_cmpstr (c->out, ==, "finish 0 0 0 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 "
+      "0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 0 info -5 0\n");
+  child_free (c);
+}
+
+/* Streams on device=0, named, while it is lost: each posts its error,
+ * naming the device and the call that fails, within ERROR_WITHIN_MS of
+ * the loss; none moves; the process ends cleanly; the device=1 streams
+ * go on untouched */
+static void
+test_resample_named_lost (void)
+{
+  static const gchar *specs = "0,0,0,0,1,1";
+  const gchar *clean;
+  Seen seen[MAX_STREAMS];
+  Child *c;
+  guint i;
+  gdouble slowest = 0;
+
+  if (!have_shim ())
+    return;
+  clean = fault_free_sum ("clresample");
+  c = run_failover (specs, N_BUFFERS, 48000, "", LOST_DEVICE_0, seen);
+  for (i = 0; i < 4; i++) {
+    g_assert_cmpstr (seen[i].end, ==, "error");
+    g_assert_cmpuint (seen[i].warnings, ==, 0);
+    g_assert_cmpfloat (seen[i].error_ms, >=, 0);
+    g_assert_cmpfloat (seen[i].error_ms, <, ERROR_WITHIN_MS);
+    slowest = MAX (slowest, seen[i].error_ms);
+  }
+  for (i = 4; i < 6; i++) {
+    assert_whole (&seen[i], N_BUFFERS, 48000, clean);
+    g_assert_cmpuint (seen[i].warnings, ==, 0);
+  }
+  g_assert_cmpuint (count_posted (c->err, "posted error: OpenCL device 0:0 ",
+          "clGetDeviceInfo (CL_DEVICE_AVAILABLE) failed"), ==, 4);
+  g_test_message ("errors at most %.1f ms after the loss", slowest);
+  child_free (c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -599,6 +1097,11 @@ main (int argc, char **argv)
     return pipelines_main (argv[2], atoi (argv[3]), atoi (argv[4]));
   if (argc == 2 && !strcmp (argv[1], "--shim"))
     return shim_main ();
+  if (argc == 2 && !strcmp (argv[1], "--shim-devices"))
+    return shim_devices_main ();
+  if (argc >= 4 && argc <= 6 && !strcmp (argv[1], "--failover"))
+    return failover_main (argv[2], atoi (argv[3]), argc > 4 ? atoi (argv[4])
+        : 48000, argc > 5 ? argv[5] : "");
 
   g_test_init (&argc, &argv, NULL);
   /* the registry brought up to date here, without the shim, so that the
@@ -611,5 +1114,12 @@ main (int argc, char **argv)
   g_test_add_func ("/fault/resample-one-fault", test_resample_one_fault);
   g_test_add_func ("/fault/resample-lost-device",
       test_resample_lost_device);
+  g_test_add_func ("/fault/shim-device", test_shim_device);
+  g_test_add_func ("/fault/resample-failover", test_resample_failover);
+  g_test_add_func ("/fault/resample-failover-edges",
+      test_resample_failover_edges);
+  g_test_add_func ("/fault/resample-failover-fft",
+      test_resample_failover_fft);
+  g_test_add_func ("/fault/resample-named-lost", test_resample_named_lost);
   return g_test_run ();
 }

@@ -219,6 +219,14 @@ clr_history_push_laid_out (ClrHistory * h, size_t keep, const void *base,
 }
 
 void
+clr_history_drop_last (ClrHistory * h, size_t n)
+{
+  /* the ring and its mirror hold the frames kept where they were */
+  g_assert (n <= h->len);
+  h->len -= n;
+}
+
+void
 clr_history_read (ClrHistory * h, size_t len, char *host)
 {
   const size_t ss = h->ssize;

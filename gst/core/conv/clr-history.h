@@ -61,6 +61,9 @@ gboolean clr_history_push (ClrHistory * h, size_t keep,
  * 1, step = the channels); base NULL: silence. */
 gboolean clr_history_push_laid_out (ClrHistory * h, size_t keep,
     const void *base, size_t pitch, size_t step, size_t n, GError ** error);
+/* Forgets the last n frames appended (n <= len): a push whose work
+ * failed, undone so that the stream's state is as before it. */
+void clr_history_drop_last (ClrHistory * h, size_t n);
 /* Makes the history `pad` frames of silence from stream frame `start`,
  * then host's len frames (planes of len frames each). */
 gboolean clr_history_set (ClrHistory * h, int64_t start, const char *host,

@@ -33,8 +33,10 @@ struct _ClrDevice {
   cl_context context;
   cl_command_queue queue;
   char *name;
+  char where[24];               /* "P:D", as clr_device_describe_all () */
   gboolean fp64;
   gboolean gpu;
+  gboolean lost;                /* clr_device_set_lost (); registry_lock */
   cl_ulong max_alloc;
   GMutex lock;                  /* protects programs */
   GPtrArray *programs;
@@ -61,6 +63,8 @@ clr_cl_status_name (cl_int status)
       return "CL_SUCCESS";
     case CL_DEVICE_NOT_FOUND:
       return "CL_DEVICE_NOT_FOUND";
+    case CL_DEVICE_NOT_AVAILABLE:
+      return "CL_DEVICE_NOT_AVAILABLE";
     case CL_OUT_OF_RESOURCES:
       return "CL_OUT_OF_RESOURCES";
     case CL_OUT_OF_HOST_MEMORY:
@@ -79,6 +83,10 @@ clr_cl_status_name (cl_int status)
       return "CL_INVALID_WORK_GROUP_SIZE";
     case CL_INVALID_GLOBAL_WORK_SIZE:
       return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case CL_INVALID_COMMAND_QUEUE:
+      return "CL_INVALID_COMMAND_QUEUE";
+    case CL_INVALID_CONTEXT:
+      return "CL_INVALID_CONTEXT";
     case -1001:
       return "CL_PLATFORM_NOT_FOUND_KHR";
     default:
@@ -304,31 +312,68 @@ device_load (cl_device_id id)
   return 0;
 }
 
+/* Whether the open device id was marked lost; registry_lock held */
+static gboolean
+device_lost (cl_device_id id)
+{
+  GList *l;
+
+  for (l = registry; l; l = l->next) {
+    ClrDevice *d = l->data;
+    if (d->id == id)
+      return d->lost;
+  }
+  return FALSE;
+}
+
+/* "auto": the GPU with the fewest users, so that the instances of a
+ * server with several cards spread over all of them (the first one wins
+ * a tie: one card, always it), else the first device; never `from` nor a
+ * device marked lost. NULL where none is left. registry_lock held. */
+static const ClrDeviceCandidate *
+choose_auto (GArray * c, cl_device_id from)
+{
+  const ClrDeviceCandidate *best = NULL, *first = NULL;
+  gint best_load = G_MAXINT;
+  guint i;
+
+  for (i = 0; i < c->len; i++) {
+    const ClrDeviceCandidate *d = &g_array_index (c, ClrDeviceCandidate, i);
+    gint load;
+
+    if (d->device == from || device_lost (d->device))
+      continue;
+    if (!first)
+      first = d;
+    if (!(d->type & CL_DEVICE_TYPE_GPU))
+      continue;
+    load = device_load (d->device);
+    if (load < best_load) {
+      best = d;
+      best_load = load;
+    }
+  }
+  return best ? best : first;
+}
+
+gboolean
+clr_device_spec_is_auto (const char *spec)
+{
+  return !spec || !*spec || !g_ascii_strcasecmp (spec, "auto");
+}
+
 static const ClrDeviceCandidate *
 choose (GArray * c, const char *spec)
 {
   guint i, a = 0, b = 0;
   gboolean pair;
 
-  if (!spec || !*spec || !g_ascii_strcasecmp (spec, "auto")) {
-    /* the GPU with the fewest users, so that the instances of a server
-     * with several cards spread over all of them; the first one wins a
-     * tie (one card: always it) */
-    const ClrDeviceCandidate *best = NULL;
-    gint best_load = G_MAXINT;
+  if (clr_device_spec_is_auto (spec)) {
+    const ClrDeviceCandidate *d = choose_auto (c, NULL);
 
-    for (i = 0; i < c->len; i++) {
-      const ClrDeviceCandidate *d = &g_array_index (c, ClrDeviceCandidate, i);
-      gint load;
-      if (!(d->type & CL_DEVICE_TYPE_GPU))
-        continue;
-      load = device_load (d->device);
-      if (load < best_load) {
-        best = d;
-        best_load = load;
-      }
-    }
-    return best ? best : &g_array_index (c, ClrDeviceCandidate, 0);
+    /* every device lost: the first, as before any was (a new element
+     * tries it rather than refuse to start) */
+    return d ? d : &g_array_index (c, ClrDeviceCandidate, 0);
   }
   if (!g_ascii_strcasecmp (spec, "gpu") || !g_ascii_strcasecmp (spec, "cpu")) {
     cl_device_type want = !g_ascii_strcasecmp (spec, "gpu") ?
@@ -393,6 +438,8 @@ device_open (const ClrDeviceCandidate * c, GError ** error)
   dev->platform = c->platform;
   dev->id = c->device;
   dev->name = g_strdup (c->name);
+  g_snprintf (dev->where, sizeof dev->where, "%u:%u", c->platform_index,
+      c->device_index);
   /* CLRESAMPLE_NO_FP64 makes a device look like one without doubles: the
    * tests use it to run the float-only kernels and the F64 refusal on
    * devices that do have fp64 */
@@ -430,13 +477,44 @@ failed:
   return NULL;
 }
 
+/* The device of candidate c: the open one, referenced, or opened now;
+ * registry_lock held */
+static ClrDevice *
+acquire_candidate (const ClrDeviceCandidate * c, GError ** error)
+{
+  ClrDevice *dev;
+  GList *l;
+
+  for (l = registry; l; l = l->next) {
+    ClrDevice *d = l->data;
+    if (d->id == c->device) {
+      d->refcount++;
+      if (!d->cached) {
+        d->refcount++;
+        d->cached = TRUE;
+      }
+      return d;
+    }
+  }
+  dev = device_open (c, error);
+  if (dev) {
+    /* The registry keeps a reference of its own: a player that tears its
+     * pipelines down and builds new ones keeps its context and its compiled
+     * kernels (PoCL compiles for about a second). clr_device_clear_cache()
+     * lets go of them. */
+    dev->refcount++;
+    dev->cached = TRUE;
+    registry = g_list_prepend (registry, dev);
+  }
+  return dev;
+}
+
 ClrDevice *
 clr_device_acquire (const char *spec, GError ** error)
 {
   GArray *cands;
   const ClrDeviceCandidate *c;
   ClrDevice *dev = NULL;
-  GList *l;
 
   g_mutex_lock (&registry_lock);
   cands = list_candidates (error);
@@ -451,34 +529,127 @@ clr_device_acquire (const char *spec, GError ** error)
     g_free (all);
     goto out;
   }
-  for (l = registry; l; l = l->next) {
-    ClrDevice *d = l->data;
-    if (d->id == c->device) {
-      d->refcount++;
-      if (!d->cached) {
-        d->refcount++;
-        d->cached = TRUE;
-      }
-      dev = d;
-      goto out;
-    }
-  }
-  dev = device_open (c, error);
-  if (dev) {
-    /* The registry keeps a reference of its own: a player that tears its
-     * pipelines down and builds new ones keeps its context and its compiled
-     * kernels (PoCL compiles for about a second). clr_device_clear_cache()
-     * lets go of them. */
-    dev->refcount++;
-    dev->cached = TRUE;
-    registry = g_list_prepend (registry, dev);
-  }
+  dev = acquire_candidate (c, error);
 
 out:
   if (cands)
     g_array_unref (cands);
   g_mutex_unlock (&registry_lock);
   return dev;
+}
+
+ClrDevice *
+clr_device_acquire_other (ClrDevice * from, GError ** error)
+{
+  GArray *cands;
+  const ClrDeviceCandidate *c;
+  ClrDevice *dev = NULL;
+
+  g_mutex_lock (&registry_lock);
+  cands = list_candidates (error);
+  if (!cands)
+    goto out;
+  c = choose_auto (cands, from->id);
+  if (!c) {
+    guint i, lost = 0;
+
+    for (i = 0; i < cands->len; i++)
+      lost += device_lost (g_array_index (cands, ClrDeviceCandidate,
+              i).device);
+    g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
+        "no other OpenCL device to go on on (%u in all, %u of them lost)",
+        cands->len, lost);
+    goto out;
+  }
+  dev = acquire_candidate (c, error);
+
+out:
+  if (cands)
+    g_array_unref (cands);
+  g_mutex_unlock (&registry_lock);
+  return dev;
+}
+
+void
+clr_device_set_lost (ClrDevice * dev)
+{
+  gboolean was;
+
+  g_mutex_lock (&registry_lock);
+  was = dev->lost;
+  dev->lost = TRUE;
+  g_mutex_unlock (&registry_lock);
+  if (!was)
+    clr_log (CLR_LOG_WARNING, "OpenCL device %s '%s' is lost: \"auto\" no "
+        "longer picks it", dev->where, dev->name);
+}
+
+gboolean
+clr_device_is_lost (ClrDevice * dev)
+{
+  gboolean lost;
+
+  g_mutex_lock (&registry_lock);
+  lost = dev->lost;
+  g_mutex_unlock (&registry_lock);
+  return lost;
+}
+
+void
+clr_device_lose (ClrDevice * dev, GError ** error)
+{
+  GError *probe = NULL;
+  GString *msg = g_string_new (NULL);
+
+  clr_device_set_lost (dev);
+  g_string_printf (msg, "OpenCL device %s '%s' is lost: ", dev->where,
+      dev->name);
+  if (error && *error)
+    g_string_append (msg, (*error)->message);
+  else
+    g_string_append (msg, "its work failed");
+  if (!clr_device_probe (dev, &probe))
+    g_string_append_printf (msg, "; then %s", probe->message);
+  else
+    g_string_append (msg, "; it still answers clGetDeviceInfo "
+        "(CL_DEVICE_AVAILABLE) and clCreateBuffer");
+  g_clear_error (&probe);
+  if (error) {
+    g_clear_error (error);
+    g_set_error_literal (error, CLR_ERROR, CLR_ERROR_LOST, msg->str);
+  }
+  g_string_free (msg, TRUE);
+}
+
+gboolean
+clr_device_probe (ClrDevice * dev, GError ** error)
+{
+  cl_bool available = CL_FALSE;
+  cl_int status;
+  cl_mem mem;
+
+  status = clGetDeviceInfo (dev->id, CL_DEVICE_AVAILABLE, sizeof available,
+      &available, NULL);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clGetDeviceInfo (CL_DEVICE_AVAILABLE)");
+    return FALSE;
+  }
+  if (!available) {
+    clr_set_cl_error (error, CL_DEVICE_NOT_AVAILABLE,
+        "clGetDeviceInfo (CL_DEVICE_AVAILABLE)");
+    return FALSE;
+  }
+  mem = clCreateBuffer (dev->context, CL_MEM_READ_WRITE, 64, NULL, &status);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clCreateBuffer");
+    return FALSE;
+  }
+  status = clReleaseMemObject (mem);
+  if (status != CL_SUCCESS) {
+    clr_set_cl_error (error, status, "clReleaseMemObject");
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* spec -> its prefetch's GThread (NULL once joined), under prefetch_lock */
@@ -626,6 +797,12 @@ const char *
 clr_device_get_name (ClrDevice * dev)
 {
   return dev->name;
+}
+
+const char *
+clr_device_get_where (ClrDevice * dev)
+{
+  return dev->where;
 }
 
 gboolean

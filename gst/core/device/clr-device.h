@@ -27,12 +27,14 @@ typedef enum {
   CLR_ERROR_RESOURCES,          /* device memory or resources exhausted */
   CLR_ERROR_INVALID,            /* invalid arguments */
   CLR_ERROR_FAILED,             /* any other OpenCL failure */
+  CLR_ERROR_LOST,               /* the device is lost (clr_device_lose ()) */
 } ClrErrorCode;
 
 typedef struct _ClrDevice ClrDevice;
 
 /* spec: NULL or "auto" (the GPU with the fewest users, else the first
- * device), "gpu" (the first GPU), "cpu",
+ * device; of the devices not lost, where there are any:
+ * clr_device_set_lost ()), "gpu" (the first GPU), "cpu",
  * "P:D" (platform and device index), "N" (N-th device over all platforms),
  * or a case-insensitive substring of the device name. */
 ClrDevice *clr_device_acquire (const char *spec, GError ** error);
@@ -45,6 +47,32 @@ ClrDevice *clr_device_acquire (const char *spec, GError ** error);
 void clr_device_prefetch (const char *spec);
 ClrDevice *clr_device_ref (ClrDevice * dev);
 void clr_device_unref (ClrDevice * dev);
+
+/* A lost device: one whose work failed for good (a stream's job that
+ * failed again when run alone after its batch failed, clr-sched.c's
+ * isolation: two failures in a row). Marked once, for the process's life
+ * of the device: "auto" then picks it only where every device is lost, so
+ * that new elements and the streams that move off it go elsewhere. */
+void clr_device_set_lost (ClrDevice * dev);
+gboolean clr_device_is_lost (ClrDevice * dev);
+/* What "auto" gives a stream that leaves the lost device `from`: another
+ * device not marked lost (the GPU with the fewest users, else the first),
+ * or NULL and an error (CLR_ERROR_NO_DEVICE) where there is none. */
+ClrDevice *clr_device_acquire_other (ClrDevice * from, GError ** error);
+/* TRUE where spec is "auto" (or NULL, or empty): the streams of such a
+ * spec may move to another device. */
+gboolean clr_device_spec_is_auto (const char *spec);
+/* Whether dev still answers, by calls that never wait for it (a hung
+ * device cannot hang the caller): it says it is available
+ * (CL_DEVICE_AVAILABLE), and a buffer is made in its context and freed.
+ * FALSE with the call that failed in error. */
+gboolean clr_device_probe (ClrDevice * dev, GError ** error);
+/* A stream's work failed on dev for good (clr_engine_device_failed ()):
+ * marks dev lost and makes *error, that failure, the error of a lost
+ * device (CLR_ERROR_LOST) that says which device, the OpenCL call that
+ * fails on it now where its check (clr_device_probe ()) finds one (the
+ * scheduler's status names none), then what failed. */
+void clr_device_lose (ClrDevice * dev, GError ** error);
 
 /* Devices stay open, with their compiled programs, after their last user
  * lets go; this drops the cache's hold, so devices nobody uses are released
@@ -59,6 +87,9 @@ void clr_device_clear_cache (void);
 void clr_device_set_clear_hook (void (*hook) (void));
 
 const char *clr_device_get_name (ClrDevice * dev);
+/* "P:D": its platform's and its own index, which tell apart devices of
+ * one name (two cards of a model) */
+const char *clr_device_get_where (ClrDevice * dev);
 gboolean clr_device_has_fp64 (ClrDevice * dev);
 /* TRUE for GPUs (and other non-CPU devices): they get kernels laid out for
  * wide SIMT execution rather than for CPU vector units. */

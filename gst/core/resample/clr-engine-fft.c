@@ -411,6 +411,7 @@ clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
 {
   ClrFftPath *f = e->fft;
   const gboolean silent = !in && clr_fft_is_silent (e);
+  const uint64_t zero_run = f->zero_run;
   size_t w = 0;
 
   *out_frames = 0;
@@ -431,6 +432,14 @@ clr_fft_push (ClrEngine * e, const void *const *in, size_t n_in,
     emit (e, e->in_total - (int64_t) n_in - (int64_t) clr_fft_lag (e), n_in,
         NULL, 0, out, &w, n_out);
   } else if (!feed (e, e->in_total, out, &w, n_out, error)) {
+    /* the device failed (clr_engine_device_failed ()): the input goes
+     * back, the w frames written stay counted, so that a successor
+     * continued from this engine takes up the input at the first frame
+     * not written (clr_engine_process_rest ()) */
+    e->in_total -= (int64_t) n_in;
+    f->zero_run = zero_run;
+    clr_history_drop_last (&e->hist, n_in);
+    e->device_failed = TRUE;
     return FALSE;
   }
   g_assert (w == n_out);

@@ -41,6 +41,7 @@ struct _ClrEngine {
   ClrFftPath *fft;              /* the FFT path (clr-engine-fft.c), or NULL:
                                  * the kernels of resample.cl */
   gboolean paced;               /* clr_engine_set_paced () */
+  gboolean device_failed;       /* clr_engine_device_failed () */
 };
 
 /* The window takes n_in frames of input (of silence: in == NULL) and the

@@ -535,10 +535,15 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,
           "input window and output", error))
     return FALSE;
-  if (!clr_sched_reserve (e->sched, &job, error))
+  /* from here a failure is the device's: room for the batch, or the job
+   * failing again alone after its batch failed (clr-sched.c) */
+  if (!clr_sched_reserve (e->sched, &job, error)) {
+    e->device_failed = TRUE;
     return FALSE;
+  }
   clr_window_copy_out (&e->win, frames, job.win, pitch);
   ok = clr_sched_run (e->sched, &job, error);
+  e->device_failed = !ok;
   if (ok && job.out != out[0] && !e->cfg.planar)
     memcpy (out[0], job.out, n_out * ch * ss);
   for (c = 0; ok && job.out != out[0] && e->cfg.planar && c < ch; c++)
@@ -562,8 +567,19 @@ clr_engine_append (ClrEngine * e, const void *const *in, size_t n_in,
   return TRUE;
 }
 
+/* The history a successor may need (clr-history.h): the window keeps only
+ * what this filter reads */
+static gboolean
+keep_history (ClrEngine * e, const void *const *in, size_t n_in,
+    GError ** error)
+{
+  return e->cfg.history == 0 || clr_history_push (&e->hist, e->cfg.history,
+      in, e->cfg.planar, n_in, error);
+}
+
 /* n_in frames in, the first n_out of the output frames they complete out
- * (the caller's count: clr_engine_out_frames () at most) */
+ * (the caller's count: clr_engine_out_frames () at most). Where it fails
+ * the stream is as it was (clr_engine_device_failed ()). */
 static gboolean
 push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
     void *const *out, size_t * out_frames, GError ** error)
@@ -576,11 +592,6 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
   size_t keep, skip, c;
 
   *out_frames = 0;
-  /* the history a successor may need: the window keeps only what this
-   * filter reads */
-  if (e->cfg.history > 0 && !clr_history_push (&e->hist, e->cfg.history, in,
-          e->cfg.planar, n_in, error))
-    return FALSE;
   /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1,
    * and `back` more. */
   clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
@@ -592,6 +603,8 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
   if (silent) {
     /* silence in, silence held: silence out, and nothing to compute
      * however long the gap */
+    if (!keep_history (e, in, n_in, error))
+      return FALSE;
     if (!e->cfg.planar)
       memset (out[0], 0, n_out * ch * ss);
     for (c = 0; e->cfg.planar && c < ch; c++)
@@ -604,6 +617,11 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
     if (!clr_engine_append (e, in, n_in, error))
       return FALSE;
     if (n_out > 0 && !clr_engine_run_job (e, n_in, n_out, out, 1, error))
+      return FALSE;
+    /* taken once the job ran: a job that failed leaves the stream as it
+     * was, for a successor on another device to do it again
+     * (clr_engine_process_rest ()) */
+    if (!keep_history (e, in, n_in, error))
       return FALSE;
     clr_window_advance (&e->win, skip);
   }
@@ -633,6 +651,7 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   void *op[CLR_CHANNELS_MAX];
   size_t c, len, n;
 
+  e->device_failed = FALSE;
   if (e->drained) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "The resampler was drained; reset it before new input");
@@ -826,6 +845,7 @@ clr_engine_drain (ClrEngine * e, void *const *out, size_t * out_frames,
   gboolean ok;
 
   *out_frames = 0;
+  e->device_failed = FALSE;
   if (e->drained || want == 0) {
     e->drained = TRUE;
     return TRUE;
@@ -833,6 +853,75 @@ clr_engine_drain (ClrEngine * e, void *const *out, size_t * out_frames,
   /* lag frames of silence complete the support of the last output frame */
   ok = (e->fft ? clr_fft_push : push) (e, NULL, e->lag,
       MIN (want, clr_engine_out_frames (e, e->lag)), out, out_frames, error);
-  e->drained = TRUE;
+  /* not where the device failed: a successor continues the stream from
+   * here and drains it (clr_engine_drain_rest ()) */
+  e->drained = ok || !e->device_failed;
+  return ok;
+}
+
+gboolean
+clr_engine_device_failed (ClrEngine * e)
+{
+  return e->device_failed;
+}
+
+/* Plane pointers `frames` frames on from p (NULL stays NULL) */
+static void
+planes_at (ClrEngine * e, const void *const *p, size_t frames,
+    const void **at)
+{
+  const size_t n_planes = e->cfg.planar ? e->cfg.channels : 1;
+  const size_t step = e->cfg.planar ? e->ssize : e->cfg.channels * e->ssize;
+  size_t c;
+
+  for (c = 0; c < n_planes; c++)
+    at[c] = p ? (const char *) p[c] + frames * step : NULL;
+}
+
+gboolean
+clr_engine_process_rest (ClrEngine * e, uint64_t in0, uint64_t out0,
+    const void *const *in, size_t in_frames, void *const *out,
+    size_t * out_frames, GError ** error)
+{
+  const void *ip[CLR_CHANNELS_MAX], *op[CLR_CHANNELS_MAX];
+  const uint64_t done_in = (uint64_t) e->in_total - in0;
+  const uint64_t done_out = e->out_total - out0;
+  size_t n = 0;
+  gboolean ok;
+
+  *out_frames = 0;
+  if ((uint64_t) e->in_total < in0 || e->out_total < out0
+      || done_in > in_frames) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The stream to finish is not the one the failed call ran");
+    return FALSE;
+  }
+  planes_at (e, in, (size_t) done_in, ip);
+  planes_at (e, (const void *const *) out, (size_t) done_out, op);
+  ok = clr_engine_process (e, in ? ip : NULL, in_frames - (size_t) done_in,
+      (void *const *) op, &n, error);
+  /* this one's and the failed engine's together */
+  *out_frames = (size_t) (e->out_total - out0);
+  return ok;
+}
+
+gboolean
+clr_engine_drain_rest (ClrEngine * e, uint64_t out0, void *const *out,
+    size_t * out_frames, GError ** error)
+{
+  const void *op[CLR_CHANNELS_MAX];
+  size_t n = 0;
+  gboolean ok;
+
+  *out_frames = 0;
+  if (e->out_total < out0) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The stream to finish is not the one the failed drain ran");
+    return FALSE;
+  }
+  planes_at (e, (const void *const *) out, (size_t) (e->out_total - out0),
+      op);
+  ok = clr_engine_drain (e, (void *const *) op, &n, error);
+  *out_frames = (size_t) (e->out_total - out0);
   return ok;
 }

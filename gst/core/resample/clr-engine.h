@@ -112,6 +112,28 @@ gboolean clr_engine_process (ClrEngine * e, const void *const *in,
 gboolean clr_engine_drain (ClrEngine * e, void *const *out,
     size_t * out_frames, GError ** error);
 
+/* Whether the last clr_engine_process () or clr_engine_drain () failed
+ * because of the device: a job the device's scheduler could not run, even
+ * alone after its batch failed (clr-sched.c), or room for it on the
+ * device. Such a failure leaves the stream where the work that failed
+ * began: the input before it taken, every output frame written counted
+ * (clr_engine_get_in_total (), clr_engine_get_out_total ()), so that an
+ * engine on another device, continued from this one
+ * (clr_engine_continue_from ()), finishes the call. */
+gboolean clr_engine_device_failed (ClrEngine * e);
+
+/* Finishes the clr_engine_process (failed, in, in_frames, out, ...) that
+ * failed on its device, failed's input and output positions at in0 and
+ * out0 before it: e, continued from failed, takes the input failed did
+ * not and writes the output frames failed did not. *out_frames counts
+ * both engines' frames of the call, as the call would have. */
+gboolean clr_engine_process_rest (ClrEngine * e, uint64_t in0, uint64_t out0,
+    const void *const *in, size_t in_frames, void *const *out,
+    size_t * out_frames, GError ** error);
+/* The same for a clr_engine_drain () that failed on its device. */
+gboolean clr_engine_drain_rest (ClrEngine * e, uint64_t out0,
+    void *const *out, size_t * out_frames, GError ** error);
+
 /* TRUE when the history holds only silence, so silent input (GAP buffers)
  * gives silent output and costs no device work. */
 gboolean clr_engine_is_silent (ClrEngine * e);
