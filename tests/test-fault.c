@@ -510,6 +510,20 @@ count_lines (const gchar * s, const gchar * needle)
   return n;
 }
 
+/* ... of the child's own lines ("pipeline N: ...") */
+static guint
+count_pipeline_lines (const gchar * s, const gchar * needle)
+{
+  gchar **lines = g_strsplit (s, "\n", -1);
+  guint i, n = 0;
+
+  for (i = 0; lines[i]; i++)
+    if (g_str_has_prefix (lines[i], "pipeline ") && strstr (lines[i], needle))
+      n++;
+  g_strfreev (lines);
+  return n;
+}
+
 static void
 assert_exited_0 (Child * c)
 {
@@ -812,6 +826,15 @@ test_resample_lost_device (void)
   c = run_pipelines ("clresample", "clEnqueueNDRangeKernel:30+", TRUE, &r);
   g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), >, 1);
   g_assert_cmpuint (r.error, ==, N_PIPELINES);
+  /* each pipeline's error (the child's line for it, not the debug log's)
+   * names the device and the call that failed its own run */
+  g_assert_cmpuint (count_lines (c->err, "error: OpenCL device 0:0 '"),
+      ==, count_lines (c->err, "Running a batch on the device: "
+          "clEnqueueNDRangeKernel failed"));
+  g_assert_cmpuint (count_pipeline_lines (c->err, "error: OpenCL device "
+          "0:0 '"), ==, N_PIPELINES);
+  g_assert_cmpuint (count_pipeline_lines (c->err, "Running a batch on the "
+          "device: clEnqueueNDRangeKernel failed"), ==, N_PIPELINES);
   result_clear (&r);
   child_free (c);
 }

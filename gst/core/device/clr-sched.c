@@ -478,7 +478,7 @@ set_mem_arg (ClrSched * s, cl_kernel k, cl_uint i, cl_mem mem, char *host)
 static cl_int
 launch_group (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     ClrSchedKernel * k, guint first, guint n, size_t items, guint times,
-    cl_event * ev)
+    cl_event * ev, const char **call)
 {
   const ClrSchedKernelInfo *ki = &k->info;
   cl_kernel kern = ki->kernel;
@@ -493,8 +493,10 @@ launch_group (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     const ClrSchedLaunchArgs args = { b->in_dev, b->out_dev,
       svm ? b->in_host : NULL, svm ? b->out_host : NULL, first, n, items
     };
+    *call = "a convolution's launch";
     return ki->launch (ki->launch_data, q, &args, ev);
   }
+  *call = "clSetKernelArg";
   status = set_mem_arg (s, kern, a++, b->in_dev, b->in_host);
   status |= set_mem_arg (s, kern, a++, b->out_dev, b->out_host);
   status |= clSetKernelArg (kern, a++, sizeof (cl_mem), &ki->coef);
@@ -510,6 +512,7 @@ launch_group (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     status |= clSetKernelArg (kern, a++, sizeof (cl_uint), &ki->lead);
   if (status != CL_SUCCESS)
     return status;
+  *call = "clEnqueueNDRangeKernel";
 
   global[0] = (items + wg - 1) / wg * wg;
   global[1] = (ki->channels + ki->cpi - 1) / MAX (ki->cpi, 1);
@@ -600,6 +603,7 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   cl_int status = CL_SUCCESS;
   guint i, first, n = b->jobs->len;
   gint64 t = s->profile ? g_get_monotonic_time () : 0;
+  const char *call = NULL;      /* its failures are recovered, not told */
 
   g_ptr_array_sort (b->jobs, by_kernel);
   for (i = 0; i < n; i++) {
@@ -638,7 +642,7 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
       clReleaseEvent (last);
     last = NULL;
     status = launch_group (s, b, q, k, first, end - first, items, times,
-        &last);
+        &last, &call);
     if (first_ev && last) {
       clRetainEvent (last);
       *first_ev = last;
@@ -705,15 +709,21 @@ batch_isolate (ClrSched * s, ClrSchedBatch * b)
     cl_event ev = NULL;
     cl_int status = upload;
 
+    /* named for the error its stream posts */
+    job->call = "clEnqueueWriteBuffer";
     if (status == CL_SUCCESS)
       status = launch_group (s, b, q, job->kern, i, 1, job->items,
-          job->launches, &ev);
+          job->launches, &ev, &job->call);
     if (ev)
       clReleaseEvent (ev);
-    if (status == CL_SUCCESS && !svm)
+    if (status == CL_SUCCESS && !svm) {
+      job->call = "clEnqueueReadBuffer";
       status = read_job_output (b, q, job, CL_TRUE, NULL);
-    if (status == CL_SUCCESS)
+    }
+    if (status == CL_SUCCESS) {
+      job->call = "clFinish";
       status = clFinish (q);
+    }
     job->status = status;
   }
   b->isolated = TRUE;
@@ -1372,7 +1382,11 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
   }
   status = b->isolated ? job->status : b->status;
   if (status != CL_SUCCESS) {
-    clr_set_cl_error (error, status, "Running a batch on the device");
+    char *what = g_strdup_printf ("Running a batch on the device: %s",
+        b->isolated ? job->call : "waiting for it");
+
+    clr_set_cl_error (error, status, what);
+    g_free (what);
     return FALSE;
   }
   job->out = job->direct && s->staging != CLR_STAGING_SVM ? job->direct :

@@ -116,6 +116,7 @@ typedef struct {
   ClrSchedBatch *batch;
   cl_int status;                /* this job's own, where its batch failed
                                  * and its jobs were run again one by one */
+  const char *call;             /* ... and the OpenCL call that failed it */
 } ClrSchedJob;
 
 /* The scheduler of a device for a kind of staging memory; a reference. */
