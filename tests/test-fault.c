@@ -454,8 +454,42 @@ child_free (Child * c)
   g_free (c);
 }
 
+/* The sanitizer's runtime where this program is built with
+ * AddressSanitizer as a shared library (GCC's libasan.so, which it then
+ * has loaded: found in /proc/self/maps), else NULL. It must come first in
+ * a child's LD_PRELOAD, before the shim, or it refuses to start ("ASan
+ * runtime does not come first in initial library list"); the sanitizer
+ * pass of scripts/run-tests.sh runs this test too. */
+static const gchar *
+sanitizer_runtime (void)
+{
+#ifdef __SANITIZE_ADDRESS__
+  static gchar *runtime;
+  static gboolean looked;
+  gchar *maps = NULL, **lines, **l;
+
+  if (looked)
+    return runtime;
+  looked = TRUE;
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  lines = g_strsplit (maps, "\n", -1);
+  for (l = lines; *l && !runtime; l++) {
+    const gchar *path = strchr (*l, '/');
+
+    if (path && g_str_has_prefix (strrchr (path, '/') + 1, "libasan.so"))
+      runtime = g_strdup (path);
+  }
+  g_strfreev (lines);
+  g_free (maps);
+  return runtime;
+#else
+  return NULL;
+#endif
+}
+
 /* This program again with args, the shim preloaded and CLR_FAULT and
- * friends from extra (NAME, VALUE, ..., NULL) */
+ * friends from extra (NAME, VALUE, ..., NULL); the sanitizer's runtime
+ * first in LD_PRELOAD where there is one (sanitizer_runtime ()) */
 static Child *
 run_child (const gchar * const *args, const gchar * first, ...)
 {
@@ -482,6 +516,13 @@ run_child (const gchar * const *args, const gchar * first, ...)
   for (name = first; name; name = va_arg (ap, const gchar *))
     env = g_environ_setenv (env, name, va_arg (ap, const gchar *), TRUE);
   va_end (ap);
+  if (sanitizer_runtime ()) {
+    gchar *preload = g_strjoin (":", sanitizer_runtime (),
+        g_environ_getenv (env, "LD_PRELOAD"), NULL);
+
+    env = g_environ_setenv (env, "LD_PRELOAD", preload, TRUE);
+    g_free (preload);
+  }
 
   g_ptr_array_add (argv, self);
   for (; *args; args++)
