@@ -475,9 +475,10 @@ run_one (ClrSched * s, ClrSchedKernel * k, const KernelSpec * spec,
 
 /* Issue 47, finding 8: staging grows for a large job (a batch of its own
  * size: 8 MB of window and 8 MB of output here), and is given back once
- * the jobs are small again: at most CLR_SCHED_IDLE_MAX (4) batches of the
- * 256 kB start, each with its 128 kB stream table, remain. The first
- * version kept the 16 MB until the device's last stream went. */
+ * the jobs are small again; a burst's batches go a second after it, but
+ * for CLR_SCHED_IDLE_KEEP (4) of the 256 kB start, each with its 128 kB
+ * stream table. The first version kept the 16 MB, and every batch a burst
+ * made, until the device's last stream went. */
 static void
 test_staging_shrinks (void)
 {
@@ -496,6 +497,28 @@ test_staging_shrinks (void)
   g_test_message ("staging after the small jobs: %" G_GSIZE_FORMAT " bytes",
       clr_sched_get_staging_bytes (s));
   g_assert_cmpuint (clr_sched_get_staging_bytes (s), <=, 4 * start);
+
+  /* a burst: 24 jobs of 160 kB windows at once take a batch each (one
+   * fits a 256 kB start); their batches stay idle for a second, then go
+   * as the next job is let go, but for the 4 kept */
+  {
+    enum { BURST = 24 };
+    Stream st[BURST];
+
+    for (i = 0; i < BURST; i++) {
+      stream_init (&st[i], s, k, &spec, 40000, 100, i, 9.0f * i);
+      stream_reserve (&st[i]);
+    }
+    run_streams (st, BURST);
+    g_test_message ("staging after the burst: %" G_GSIZE_FORMAT " bytes",
+        clr_sched_get_staging_bytes (s));
+    g_assert_cmpuint (clr_sched_get_staging_bytes (s), >, 8 * start);
+    g_usleep (1100 * 1000);
+    run_one (s, k, &spec, 1000, 5.0f);
+    g_test_message ("a second later: %" G_GSIZE_FORMAT " bytes",
+        clr_sched_get_staging_bytes (s));
+    g_assert_cmpuint (clr_sched_get_staging_bytes (s), <=, 4 * start);
+  }
   clr_sched_kernel_unref (s, k);
   clr_sched_unref (s);
 }

@@ -52,10 +52,16 @@
  * them to allocate) */
 #define CLR_SCHED_START_PINNED (1024u * 1024u)
 #define CLR_SCHED_PREALLOC_PINNED 4u
-/* Idle batches kept for reuse at most; one let go past them is freed. A
- * burst of streams leaves as many batches behind as it had in flight, and
- * a GPU's are page-locked memory the rest of the system goes without. */
-#define CLR_SCHED_IDLE_MAX 4u
+/* Idle batches: a burst of streams leaves as many behind as it had in
+ * flight, and a GPU's are page-locked memory the rest of the system goes
+ * without. Past CLR_SCHED_IDLE_KEEP of them (the page-locked ones made
+ * ahead), the oldest goes once no one has taken it for CLR_SCHED_IDLE_US:
+ * under a steady load batches come back within milliseconds, and freeing
+ * one that is needed again costs milliseconds to allocate (page-locked).
+ * Never more than CLR_SCHED_IDLE_MAX. */
+#define CLR_SCHED_IDLE_KEEP CLR_SCHED_PREALLOC_PINNED
+#define CLR_SCHED_IDLE_US G_USEC_PER_SEC
+#define CLR_SCHED_IDLE_MAX 16u
 /* A batch whose staging is more than CLR_SCHED_SHRINK times what its
  * recent runs used (a decaying maximum, down by an eighth a run) is cut
  * back to twice that, at the start's size at least: a job larger than
@@ -162,6 +168,7 @@ struct _ClrSchedBatch {
   gboolean overflowed;          /* closed for want of room: grow it */
   size_t need_in, need_out;     /* windows' and outputs' bytes its recent
                                  * runs used (CLR_SCHED_SHRINK) */
+  gint64 t_idle;                /* when it was last let go */
   gint waited;                  /* a job's thread waits on `done` (CAS) */
   cl_event done;
   cl_event first_cmd;           /* with CLRESAMPLE_PROFILE: its first command */
@@ -353,6 +360,7 @@ batch_new (void)
 
   b->jobs = g_ptr_array_new ();
   b->in_used = CLR_SCHED_TABLE_BYTES;
+  b->t_idle = g_get_monotonic_time ();
   return b;
 }
 
@@ -1191,26 +1199,37 @@ profile_batch (ClrSched * s, ClrSchedBatch * b)
 }
 
 /* Drops a reference to batch b (a job's, or finish ()'s on a batch it
- * waits for): the last one recycles it, or frees it past
- * CLR_SCHED_IDLE_MAX idle ones. */
+ * waits for): the last one recycles it, and frees the idle batches
+ * nobody took for CLR_SCHED_IDLE_US (CLR_SCHED_IDLE_KEEP stay). */
 static void
 batch_unref (ClrSched * s, ClrSchedBatch * b)
 {
-  gboolean keep;
+  ClrSchedBatch *stale[CLR_SCHED_IDLE_MAX + 1];
+  guint i, n = 0;
 
   if (!g_atomic_int_dec_and_test (&b->readers))
     return;
-  clr_lock (&s->lock);
-  keep = s->idle->len < CLR_SCHED_IDLE_MAX;
-  clr_unlock (&s->lock);
-  if (!keep) {
-    batch_free (s, b);
-    return;
-  }
   batch_reset (s, b);
+  b->t_idle = g_get_monotonic_time ();
   clr_lock (&s->lock);
   g_ptr_array_add (s->idle, b);
+  /* the oldest first (the list grows at its end); one larger than the
+   * start goes too, or it could wait under the others for good */
+  for (i = 0; i < s->idle->len && n < G_N_ELEMENTS (stale);) {
+    ClrSchedBatch *x = g_ptr_array_index (s->idle, i);
+    const gboolean old = b->t_idle - x->t_idle > CLR_SCHED_IDLE_US;
+    const gboolean big = x->in_cap > s->start_bytes + CLR_SCHED_TABLE_BYTES
+        || x->out_cap > s->start_bytes;
+
+    if (s->idle->len > CLR_SCHED_IDLE_MAX
+        || (old && (big || s->idle->len > CLR_SCHED_IDLE_KEEP)))
+      stale[n++] = g_ptr_array_steal_index (s->idle, i);
+    else
+      i++;
+  }
   clr_unlock (&s->lock);
+  for (i = 0; i < n; i++)
+    batch_free (s, stale[i]);
 }
 
 /* Whether jobs' threads now wait for their batches yielding their cores
