@@ -343,8 +343,7 @@ const char *
 clr_fft_host_variant (void)
 {
   /* the clones' own condition (clr-fft-host.h) and their resolver's */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) \
-    && __GNUC__ >= 12 && defined(__linux__)
+#ifdef CLR_HAVE_VECTOR_CLONES
   return __builtin_cpu_supports ("x86-64-v3") ? "x86-v3" : "x86";
 #else
   return "any";
