@@ -652,9 +652,15 @@ clr_device_probe (ClrDevice * dev, GError ** error)
   return TRUE;
 }
 
-/* spec -> its prefetch's GThread (NULL once joined), under prefetch_lock */
+/* the specs prefetched (a set), and how many prefetches are still
+ * running, under prefetch_lock; prefetch_done is signalled as each ends.
+ * The threads are not joined but let go (g_thread_unref () at once): one
+ * left finished and never joined until a clear, as the last of a process
+ * always was, is a thread leaked (ThreadSanitizer says so at exit). */
 static GMutex prefetch_lock;
+static GCond prefetch_done;
 static GHashTable *prefetches;
+static guint prefetch_running;
 
 static gpointer
 prefetch_thread (gpointer data)
@@ -667,6 +673,10 @@ prefetch_thread (gpointer data)
   if (dev)
     clr_device_unref (dev);
   g_free (spec);
+  g_mutex_lock (&prefetch_lock);
+  prefetch_running--;
+  g_cond_broadcast (&prefetch_done);
+  g_mutex_unlock (&prefetch_lock);
   return NULL;
 }
 
@@ -682,9 +692,12 @@ clr_device_prefetch (const char *spec)
   if (!prefetches)
     prefetches = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
         NULL);
-  if (!g_hash_table_contains (prefetches, key))
-    g_hash_table_insert (prefetches, g_strdup (key),
-        g_thread_new ("clr-prefetch", prefetch_thread, g_strdup (key)));
+  if (!g_hash_table_contains (prefetches, key)) {
+    g_hash_table_add (prefetches, g_strdup (key));
+    prefetch_running++;
+    g_thread_unref (g_thread_new ("clr-prefetch", prefetch_thread,
+            g_strdup (key)));
+  }
   g_mutex_unlock (&prefetch_lock);
 }
 
@@ -692,23 +705,10 @@ clr_device_prefetch (const char *spec)
 static void
 prefetch_join_all (void)
 {
-  GHashTableIter it;
-  gpointer key, thread;
-  GSList *threads = NULL, *l;
-
   g_mutex_lock (&prefetch_lock);
-  if (prefetches) {
-    g_hash_table_iter_init (&it, prefetches);
-    while (g_hash_table_iter_next (&it, &key, &thread))
-      if (thread) {
-        threads = g_slist_prepend (threads, thread);
-        g_hash_table_iter_replace (&it, NULL);
-      }
-  }
+  while (prefetch_running > 0)
+    g_cond_wait (&prefetch_done, &prefetch_lock);
   g_mutex_unlock (&prefetch_lock);
-  for (l = threads; l; l = l->next)
-    g_thread_join (l->data);
-  g_slist_free (threads);
 }
 
 ClrDevice *

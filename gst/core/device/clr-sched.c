@@ -158,6 +158,8 @@ struct _ClrSchedBatch {
   cl_mem in_dev, out_dev;       /* NULL with SVM staging */
   size_t in_used, out_used;
   GPtrArray *jobs;
+  gint n_jobs;                  /* jobs->len, for readers without the
+                                 * lock (may_send ()): set under it */
   gint writers;                 /* jobs still writing their windows:
                                  * raised under the scheduler's lock,
                                  * lowered atomically */
@@ -177,8 +179,10 @@ struct _ClrSchedBatch {
   gboolean isolated;            /* it failed, and its jobs ran again one by
                                  * one: each job's status is its own */
   gint64 t_submit;              /* when it was taken to the device */
-  gint64 t_due;                 /* the gathering window's end (under the
-                                 * scheduler's lock; CLR_SCHED_WINDOW_US) */
+  gint64 t_due;                 /* the gathering window's end
+                                 * (CLR_SCHED_WINDOW_US): set under the
+                                 * scheduler's lock, read without it by the
+                                 * jobs' threads: batch_due () */
 };
 
 struct _ClrSchedKernel {
@@ -401,6 +405,7 @@ batch_reset (ClrSched * s, ClrSchedBatch * b)
   b->need_in = MAX (used_in, b->need_in - b->need_in / 8);
   b->need_out = MAX (b->out_used, b->need_out - b->need_out / 8);
   g_ptr_array_set_size (b->jobs, 0);
+  g_atomic_int_set (&b->n_jobs, 0);
   b->in_used = CLR_SCHED_TABLE_BYTES;
   b->out_used = 0;
   b->writers = b->readers = 0;
@@ -746,6 +751,15 @@ batch_done (ClrSchedBatch * b)
   clr_word_wake (&b->state, G_MAXINT);
 }
 
+/* b->t_due, which a reservation lowers under the lock while the jobs'
+ * threads read it without (clr_sched_run (), may_send ()): an atomic load
+ * (relaxed: the batch's state publishes everything else) */
+static inline gint64
+batch_due (ClrSchedBatch * b)
+{
+  return __atomic_load_n (&b->t_due, __ATOMIC_RELAXED);
+}
+
 /* Whether the gathering window keeps the open batch b waiting for more
  * jobs now (CLR_SCHED_WINDOW_US); the clock is read only where a window
  * may hold (not with CLRESAMPLE_SCHED_WINDOW=0, nor once the batch is
@@ -755,9 +769,10 @@ window_holds (ClrSched * s, ClrSchedBatch * b)
 {
   gint64 left;
 
-  if (!s->window_us || b->jobs->len >= CLR_SCHED_WINDOW_JOBS)
+  if (!s->window_us
+      || (guint) g_atomic_int_get (&b->n_jobs) >= CLR_SCHED_WINDOW_JOBS)
     return FALSE;
-  left = b->t_due - g_get_monotonic_time ();
+  left = batch_due (b) - g_get_monotonic_time ();
   if (G_UNLIKELY (s->hooks.window_always))
     return left > 0;
   return left > 0 && 2 * (gint64) g_atomic_int_get (&s->gap_us) < left
@@ -770,7 +785,8 @@ window_holds (ClrSched * s, ClrSchedBatch * b)
 static gboolean
 open_due (ClrSched * s, ClrSchedBatch * b, guint running, guint recent)
 {
-  return (running == 0 || b->jobs->len >= recent / 2)
+  return (running == 0
+      || (guint) g_atomic_int_get (&b->n_jobs) >= recent / 2)
       && !window_holds (s, b);
 }
 
@@ -848,7 +864,8 @@ submit_ready (ClrSched * s, gboolean link)
     s->jobs += b->jobs->len;
     /* down by an eighth a batch, and by one at least: recent / 8 alone
      * stopped at 7, and held a lone stream's batches to 7 streams' pace */
-    s->recent = MAX (b->jobs->len, s->recent - (s->recent + 7) / 8);
+    g_atomic_int_set ((gint *) & s->recent, MAX (b->jobs->len,
+            s->recent - (s->recent + 7) / 8));
     b->t_submit = g_get_monotonic_time ();
     q = s->queues[s->next_queue];
     s->next_queue = (s->next_queue + 1) % s->max_running;
@@ -1161,7 +1178,8 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
 
     g_atomic_int_set (&s->gap_us, s->gap_us + (gap - s->gap_us) / 8);
     s->last_reserve_us = now;
-    b->t_due = b->jobs->len == 0 ? due : MIN (b->t_due, due);
+    __atomic_store_n (&b->t_due, b->jobs->len == 0 ? due
+        : MIN (b->t_due, due), __ATOMIC_RELAXED);
   }
   if (job->audio_us)
     s->paced++;
@@ -1174,6 +1192,7 @@ clr_sched_reserve (ClrSched * s, ClrSchedJob * job, GError ** error)
   b->in_used += in;
   b->out_used += out;
   g_ptr_array_add (b->jobs, job);
+  g_atomic_int_set (&b->n_jobs, b->jobs->len);
   g_atomic_int_inc (&b->writers);
   g_atomic_int_inc (&b->readers);
   clr_unlock (&s->lock);
@@ -1379,8 +1398,10 @@ clr_sched_run (ClrSched * s, ClrSchedJob * job, GError ** error)
        * window's end would otherwise sleep on an open batch that no one
        * sends. A batch that no window holds (its jobs' streams not paced)
        * is waited for as before. */
-      if (g_get_monotonic_time () < b->t_due) {
-        clr_word_wait_until (&b->state, state, b->t_due);
+      const gint64 due = batch_due (b);
+
+      if (g_get_monotonic_time () < due) {
+        clr_word_wait_until (&b->state, state, due);
         continue;
       }
       if (!tried) {
