@@ -25,8 +25,10 @@
  *             one to drain it and dropped behind it, as GStreamer's
  *             documentation on dynamic pipelines does it)
  *
- * An action that comes while its stream is still in the last one (a
- * pause not over, a swap not done) or has failed is skipped and counted.
+ * Pauses and seeks run on threads of their own, swaps on the stream's
+ * streaming thread, so that no stream's action waits for another's. An
+ * action that comes while its stream is still in the last one (a pause
+ * not over, a swap not done) or has failed is skipped and counted.
  * At the end every pipeline is sent EOS, and must post EOS within
  * --eos-bound ms (5000), or have failed with the ERROR a fault explains:
  * one that does neither is a hang. Every buffer's lateness is taken on
@@ -49,11 +51,12 @@
  *
  * - in the run without faults every stream reaches EOS;
  * - in the run with faults every stream reaches EOS or posts an ERROR
- *   that names an OpenCL failure within a second after a fault of its
- *   own: each fault explains one error at most, so that one fault that
- *   fails two streams leaves an error unexplained (a fault that crossed
- *   into another stream). The faults' times are taken as the shim logs
- *   them (CLR_FAULT_LOG), on the faulting thread;
+ *   that names an OpenCL failure at most 250 ms after a fault of its
+ *   own, in a call the error names where it names one (measured: 0.1 to
+ *   0.6 ms after): each fault explains one error at most, so that one
+ *   fault that fails two streams leaves an error unexplained (a fault
+ *   that crossed into another stream). The faults' times and calls are
+ *   taken as the shim logs them (CLR_FAULT_LOG), on the faulting thread;
  * - no stream hangs, and both children exit 0 (in a build with
  *   AddressSanitizer, LeakSanitizer's report fails the child);
  * - every stream with no error in the run with faults is at most --slack
@@ -108,11 +111,15 @@
 /* a buffer due this long after a stall or a busy window is still late
  * for its backlog */
 #define BACKLOG_US 100000
-/* a swap whose pad never blocks within this is a hang of its own */
-#define SWAP_BOUND_US (5 * G_USEC_PER_SEC)
+/* an action under way at the end (a pause, a seek, a swap whose pad must
+ * see a buffer to block) is waited for this long at most: one that takes
+ * longer is a hang of its stream (a cold start under a sanitizer builds
+ * kernels for seconds) */
+#define ACTION_BOUND_US (20 * G_USEC_PER_SEC)
 /* an error is explained by a fault injected at most this long before it
- * (a fault surfaces at the stream's next buffer, or at its batch's end) */
-#define EXPLAIN_US G_USEC_PER_SEC
+ * (measured: 0.3-0.6 ms; a loaded machine may hold the stream's thread
+ * up before it posts) */
+#define EXPLAIN_US (G_USEC_PER_SEC / 4)
 
 typedef enum
 {
@@ -120,7 +127,8 @@ typedef enum
   ACT_SEEK,
   ACT_CAPS,
   ACT_SWAP,
-  N_ACTS
+  N_ACTS,
+  ACT_EOS = N_ACTS              /* the end, not drawn */
 } ActKind;
 
 static const gchar *const act_names[N_ACTS] = {
@@ -158,10 +166,14 @@ typedef struct
 {
   gchar end[8];                 /* eos, error, hang */
   gdouble max_ms, steady_ms, p50_ms;
+  /* the buffer of steady_ms: when it was due, s after the start, and
+   * how long after the last fault before it, ms (-1: none) */
+  gdouble steady_at_s, steady_after_fault_ms;
   guint64 buffers;
   gint64 error_us;              /* g_get_monotonic_time () of the ERROR */
   gboolean explained;
-  gdouble after_fault_ms;       /* the error, after the fault it is put to */
+  gdouble after_fault_ms;       /* the error, after the last fault */
+  gchar fault_call[48];         /* the call of the fault it is put to */
   gchar *error;
 } StreamResult;
 
@@ -187,10 +199,16 @@ static gint64 debug_late_us, debug_start_us;
 
 /* The shim writes "clr-fault: failing NAME call N" to stderr on the
  * thread whose call it fails, before the call returns: stderr is a stream
- * of ours that takes the time of each such line there and passes every
- * byte on to the real one */
+ * of ours that takes the time and the call of each such line there and
+ * passes every byte on to the real one */
+typedef struct
+{
+  gint64 us;                    /* g_get_monotonic_time () */
+  gchar call[48];
+} Fault;
+
 static GMutex fault_lock;
-static GArray *fault_times;     /* g_get_monotonic_time (), in order */
+static GArray *faults;          /* Fault */
 
 static ssize_t
 stderr_write (void *cookie, const char *buf, size_t size)
@@ -199,17 +217,20 @@ stderr_write (void *cookie, const char *buf, size_t size)
   size_t done = 0;
 
   if (size >= sizeof mark - 1 && !memcmp (buf, mark, sizeof mark - 1)) {
-    gint64 t = g_get_monotonic_time ();
+    Fault f = { g_get_monotonic_time () };
+    const size_t len = MIN (strcspn (buf + sizeof mark - 1, " \n"),
+        MIN (size - (sizeof mark - 1), sizeof f.call - 1));
 
+    memcpy (f.call, buf + sizeof mark - 1, len);
     g_mutex_lock (&fault_lock);
-    g_array_append_val (fault_times, t);
+    g_array_append_val (faults, f);
     g_mutex_unlock (&fault_lock);
     if (debug_late_us) {
       gchar line[64];
-      gint len = g_snprintf (line, sizeof line, "clr-soak: at %.3f s: ",
-          (t - debug_start_us) / 1e6);
+      gint n = g_snprintf (line, sizeof line, "clr-soak: at %.3f s: ",
+          (f.us - debug_start_us) / 1e6);
 
-      if (write (2, line, len) < 0)
+      if (write (2, line, n) < 0)
         return size;
     }
   }
@@ -231,7 +252,7 @@ time_faults (void)
   cookie_io_functions_t io = { NULL, stderr_write, NULL, NULL };
   FILE *f = fopencookie (NULL, "w", io);
 
-  fault_times = g_array_new (FALSE, FALSE, sizeof (gint64));
+  faults = g_array_new (FALSE, FALSE, sizeof (Fault));
   if (!f)
     return;
   /* unbuffered: one write a line, at once */
@@ -244,13 +265,6 @@ time_faults (void)
 
 typedef struct _Soak Soak;
 
-typedef enum
-{
-  SWAP_NONE,
-  SWAP_BLOCKING,                /* the probe is on, no data seen yet */
-  SWAP_BLOCKED,                 /* the old element drained, flow held */
-} SwapState;
-
 typedef struct
 {
   Soak *soak;
@@ -260,19 +274,19 @@ typedef struct
   const gchar *format;
   gint out_rate;
 
-  /* main thread only */
-  gboolean paused;
-  gint64 resume_at_us;
-  gint64 swap_since_us;
-  gulong block_id;
+  /* an action under way (atomic): set where it starts, on the main
+   * thread, cleared where it ends, on the thread that ends it; and since
+   * when (the main thread's) */
+  gint busy;
+  gint64 busy_since_us;
+  /* main thread: an action that never ended (a hang); the EOS sent */
+  gboolean stuck;
+  Action eos_action;
 
   /* the source's streaming thread (a seek's, the flow stopped) */
   gint src_rate, src_old_rate;
   gboolean src_rate_changed;
   gint64 src_ts_offset;
-
-  /* streaming threads and the main thread */
-  gint swap_state;              /* SwapState, atomic */
 
   /* under lock: the sink's streaming thread and the bus */
   GMutex lock;
@@ -297,6 +311,10 @@ struct _Soak
   GMainLoop *loop;
   GstClock *clock;
   guint done[N_ACTS], skipped[N_ACTS];
+  /* pauses and seeks, each on a thread of its own: a state change or a
+   * flush waits for its stream's thread, and no other stream's action
+   * may wait for it (the main loop only sets them going) */
+  GThreadPool *pool;
   gint phase;                   /* playing, ending (pauses and swaps
                                  * finishing), waiting for EOS */
   gint64 eos_deadline_us;
@@ -676,52 +694,38 @@ drop_eos (GstPad * pad, GstPadProbeInfo * info, gpointer data)
       GST_PAD_PROBE_DROP : GST_PAD_PROBE_OK;
 }
 
-static gboolean swap_finish (gpointer data);
-
-/* The source's streaming thread, held on the pad before the element:
- * the element's tail drained through EOS (on this thread, the element
- * being in no other), then the main thread swaps it while the flow stays
- * held here */
+/* The source's streaming thread, held on the pad before the element
+ * (which no other thread is in): the element's tail drained through EOS,
+ * the element set to NULL and taken out, a fresh one put in its place
+ * and set playing, all here, as GStreamer's documentation on dynamic
+ * pipelines does it; the probe then goes and the buffer it held flows
+ * into the fresh element, the stream's sticky events (stream-start,
+ * caps, segment) before it */
 static GstPadProbeReturn
 on_blocked (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Stream *s = data;
+  GstElement *old = s->element, *fresh;
   GstPad *src, *sink;
 
-  if (!g_atomic_int_compare_and_exchange (&s->swap_state, SWAP_BLOCKING,
-          SWAP_BLOCKED))
-    return GST_PAD_PROBE_OK;
-  src = gst_element_get_static_pad (s->element, "src");
+  src = gst_element_get_static_pad (old, "src");
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, drop_eos,
       NULL, NULL);
   gst_object_unref (src);
-  sink = gst_element_get_static_pad (s->element, "sink");
+  sink = gst_element_get_static_pad (old, "sink");
   gst_pad_send_event (sink, gst_event_new_eos ());
   gst_object_unref (sink);
-  g_idle_add (swap_finish, s);
-  return GST_PAD_PROBE_OK;
-}
-
-static gboolean
-swap_finish (gpointer data)
-{
-  Stream *s = data;
-  GstElement *old = s->element, *fresh = make_element (s);
-  GstPad *pad;
 
   gst_element_set_state (old, GST_STATE_NULL);
   gst_bin_remove (GST_BIN (s->pipeline), old);
+  fresh = make_element (s);
   gst_bin_add (GST_BIN (s->pipeline), fresh);
   if (!gst_element_link_many (s->caps_in, fresh, s->caps_out, NULL))
     g_error ("stream %u: could not link the fresh element", s->index);
   gst_element_sync_state_with_parent (fresh);
   s->element = fresh;
-  pad = gst_element_get_static_pad (s->caps_in, "src");
-  gst_pad_remove_probe (pad, s->block_id);
-  gst_object_unref (pad);
-  s->block_id = 0;
-  g_atomic_int_set (&s->swap_state, SWAP_NONE);
-  return G_SOURCE_REMOVE;
+  g_atomic_int_set (&s->busy, 0);
+  return GST_PAD_PROBE_REMOVE;
 }
 
 static void
@@ -729,10 +733,8 @@ swap_start (Stream * s)
 {
   GstPad *pad = gst_element_get_static_pad (s->caps_in, "src");
 
-  g_atomic_int_set (&s->swap_state, SWAP_BLOCKING);
-  s->swap_since_us = g_get_monotonic_time ();
-  s->block_id = gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM,
-      on_blocked, s, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM, on_blocked,
+      s, NULL);
   gst_object_unref (pad);
 }
 
@@ -783,41 +785,63 @@ make_schedule (Soak * soak, GRand * rand)
   soak->actions = (Action *) g_array_free (a, FALSE);
 }
 
+/* On a thread of the pool: a pause, and the play after it; a seek */
+static void
+run_blocking_action (gpointer data, gpointer user_data)
+{
+  const Action *act = data;
+  Soak *soak = user_data;
+  Stream *s = &soak->streams[act->stream];
+
+  if (act->kind == ACT_EOS) {
+    /* on a thread of its own too: sending EOS to a live source waits for
+     * its streaming thread under the pipeline's state lock */
+    gst_element_send_event (s->pipeline, gst_event_new_eos ());
+    return;
+  }
+  if (act->kind == ACT_PAUSE) {
+    gst_element_set_state (s->pipeline, GST_STATE_PAUSED);
+    g_usleep (act->arg * 1000);
+    gst_element_set_state (s->pipeline, GST_STATE_PLAYING);
+  } else {
+    /* to the start: a live source seeked to P waits P on the pipeline's
+     * new base time before its first buffer (basesrc waits for the
+     * buffer's timestamp, not its running time), then plays P late; the
+     * flush, segment and DISCONT are the same to the element */
+    if (!gst_element_seek_simple (s->pipeline, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH, 0))
+      g_printerr ("clr-soak: stream %u: a flushing seek was refused\n",
+          s->index);
+  }
+  g_atomic_int_set (&s->busy, 0);
+}
+
 static void
 run_action (Soak * soak, const Action * act)
 {
   Stream *s = &soak->streams[act->stream];
   GstCaps *caps;
 
-  if (s->paused || g_atomic_int_get (&s->swap_state) != SWAP_NONE
-      || stream_failed (s)) {
+  if (stream_failed (s) || !g_atomic_int_compare_and_exchange (&s->busy, 0,
+          1)) {
     soak->skipped[act->kind]++;
     return;
   }
+  s->busy_since_us = g_get_monotonic_time ();
   soak->done[act->kind]++;
   if (debug_late_us)
     g_printerr ("clr-soak: stream %u %s (%u) at %.3f s\n", s->index,
         act_names[act->kind], act->arg, since_start_us (soak) / 1e6);
   switch (act->kind) {
     case ACT_PAUSE:
-      gst_element_set_state (s->pipeline, GST_STATE_PAUSED);
-      s->paused = TRUE;
-      s->resume_at_us = since_start_us (soak) + act->arg * 1000;
-      break;
     case ACT_SEEK:
-      /* to the start: a live source seeked to P waits P on the pipeline's
-       * new base time before its first buffer (basesrc waits for the
-       * buffer's timestamp, not its running time), then plays P late;
-       * the flush, segment and DISCONT are the same to the element */
-      if (!gst_element_seek_simple (s->pipeline, GST_FORMAT_TIME,
-              GST_SEEK_FLAG_FLUSH, 0))
-        g_printerr ("clr-soak: stream %u: a flushing seek was refused\n",
-            s->index);
+      g_thread_pool_push (soak->pool, (gpointer) act, NULL);
       break;
     case ACT_CAPS:
       caps = input_caps (s, act->arg);
       g_object_set (s->caps_in, "caps", caps, NULL);
       gst_caps_unref (caps);
+      g_atomic_int_set (&s->busy, 0);
       break;
     case ACT_SWAP:
       swap_start (s);
@@ -829,8 +853,8 @@ run_action (Soak * soak, const Action * act)
 
 /* ---- the main loop ---- */
 
-/* Every 5 ms: the actions due, pauses over; at the end, pauses and swaps
- * under way finished, then EOS to every stream and the wait for them */
+/* Every 5 ms: the actions due; at the end, the actions under way let
+ * finish, then EOS to every stream and the wait for them */
 static gboolean
 tick (gpointer data)
 {
@@ -839,14 +863,6 @@ tick (gpointer data)
   gboolean busy = FALSE;
   guint i;
 
-  for (i = 0; i < soak->cfg->n; i++) {
-    Stream *s = &soak->streams[i];
-
-    if (s->paused && now >= s->resume_at_us) {
-      gst_element_set_state (s->pipeline, GST_STATE_PLAYING);
-      s->paused = FALSE;
-    }
-  }
   if (soak->phase == 0) {
     while (soak->next_action < soak->n_actions
         && soak->actions[soak->next_action].at_us <= now)
@@ -857,22 +873,30 @@ tick (gpointer data)
   }
 
   if (soak->phase == 1) {
-    /* a swap that never blocked is left as it is: its stream will not
-     * end, a hang */
+    /* one that never ends (a swap whose pad never blocks, a state change
+     * that never returns) is left as it is, and its stream gets no EOS
+     * (a state change under way and EOS deadlock each other): a hang */
     for (i = 0; i < soak->cfg->n; i++) {
       Stream *s = &soak->streams[i];
 
-      if (s->paused || (g_atomic_int_get (&s->swap_state) != SWAP_NONE
-              && g_get_monotonic_time () - s->swap_since_us < SWAP_BOUND_US
-              && !stream_failed (s)))
+      if (!g_atomic_int_get (&s->busy) || stream_failed (s))
+        continue;
+      if (g_get_monotonic_time () - s->busy_since_us < ACTION_BOUND_US)
         busy = TRUE;
+      else
+        s->stuck = TRUE;
     }
     if (busy)
       return G_SOURCE_CONTINUE;
-    for (i = 0; i < soak->cfg->n; i++)
-      if (!stream_failed (&soak->streams[i]))
-        gst_element_send_event (soak->streams[i].pipeline,
-            gst_event_new_eos ());
+    for (i = 0; i < soak->cfg->n; i++) {
+      Stream *s = &soak->streams[i];
+
+      if (stream_failed (s) || s->stuck)
+        continue;
+      s->eos_action.stream = i;
+      s->eos_action.kind = ACT_EOS;
+      g_thread_pool_push (soak->pool, &s->eos_action, NULL);
+    }
     soak->phase = 2;
     soak->eos_deadline_us = g_get_monotonic_time () +
         (gint64) soak->cfg->eos_bound_ms * 1000;
@@ -1012,17 +1036,37 @@ due_in_noise (GArray * noise, gint64 t)
  * the machine busy; where all of its TOP_LATE latest were, the least of
  * them (an upper bound) */
 static gdouble
-steady_max_ms (Stream * s, GArray * noise)
+steady_max_ms (Stream * s, GArray * noise, gint64 * due_us)
 {
   gint64 best = G_MININT64;
   guint k;
 
+  *due_us = 0;
   for (k = 0; k < s->n_top; k++)
-    if (!due_in_noise (noise, s->top_due_us[k]))
-      best = MAX (best, s->top_late_us[k]);
-  if (best == G_MININT64)
-    best = s->n_top ? s->top_late_us[s->top_floor] : 0;
-  return best / 1000.0;
+    if (!due_in_noise (noise, s->top_due_us[k])
+        && s->top_late_us[k] > best) {
+      best = s->top_late_us[k];
+      *due_us = s->top_due_us[k];
+    }
+  if (best == G_MININT64 && s->n_top) {
+    best = s->top_late_us[s->top_floor];
+    *due_us = s->top_due_us[s->top_floor];
+  }
+  return MAX (best, 0) / 1000.0;
+}
+
+/* How long after the last fault before it t was, ms; -1 where none was
+ * (faults in order of time) */
+static gdouble
+after_last_fault_ms (const GArray * faults, gint64 t)
+{
+  gint64 last = -1;
+  guint f;
+
+  for (f = 0; f < faults->len && g_array_index (faults, Fault, f).us <= t;
+      f++)
+    last = g_array_index (faults, Fault, f).us;
+  return last < 0 ? -1.0 : (t - last) / 1000.0;
 }
 
 /* The q-quantile of a histogram, ms */
@@ -1060,9 +1104,9 @@ names_opencl (const gchar * error)
 }
 
 static gint
-compare_times (gconstpointer a, gconstpointer b)
+compare_faults (gconstpointer a, gconstpointer b)
 {
-  const gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  const gint64 x = ((const Fault *) a)->us, y = ((const Fault *) b)->us;
 
   return (x > y) - (x < y);
 }
@@ -1077,14 +1121,40 @@ compare_errors (gconstpointer a, gconstpointer b, gpointer data)
   return (x > y) - (x < y);
 }
 
-/* Each error put to a fault of its own, injected at most EXPLAIN_US
- * before it: the errors in the order they came, each taking the earliest
- * fault still free in its window (which puts as many as can be put);
- * faults in order of time */
+/* Whether an error could come of a fault in call: where the error names
+ * OpenCL calls (the one that failed its stream's own run, a probe's),
+ * call is one of them, or one of the same family (clSetKernelArg,
+ * clSetKernelArgSVMPointer); where it names none, any call */
+static gboolean
+error_names_call (const gchar * error, const gchar * call)
+{
+  gboolean named = FALSE;
+  const gchar *p;
+
+  for (p = error; (p = strstr (p, "cl")); p++) {
+    gsize len = 2;
+
+    if (!g_ascii_isupper (p[2]) || (p > error && g_ascii_isalnum (p[-1])))
+      continue;
+    while (g_ascii_isalnum (p[len]))
+      len++;
+    named = TRUE;
+    if (!strncmp (p, call, MIN (len, strlen (call))))
+      return TRUE;
+  }
+  return !named;
+}
+
+/* Each error put to a fault of its own: the last one before it, at most
+ * EXPLAIN_US before it (a fault surfaces in its stream within a
+ * millisecond or two), in a call the error names, that no earlier error
+ * took; the errors in the order they came, faults in order of time. One
+ * fault that failed two streams leaves the second unexplained. */
 static void
 explain_errors (RunResult * r, const GArray * faults)
 {
-  guint *order = g_new (guint, r->n), n_err = 0, i, f = 0;
+  guint *order = g_new (guint, r->n), n_err = 0, i;
+  gboolean *used = g_new0 (gboolean, faults->len + 1);
 
   for (i = 0; i < r->n; i++)
     if (!strcmp (r->s[i].end, "error"))
@@ -1092,18 +1162,26 @@ explain_errors (RunResult * r, const GArray * faults)
   g_qsort_with_data (order, n_err, sizeof *order, compare_errors, r->s);
   for (i = 0; i < n_err; i++) {
     StreamResult *sr = &r->s[order[i]];
+    gint f;
 
-    while (f < faults->len && g_array_index (faults, gint64, f)
-        < sr->error_us - EXPLAIN_US)
-      f++;
-    if (f < faults->len && g_array_index (faults, gint64, f)
-        <= sr->error_us && names_opencl (sr->error)) {
-      sr->explained = TRUE;
-      sr->after_fault_ms = (sr->error_us - g_array_index (faults, gint64,
-              f)) / 1000.0;
-      f++;
+    for (f = (gint) faults->len - 1; f >= 0; f--) {
+      const Fault *fault = &g_array_index (faults, Fault, f);
+
+      if (fault->us > sr->error_us)
+        continue;
+      if (fault->us < sr->error_us - EXPLAIN_US)
+        break;
+      if (!used[f] && names_opencl (sr->error)
+          && error_names_call (sr->error, fault->call)) {
+        used[f] = TRUE;
+        sr->explained = TRUE;
+        g_strlcpy (sr->fault_call, fault->call, sizeof sr->fault_call);
+        break;
+      }
     }
+    sr->after_fault_ms = after_last_fault_ms (faults, sr->error_us);
   }
+  g_free (used);
   g_free (order);
 }
 
@@ -1116,6 +1194,7 @@ run_soak (const Config * cfg, RunResult * r)
   GRand *rand = g_rand_new_with_seed (cfg->seed);
   guint64 *all = g_new0 (guint64, LATE_BINS), *one =
       g_new0 (guint64, LATE_BINS), total = 0;
+  gint64 *due = g_new0 (gint64, cfg->n);
   GThread *watch;
   guint i, b;
 
@@ -1135,11 +1214,16 @@ run_soak (const Config * cfg, RunResult * r)
 
   soak.start_us = debug_start_us = g_get_monotonic_time ();
   soak.end_us = (gint64) (cfg->seconds * G_USEC_PER_SEC);
+  soak.pool = g_thread_pool_new (run_blocking_action, &soak, -1, FALSE,
+      NULL);
   watch = g_thread_new ("clr-soak-noise", watch_noise, &soak);
   for (i = 0; i < cfg->n; i++)
     gst_element_set_state (soak.streams[i].pipeline, GST_STATE_PLAYING);
   g_timeout_add (5, tick, &soak);
   g_main_loop_run (soak.loop);
+  /* the pauses and seeks still under way (one that never ends: the
+   * watchdog) */
+  g_thread_pool_free (soak.pool, FALSE, TRUE);
   g_atomic_int_set (&soak.stop_watch, 1);
   g_thread_join (watch);
 
@@ -1160,6 +1244,9 @@ run_soak (const Config * cfg, RunResult * r)
     g_mutex_lock (&s->lock);
     g_strlcpy (sr->end, s->errored ? "error" : s->eos ? "eos" : "hang",
         sizeof sr->end);
+    if (s->stuck && !s->errored && !s->eos)
+      s->error = g_strdup ("an action (a pause, a seek or a swap) never "
+          "ended");
     for (b = 0; b < LATE_BINS; b++) {
       one[b] = s->late_hist[b];
       all[b] += one[b];
@@ -1167,7 +1254,8 @@ run_soak (const Config * cfg, RunResult * r)
     }
     total += n;
     sr->max_ms = n ? s->late_max_us / 1000.0 : 0;
-    sr->steady_ms = n ? steady_max_ms (s, soak.noise) : 0;
+    sr->steady_ms = n ? steady_max_ms (s, soak.noise, &due[i]) : 0;
+    sr->steady_at_s = due[i] ? (due[i] - soak.start_us) / 1e6 : -1.0;
     sr->p50_ms = n ? hist_quantile (one, n, 0.5) : 0;
     sr->buffers = s->buffers;
     sr->error_us = s->error_us;
@@ -1181,11 +1269,15 @@ run_soak (const Config * cfg, RunResult * r)
   r->p50_ms = total ? hist_quantile (all, total, 0.5) : 0;
   r->p99_ms = total ? hist_quantile (all, total, 0.99) : 0;
   g_mutex_lock (&fault_lock);
-  r->faults = fault_times->len;
+  r->faults = faults->len;
   /* appended as each thread got the lock, not quite in time order */
-  g_array_sort (fault_times, compare_times);
-  explain_errors (r, fault_times);
+  g_array_sort (faults, compare_faults);
+  explain_errors (r, faults);
+  for (i = 0; i < cfg->n; i++)
+    r->s[i].steady_after_fault_ms = due[i] ?
+        after_last_fault_ms (faults, due[i]) : -1.0;
   g_mutex_unlock (&fault_lock);
+  g_free (due);
 
   g_free (all);
   g_free (one);
@@ -1214,9 +1306,11 @@ print_run (const RunResult * r)
   for (i = 0; i < r->n; i++) {
     const StreamResult *sr = &r->s[i];
 
-    g_print ("stream %u %s %.3f %.3f %.3f %" G_GUINT64_FORMAT " %d %.3f %s\n",
-        i, sr->end, sr->max_ms, sr->steady_ms, sr->p50_ms, sr->buffers,
-        sr->explained, sr->after_fault_ms, sr->error ? sr->error : "-");
+    g_print ("stream %u %s %.3f %.3f %.3f %.3f %.3f %" G_GUINT64_FORMAT
+        " %d %.3f %s %s\n", i, sr->end, sr->max_ms, sr->steady_ms,
+        sr->steady_at_s, sr->steady_after_fault_ms, sr->p50_ms, sr->buffers,
+        sr->explained, sr->after_fault_ms, sr->fault_call[0] ?
+        sr->fault_call : "-", sr->error ? sr->error : "-");
   }
 }
 
@@ -1241,14 +1335,17 @@ parse_run (const gchar * out, guint n, RunResult * r)
             &r->p99_ms, &r->max_ms, &r->steady_ms) == 4) {
     } else if (sscanf (lines[i], "noise %u %u %lf %lf", &r->faults,
             &r->stalls, &r->stalled_ms, &r->busy_ms) == 4) {
-    } else if (sscanf (lines[i], "stream %u %7s %lf %lf %lf %"
-            G_GUINT64_FORMAT " %d %lf %n", &k, sr.end, &sr.max_ms,
-            &sr.steady_ms, &sr.p50_ms, &sr.buffers, &explained,
-            &sr.after_fault_ms, &used) == 8 && used && k < n
+    } else if (sscanf (lines[i], "stream %u %7s %lf %lf %lf %lf %lf %"
+            G_GUINT64_FORMAT " %d %lf %47s %n", &k, sr.end, &sr.max_ms,
+            &sr.steady_ms, &sr.steady_at_s, &sr.steady_after_fault_ms,
+            &sr.p50_ms, &sr.buffers, &explained, &sr.after_fault_ms,
+            sr.fault_call, &used) == 11 && used && k < n
         && !r->s[k].end[0]) {
       const gchar *text = lines[i] + used;
 
       sr.explained = explained;
+      if (!strcmp (sr.fault_call, "-"))
+        sr.fault_call[0] = 0;
       sr.error = strcmp (text, "-") ? g_strdup (text) : NULL;
       r->s[k] = sr;
       seen++;
@@ -1457,11 +1554,12 @@ print_errors (const gchar * label, const RunResult * r)
   for (i = 0; i < r->n && printed < 20; i++) {
     const StreamResult *sr = &r->s[i];
 
-    if (!sr->error)
+    if (!sr->error || strcmp (sr->end, "error"))
       continue;
     if (sr->explained)
-      g_print ("  %s, stream %u, %.1f ms after a fault: %s\n", label, i,
-          sr->after_fault_ms, sr->error);
+      g_print ("  %s, stream %u, a fault in %s (the last fault %.1f ms "
+          "before): %s\n", label, i, sr->fault_call, sr->after_fault_ms,
+          sr->error);
     else
       g_print ("  %s, stream %u, no fault of its own explains it: %s\n",
           label, i, sr->error);
@@ -1469,8 +1567,8 @@ print_errors (const gchar * label, const RunResult * r)
   }
   for (i = 0; i < r->n; i++)
     if (!strcmp (r->s[i].end, "hang"))
-      g_print ("  %s, stream %u: no EOS within the bound (a hang)\n", label,
-          i);
+      g_print ("  %s, stream %u: a hang: %s\n", label, i, r->s[i].error ?
+          r->s[i].error : "no EOS within the bound");
 }
 
 /* The table: a column a run; with two, each stream's lateness compared.
@@ -1573,6 +1671,21 @@ report (const Config * cfg, RunResult ** runs, const gchar ** labels,
           runs[0]->s[worst_stream].steady_ms,
           runs[1]->s[worst_stream].steady_ms);
     g_print ("\n");
+    for (i = 0, k = 0; i < cfg->n && k < 10; i++) {
+      const StreamResult *a = &runs[0]->s[i], *b = &runs[1]->s[i];
+
+      if (strcmp (a->end, "eos") || strcmp (b->end, "eos")
+          || b->steady_ms - a->steady_ms <= slack_ms)
+        continue;
+      g_print ("  stream %u: %.1f ms (due at %.3f s) -> %.1f ms (due at "
+          "%.3f s, ", i, a->steady_ms, a->steady_at_s, b->steady_ms,
+          b->steady_at_s);
+      if (b->steady_after_fault_ms >= 0)
+        g_print ("%.1f ms after a fault)\n", b->steady_after_fault_ms);
+      else
+        g_print ("before any fault)\n");
+      k++;
+    }
     if (check_lateness && busy > BUSY_PERCENT)
       g_print ("(other processes took more than %.0f%% of a core, or the "
           "process was held up, for %.0f%% of a run: the lateness is "
@@ -1639,6 +1752,12 @@ main (int argc, char **argv)
   gboolean ok = TRUE;
   gint rc = 0;
 
+  /* what is preloaded into this process (the shim, the sanitizer's
+   * runtime before it) stays loaded; the processes it starts get none:
+   * PoCL links each kernel it compiles with ld, which LeakSanitizer, if
+   * preloaded there, fails at its exit (ld leaks by design), and PoCL
+   * aborts the process when the link fails */
+  g_unsetenv ("LD_PRELOAD");
 #ifdef CLR_BENCH_PLUGIN_DIR
   /* before gst_init (): the option group initializes GStreamer */
   if (!g_getenv ("GST_PLUGIN_PATH") && !g_getenv ("GST_PLUGIN_PATH_1_0"))
