@@ -733,31 +733,44 @@ gst_cl_resample_move_to (GstClResample * self, ClrDevice * dev,
   gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
-/* After the engine failed: where its device failed for good
- * (clr_engine_device_failed ()), the device is lost (clr_device_lose (),
- * which makes *err say so), and with device=auto the stream moves to
+/* After the engine failed: where its work failed for good on its device
+ * (clr_engine_device_failed ()), with device=auto the stream moves to
  * another device, its engine continued from the failed one's stream
  * (which the failure left where the failed work began), for the caller
- * to finish the call there. TRUE once it moved; FALSE with *err the
- * error to post. The stream's neighbours on the lost device move as
- * their own work fails; nothing else is moved or stopped. */
+ * to finish the call there. A device that no longer answers is lost
+ * (clr_device_lose (), which makes *err say so): "auto" passes it by
+ * from then on, and its other streams move as their own work fails. One
+ * that still answers is not marked: this stream's failure, or a fault
+ * that came twice by chance, moves this stream alone, and new streams
+ * still go there. TRUE once it moved; FALSE with *err the error to post.
+ * Nothing else is moved or stopped. */
 static gboolean
 gst_cl_resample_fail_over (GstClResample * self, GError ** err)
 {
-  ClrDevice *lost = self->device, *dev;
+  ClrDevice *from = self->device, *dev;
   ClrEngine *engine = NULL;
   GError *why = NULL;
+  gboolean gone;
   gchar *msg;
   gint64 t0;
 
   if (!self->engine || !clr_engine_device_failed (self->engine))
     return FALSE;
-  clr_device_lose (lost, err);
+  gone = clr_device_lose (from, err);
   /* a device asked for by name or kind is the user's choice: an error */
   if (!clr_device_spec_is_auto (self->device_spec_in_use))
     return FALSE;
+  if (!gone) {
+    /* said as a lost device's error is: which device, then what */
+    msg = g_strdup_printf ("OpenCL device %s '%s' failed this stream's "
+        "work (it still answers): %s", clr_device_get_where (from),
+        clr_device_get_name (from), (*err)->message);
+    g_clear_error (err);
+    g_set_error_literal (err, CLR_ERROR, CLR_ERROR_FAILED, msg);
+    g_free (msg);
+  }
   t0 = g_get_monotonic_time ();
-  dev = clr_device_acquire_other (lost, &why);
+  dev = clr_device_acquire_other (from, &why);
   if (dev)
     engine = gst_cl_resample_engine_like (self, dev, &why);
   if (!engine)
@@ -771,7 +784,7 @@ gst_cl_resample_fail_over (GstClResample * self, GError ** err)
   return TRUE;
 
 stuck:
-  /* the loss first, then why the stream cannot move */
+  /* the failure first, then why the stream cannot move */
   msg = g_strdup_printf ("%s; the stream cannot move: %s", (*err)->message,
       why->message);
   g_clear_error (err);
@@ -817,8 +830,10 @@ gst_cl_resample_drain_engine (GstClResample * self, void *const *out,
   return FALSE;
 }
 
-/* The error of a failed conversion; a lost device's names the device
- * and the OpenCL call (clr_device_lose ()). Takes err. */
+/* The error of a failed conversion, naming the device and what failed
+ * (the OpenCL call, where the scheduler ran the stream's job alone); a
+ * lost device's also the call that fails on it now (clr_device_lose ()).
+ * Takes err. */
 static void
 gst_cl_resample_post_failed (GstClResample * self, GError * err)
 {
@@ -826,8 +841,9 @@ gst_cl_resample_post_failed (GstClResample * self, GError * err)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", err->message), (NULL));
   else
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("OpenCL resampling failed on '%s'",
-            clr_device_get_name (self->device)), ("%s", err->message));
+        ("OpenCL resampling failed on device %s '%s': %s",
+            clr_device_get_where (self->device),
+            clr_device_get_name (self->device), err->message), (NULL));
   g_error_free (err);
 }
 

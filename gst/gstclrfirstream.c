@@ -638,14 +638,12 @@ post_failed (GstBaseTransform * trans, GstClrFirStream * s, GError * err)
   /* A device that no longer answers is lost: the error names it and the
    * call that fails on it, and "auto" no longer picks it. These elements
    * cannot change device while playing, so their streams stop there. */
-  if (!clr_device_probe (s->device, NULL)) {
-    clr_device_lose (s->device, &err);
+  if (clr_device_lose (s->device, &err))
     GST_ELEMENT_ERROR (trans, RESOURCE, FAILED, ("%s", err->message), (NULL));
-  } else {
+  else
     GST_ELEMENT_ERROR (trans, RESOURCE, FAILED,
         ("OpenCL filtering failed on '%s'", clr_device_get_name (s->device)),
         ("%s", err->message));
-  }
   g_error_free (err);
 }
 

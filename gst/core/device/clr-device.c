@@ -595,30 +595,30 @@ clr_device_is_lost (ClrDevice * dev)
   return lost;
 }
 
-void
+gboolean
 clr_device_lose (ClrDevice * dev, GError ** error)
 {
   GError *probe = NULL;
-  GString *msg = g_string_new (NULL);
+  GString *msg;
 
+  if (clr_device_probe (dev, &probe))
+    return FALSE;
   clr_device_set_lost (dev);
+  msg = g_string_new (NULL);
   g_string_printf (msg, "OpenCL device %s '%s' is lost: ", dev->where,
       dev->name);
   if (error && *error)
     g_string_append (msg, (*error)->message);
   else
     g_string_append (msg, "its work failed");
-  if (!clr_device_probe (dev, &probe))
-    g_string_append_printf (msg, "; then %s", probe->message);
-  else
-    g_string_append (msg, "; it still answers clGetDeviceInfo "
-        "(CL_DEVICE_AVAILABLE) and clCreateBuffer");
+  g_string_append_printf (msg, "; then %s", probe->message);
   g_clear_error (&probe);
   if (error) {
     g_clear_error (error);
     g_set_error_literal (error, CLR_ERROR, CLR_ERROR_LOST, msg->str);
   }
   g_string_free (msg, TRUE);
+  return TRUE;
 }
 
 gboolean

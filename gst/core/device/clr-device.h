@@ -68,11 +68,13 @@ gboolean clr_device_spec_is_auto (const char *spec);
  * FALSE with the call that failed in error. */
 gboolean clr_device_probe (ClrDevice * dev, GError ** error);
 /* A stream's work failed on dev for good (clr_engine_device_failed ()):
- * marks dev lost and makes *error, that failure, the error of a lost
- * device (CLR_ERROR_LOST) that says which device, the OpenCL call that
- * fails on it now where its check (clr_device_probe ()) finds one (the
- * scheduler's status names none), then what failed. */
-void clr_device_lose (ClrDevice * dev, GError ** error);
+ * whether dev is lost, that is no longer answers (clr_device_probe ()).
+ * If so, marks it lost ("auto" then passes it by) and makes *error, that
+ * failure, the error of a lost device (CLR_ERROR_LOST) that says which
+ * device, what failed and the OpenCL call that fails on it now. A device
+ * that still answers is not lost for one stream's failure, nor for a
+ * fault that came twice by chance: FALSE, *error left as it is. */
+gboolean clr_device_lose (ClrDevice * dev, GError ** error);
 
 /* Devices stay open, with their compiled programs, after their last user
  * lets go; this drops the cache's hold, so devices nobody uses are released
