@@ -17,7 +17,8 @@
  * (--actions chooses the kinds):
  *
  *   pause     PAUSED, then PLAYING again 50-500 ms later
- *   seek      a flushing seek, to the start (see run_action ())
+ *   seek      a flushing seek, to the start (run_blocking_action () says
+ *             why)
  *   caps      the first capsfilter's rate and channels changed while
  *             playing: the source and the element renegotiate
  *   swap      the element taken out while playing and a fresh one put in
@@ -33,9 +34,10 @@
  * --eos-bound ms (5000), or have failed with the ERROR a fault explains:
  * one that does neither is a hang. Every buffer's lateness is taken on
  * the sink's pad while the sink is PLAYING: the clock's time less the
- * base time less the buffer's running time (a live source pushes a
- * buffer when its first sample is due plus the pipeline's latency, so
- * that latency plus the time the buffer took to get through).
+ * base time less the buffer's running time. With no queue the streaming
+ * thread waits in the sink until a buffer's running time plus the
+ * pipeline's latency, so the next buffer comes that latency less its own
+ * duration late, plus whatever held it up on its way.
  *
  * The machine is shared (people build beside the test suite): a thread
  * of the soak that only sleeps, and /proc/stat, tell when the process was
@@ -53,10 +55,11 @@
  * - in the run with faults every stream reaches EOS or posts an ERROR
  *   that names an OpenCL failure at most 250 ms after a fault of its
  *   own, in a call the error names where it names one (measured: 0.1 to
- *   0.6 ms after): each fault explains one error at most, so that one
- *   fault that fails two streams leaves an error unexplained (a fault
- *   that crossed into another stream). The faults' times and calls are
- *   taken as the shim logs them (CLR_FAULT_LOG), on the faulting thread;
+ *   1.7 ms after, 4.6 under AddressSanitizer): each fault explains one
+ *   error at most, so that one fault that fails two streams leaves an
+ *   error unexplained (a fault that crossed into another stream). The
+ *   faults' times and calls are taken as the shim logs them
+ *   (CLR_FAULT_LOG), on the faulting thread;
  * - no stream hangs, and both children exit 0 (in a build with
  *   AddressSanitizer, LeakSanitizer's report fails the child);
  * - every stream with no error in the run with faults is at most --slack
@@ -120,8 +123,8 @@
  * kernels for seconds) */
 #define ACTION_BOUND_US (20 * G_USEC_PER_SEC)
 /* an error is explained by a fault injected at most this long before it
- * (measured: 0.3-0.6 ms; a loaded machine may hold the stream's thread
- * up before it posts) */
+ * (measured: 0.1-1.7 ms, 4.6 under AddressSanitizer; a loaded machine
+ * may hold the stream's thread up before it posts) */
 #define EXPLAIN_US (G_USEC_PER_SEC / 4)
 
 typedef enum
