@@ -17,7 +17,8 @@
  *
  * The input is a 10 s 44.1 kHz stereo S16 WAV of a sine, read as a player
  * reads a file: filesrc ! wavparse ! audioconvert ! ELEMENT ! caps !
- * fakesink (the resamplers to 48 kHz, the FIR elements at the file's rate).
+ * fakesink (the resamplers to 48 kHz, the -44101 cases to 44101 Hz, a
+ * coprime ratio; the FIR elements at the file's rate).
  * Prints each round's milliseconds, then the medians. The plugin is found
  * in this build tree (or through GST_PLUGIN_PATH). The caches the elements
  * keep (PoCL's kernel cache, the plugin's own) are whatever the user's
@@ -33,19 +34,23 @@
 typedef struct {
   const char *name;
   const char *element;          /* the element and its properties */
-  gboolean resample;            /* 44.1 -> 48 kHz, else at 44.1 kHz */
+  int rate;                     /* the output rate, from 44.1 kHz */
 } Case;
 
 static const Case cases[] = {
-  {"audioresample", "audioresample", TRUE},
-  {"audioresample-q10", "audioresample quality=10", TRUE},
-  {"clresample", "clresample", TRUE},
-  {"clresample-q10-linear", "clresample quality=10", TRUE},
+  {"audioresample", "audioresample", 48000},
+  {"audioresample-q10", "audioresample quality=10", 48000},
+  {"clresample", "clresample", 48000},
+  {"clresample-q10-linear", "clresample quality=10", 48000},
   {"clresample-q10-intermediate",
-      "clresample quality=10 phase=intermediate", TRUE},
-  {"clresample-q10-minimum", "clresample quality=10 phase=minimum", TRUE},
-  {"clfirfilter-8192", "clfirfilter location=@IR@", FALSE},
-  {"clcrossover", "clcrossover", FALSE},
+      "clresample quality=10 phase=intermediate", 48000},
+  {"clresample-q10-minimum", "clresample quality=10 phase=minimum", 48000},
+  {"clfirfilter-8192", "clfirfilter location=@IR@", 44100},
+  {"clcrossover", "clcrossover", 44100},
+  /* a coprime ratio (I = 44101): tens of thousands of phases (issue 48) */
+  {"audioresample-q10-44101", "audioresample quality=10", 44101},
+  {"clresample-44101", "clresample", 44101},
+  {"clresample-q10-44101", "clresample quality=10", 44101},
 };
 
 #define N_CASES G_N_ELEMENTS (cases)
@@ -118,7 +123,7 @@ pipeline_text (const Case * c, const char *dir, const char *device,
       g_strdup_printf (" device=%s", device) : g_strdup ("");
   gchar *text = g_strdup_printf ("filesrc location=%s/in.wav ! wavparse ! "
       "audioconvert ! %s%s ! audio/x-raw,rate=%d ! fakesink name=sink "
-      "sync=%s", dir, element, dev, c->resample ? 48000 : 44100,
+      "sync=%s", dir, element, dev, c->rate,
       sync ? "true" : "false");
 
   g_free (dev);
