@@ -21,7 +21,9 @@
  *   clr_resample_  plan row: what selects it        a work-item computes
  *   table          3: CPU, 1 channel or no fp64     1 frame of 1 channel
  *   table_c2       2: CPU, fp64, 2 or more channels 1 frame of 2 channels
- *   interp         1: any, I too large (a)          1 frame of 1 channel
+ *   interp_c2      1: CPU, fp64, 2 or more          1 frame of 2 channels
+ *                     channels, I too large (a)
+ *   interp         1: any other, I too large (a)    1 frame of 1 channel
  *   table_t        4: GPU, no fp64                  1 frame of 1 channel
  *                  9: GPU, 1 channel, down
  *   table_tc       8: GPU, 2 to 7 channels, down    1 frame of 4 or 2 (b)
@@ -35,8 +37,9 @@
  * lie too far apart (strong decimation, short filters), and _iv then
  * computes one frame. CLR_CPI and CLR_FPI (CLRESAMPLE_CPI, _FPI) give
  * other counts. Phase-major tables (row p: phase p's taps) serve table,
- * table_c2, interp and _iv; the other GPU kernels read a tap-major one
- * (coef[k * I + p]), so a warp's coefficients for one tap sit side by side.
+ * table_c2, interp, interp_c2 and _iv; the other GPU kernels read a
+ * tap-major one (coef[k * I + p]), so a warp's coefficients for one tap sit
+ * side by side.
  * _tcf's and _iv's rows carry zeros around each phase's taps.
  *
  * The shared pieces, in order: the sample formats (types, conversion on
@@ -341,7 +344,10 @@ clr_resample_table (CLR_KERNEL_ARGS)
 /* Rows on a grid of `grid` points per input sample (row q = position
  * (q-1)/grid), for ratios whose I is too large for one row per phase. The
  * coefficients of phase p are a cubic Lagrange interpolation of the four rows
- * around p/I; the fraction comes from integer math as well. */
+ * around p/I; the fraction comes from integer math as well. Phase 0 (the
+ * weights 0, 1, 0, 0) takes row grid + 3 for row 1: its last tap sits on
+ * the kernel's end, where h is 0 and the rows hold its limit
+ * (clr_bank_row ()). */
 __kernel void
 clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 {
@@ -355,9 +361,9 @@ clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
   const acc_t w2 = -up1 * u * um2 / 2;
   const acc_t w3 = up1 * u * um1 / 6;
   __global const coef_t *h0 = coef + q0 * taps;
-  __global const coef_t *h1 = h0 + taps;
-  __global const coef_t *h2 = h1 + taps;
-  __global const coef_t *h3 = h2 + taps;
+  __global const coef_t *h1 = p ? h0 + taps : coef + (grid + 3) * taps;
+  __global const coef_t *h2 = h0 + 2 * taps;
+  __global const coef_t *h3 = h0 + 3 * taps;
   acc_t y;
 
   /* the weighted rows one expression, as they always were: where the
@@ -403,6 +409,58 @@ clr_resample_table_c2 (CLR_KERNEL_ARGS)
     a4 = fma (h4, LOAD4 (x0, k), a4);
     b4 = fma (h4, LOAD4 (x1, k), b4);
   }
+  STORE_OUT (i, c0, sum4_scaled (a4));
+  if (c1 != c0)
+    STORE_OUT (i, c1, sum4_scaled (b4));
+}
+
+/* clr_resample_interp for two channels a work-item (c0 and c0 + 1): each
+ * interpolated coefficient, four rows' weighted sum, serves both, and each
+ * channel's sum is the same arithmetic in the same order as the
+ * one-channel kernel's. */
+__kernel void
+clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
+{
+  CLR_STREAM ();
+  const uint i = get_global_id (0);
+  const uint c0 = 2 * get_global_id (1);
+  if (i >= n_out || c0 >= channels)
+    return;
+  ulong p;
+  const ulong adv = locate (phase0 + (ulong) i * D, I, &p);
+  const uint c1 = c0 + 1 < channels ? c0 + 1 : c0;
+  __global const win_t *x0 = win + c0 * w_cstride + first_tap + adv;
+  __global const win_t *x1 = win + c1 * w_cstride + first_tap + adv;
+  const ulong pg = p * grid;
+  const ulong q0 = pg / I;
+  const acc_t u = (acc_t) (pg - q0 * I) / (acc_t) I;
+  const acc_t um1 = u - 1, um2 = u - 2, up1 = u + 1;
+  const acc_t w0 = -u * um1 * um2 / 6;
+  const acc_t w1 = up1 * um1 * um2 / 2;
+  const acc_t w2 = -up1 * u * um2 / 2;
+  const acc_t w3 = up1 * u * um1 / 6;
+  __global const coef_t *h0 = coef + q0 * taps;
+  __global const coef_t *h1 = p ? h0 + taps : coef + (grid + 3) * taps;
+  __global const coef_t *h2 = h0 + 2 * taps;
+  __global const coef_t *h3 = h0 + 3 * taps;
+  acc8_t a8 = 0.0, b8 = 0.0;
+  uint k = 0;
+
+  /* the weighted rows one expression, as in clr_resample_interp */
+#define ROWS(L) (w0 * L (h0, k) + w1 * L (h1, k) + w2 * L (h2, k) \
+    + w3 * L (h3, k))
+  for (; k + 8 <= taps; k += 8) {
+    const acc8_t h8 = ROWS (LOAD8);
+    a8 = fma (h8, LOAD8 (x0, k), a8);
+    b8 = fma (h8, LOAD8 (x1, k), b8);
+  }
+  acc4_t a4 = a8.lo + a8.hi, b4 = b8.lo + b8.hi;
+  if (k < taps) {
+    const acc4_t h4 = ROWS (LOAD4);
+    a4 = fma (h4, LOAD4 (x0, k), a4);
+    b4 = fma (h4, LOAD4 (x1, k), b4);
+  }
+#undef ROWS
   STORE_OUT (i, c0, sum4_scaled (a4));
   if (c1 != c0)
     STORE_OUT (i, c1, sum4_scaled (b4));

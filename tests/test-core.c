@@ -145,6 +145,101 @@ test_bank_cap (void)
       CLR_BANK_CAP_BYTES);
 }
 
+/* The interpolated bank's grid: 512 points an input sample, 1024 from
+ * quality 10's stopband; half of a linear kernel's rows are the other
+ * half's, reversed (clr_bank_mirror_row ()), and the design cache's copies
+ * are the doubles clr_bank_row () computes, bit for bit; past the
+ * kernel's ends the rows hold its smooth continuation, which the cubic
+ * through four rows follows to its interior accuracy, and phase 0 has a
+ * row of its own, the table's. */
+static void
+test_bank_grid (void)
+{
+  static const struct {
+    unsigned in_rate, out_rate;
+    int quality;
+    uint32_t taps;
+    double cutoff, phase;
+    uint32_t grid;
+    gboolean mirrored;
+  } cases[] = {
+    {48000, 48001, 4, 0, 0.0, 0.0, 512, TRUE},
+    {44100, 44101, 10, 0, 0.0, 0.0, 1024, TRUE},
+    {44100, 44101, 7, 1000, 0.0, 0.0, 512, TRUE},
+    {8000, 44101, 6, 0, 0.0, 0.0, 512, TRUE},
+    {44101, 44100, 4, 0, 0.97, 0.0, 512, TRUE},
+    {44100, 44101, 4, 0, 0.0, 1.0, 512, FALSE},
+    {44100, 44101, 8, 0, 0.0, 0.5, 512, FALSE},
+  };
+  guint c;
+
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    ClrRatio r;
+    ClrFilter f;
+    ClrBankLayout b;
+    ClrDesign *d;
+    double *row, worst = 0.0;
+    uint32_t q, k, mirrored = 0;
+    uint64_t p;
+
+    clr_ratio_init (&r, cases[c].in_rate, cases[c].out_rate);
+    clr_filter_design_cut (&f, &r, cases[c].quality, cases[c].taps,
+        cases[c].cutoff);
+    g_assert_true (clr_filter_set_phase (&f, &r, cases[c].phase));
+    clr_bank_layout (&b, &f, &r, sizeof (double));
+    g_assert_true (b.interpolated);
+    g_assert_cmpuint (b.grid, ==, cases[c].grid);
+    g_assert_cmpuint (b.rows, ==, b.grid + 4);
+    clr_design_cache_clear ();
+    d = clr_design_get (&b, &f, &r);
+    g_assert_nonnull (d);
+    row = g_new (double, b.taps);
+    for (q = 0; q < b.rows; q++) {
+      mirrored += clr_bank_mirror_row (&b, &f, q) < q;
+      clr_bank_row (&b, &f, &r, q, row);
+      g_assert_cmpmem (clr_design_row (d, q), b.taps * sizeof (double), row,
+          b.taps * sizeof (double));
+    }
+    g_assert_cmpuint (mirrored, ==, cases[c].mirrored ? b.grid / 2 + 1 : 0);
+    {
+      const ClrBankLayout table = { 0, (uint32_t) r.I, b.taps, 0 };
+
+      clr_bank_row (&table, &f, &r, 0, row);
+      g_assert_cmpmem (clr_design_row (d, b.grid + 3), b.taps *
+          sizeof (double), row, b.taps * sizeof (double));
+    }
+    /* linear kernels: every phase within the cubic's interior error of
+     * h (phase 0 from its own row); a phase every 97 */
+    if (cases[c].phase == 0.0) {
+      for (p = 0; p < r.I; p += 97) {
+        const uint64_t pg = p * b.grid, q0 = pg / r.I;
+        const double u = (double) (pg - q0 * r.I) / r.I;
+        const double w[4] = { -u * (u - 1) * (u - 2) / 6,
+          (u + 1) * (u - 1) * (u - 2) / 2, -(u + 1) * u * (u - 2) / 2,
+          (u + 1) * u * (u - 1) / 6
+        };
+        for (k = 0; k < b.taps; k++) {
+          double v = 0.0;
+          unsigned j;
+
+          for (j = 0; j < 4; j++)
+            v += w[j] * clr_design_row (d, p == 0 && j == 1 ? b.grid + 3 :
+                (uint32_t) q0 + j)[k];
+          worst = MAX (worst, fabs (v - clr_filter_eval (&f,
+                      (double) p / r.I + f.half_width - 1 - k)));
+        }
+      }
+      g_test_message ("%u -> %u q%d: grid %u, worst coefficient error %.3g "
+          "(%.1f dB)", cases[c].in_rate, cases[c].out_rate,
+          cases[c].quality, b.grid, worst, 20 * log10 (worst));
+      g_assert_cmpfloat (worst, <, 1e-10);
+    }
+    g_free (row);
+    clr_design_unref (d);
+  }
+  clr_design_cache_clear ();
+}
+
 /* Runs the engine over `in` cut into pieces of the given sizes (cycled;
  * NULL = one piece), then drains. Returns all output. */
 static float *
@@ -394,6 +489,108 @@ test_engine_f64 (void)
     g_free (in);
     g_free (out);
     g_free (ref);
+  }
+}
+
+/* The interpolated bank's kernels, one channel a work-item
+ * (clr_resample_interp) and two (clr_resample_interp_c2, where the plan
+ * gives it: CPU devices with fp64), at 1, 2, 3 and 8 channels: within an
+ * exact bound of the float64 reference, and the two kernels alike to the
+ * bit (each channel's sum is the same arithmetic). F64 shows the bank's
+ * own error, the grid's cubic: at most 5e-12 of a coefficient
+ * (test_bank_grid ()). F32 adds the output's rounding. */
+static void
+test_engine_interp_channels (void)
+{
+  static const struct {
+    unsigned in_rate, out_rate;
+    int quality;
+    ClrFormat format;
+    /* the worst error, dB of full scale, with fp64 (measured -142 to
+     * -146 in F32, -142 with the GPU kernels' float coefficients; F64
+     * -217 at q4, -241 at q10) and without (float sums: -134 to -137) */
+    double bound_db, bound_no_fp64_db;
+  } runs[] = {
+    {44100, 44101, 4, CLR_FORMAT_F32, -138.0, -130.0},
+    {48000, 48001, 10, CLR_FORMAT_F32, -138.0, -130.0},
+    {48000, 48001, 4, CLR_FORMAT_F64, -205.0, 0.0},
+    {44100, 44101, 10, CLR_FORMAT_F64, -230.0, 0.0},
+  };
+  static const unsigned channels[] = { 1, 2, 3, 8 };
+  const size_t n_in = 2000;
+  ClrTuning one = tuning, saved = tuning;
+  unsigned r, c;
+
+  one.cpi = (ClrKnob) { TRUE, 1 };
+  for (r = 0; r < G_N_ELEMENTS (runs); r++) {
+    const gboolean f64 = runs[r].format == CLR_FORMAT_F64;
+
+    if (f64 && !clr_device_has_fp64 (device))
+      continue;
+    for (c = 0; c < G_N_ELEMENTS (channels); c++) {
+      const unsigned ch = channels[c];
+      ClrEngineConfig cfg = { runs[r].in_rate, runs[r].out_rate, ch,
+        runs[r].quality, 0, runs[r].format, FALSE
+      };
+      const size_t ss = clr_format_size (cfg.format);
+      float *noise = g_new (float, n_in * ch);
+      void *in = g_malloc (n_in * ch * ss), *a, *b;
+      double *ref, worst = 0.0, worst_db;
+      size_t n_a, n_b, n_ref, i;
+      GError *err = NULL;
+      ClrEngine *e = engine_new (&cfg, &err);
+      ClrRatio ratio;
+      ClrFilter f;
+      gchar *kernel;
+
+      g_assert_no_error (err);
+      g_assert_true (clr_engine_get_bank (e)->interpolated);
+      kernel = g_strdup (clr_engine_get_kernel (e));
+      /* two channels a work-item wherever the CPU kernels run with fp64 */
+      if (ch >= 2 && clr_device_has_fp64 (device)
+          && !clr_device_is_gpu (device) && !tuning.kernels.set
+          && !tuning.cpi.set)
+        g_assert_cmpstr (kernel, ==, "clr_resample_interp_c2");
+      clr_engine_free (e);
+
+      clr_signal_noise (noise, n_in * ch, 0.9, 31 * ch + r);
+      for (i = 0; i < n_in * ch; i++) {
+        if (f64)
+          ((double *) in)[i] = noise[i];
+        else
+          ((float *) in)[i] = noise[i];
+      }
+      a = run_format (&cfg, in, n_in, 777, &n_a);
+      tuning = one;
+      e = engine_new (&cfg, &err);
+      g_assert_no_error (err);
+      g_assert_cmpstr (clr_engine_get_kernel (e), ==, "clr_resample_interp");
+      clr_engine_free (e);
+      b = run_format (&cfg, in, n_in, 333, &n_b);
+      tuning = saved;
+      g_assert_cmpuint (n_a, ==, n_b);
+      g_assert_cmpint (memcmp (a, b, n_a * ch * ss), ==, 0);
+
+      clr_ratio_init (&ratio, cfg.in_rate, cfg.out_rate);
+      clr_filter_design (&f, &ratio, cfg.quality, 0);
+      ref = clr_reference_resample (&ratio, &f, noise, n_in, ch, &n_ref);
+      g_assert_cmpuint (n_a, ==, n_ref);
+      for (i = 0; i < n_a * ch; i++)
+        worst = MAX (worst, fabs ((f64 ? ((double *) a)[i] :
+                    ((float *) a)[i]) - ref[i]));
+      worst_db = 20.0 * log10 (MAX (worst, 1e-300));
+      g_test_message ("%u -> %u Hz q%d %s, %u ch, %s: worst error %.3g "
+          "(%.1f dB)", cfg.in_rate, cfg.out_rate, cfg.quality, f64 ? "F64" :
+          "F32", ch, kernel, worst, worst_db);
+      g_assert_cmpfloat (worst_db, <=, clr_device_has_fp64 (device) ?
+          runs[r].bound_db : runs[r].bound_no_fp64_db);
+      g_free (kernel);
+      g_free (ref);
+      g_free (a);
+      g_free (b);
+      g_free (in);
+      g_free (noise);
+    }
   }
 }
 
@@ -855,6 +1052,12 @@ test_kernel_plan (void)
     {"", FALSE, FALSE, CLR_FORMAT_F32, 2, 160, 147, 64,
         "clr_resample_table", 1, 1},
     {"", FALSE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
+        "clr_resample_interp_c2", 2, 1},
+    {"", FALSE, TRUE, CLR_FORMAT_F32, 3, 44101, 44100, 128,
+        "clr_resample_interp_c2", 2, 1},
+    {"", FALSE, TRUE, CLR_FORMAT_F32, 1, 44101, 44100, 128,
+        "clr_resample_interp", 1, 1},
+    {"", FALSE, FALSE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
         "clr_resample_interp", 1, 1},
     {"", TRUE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
         "clr_resample_interp", 1, 1},
@@ -894,6 +1097,10 @@ test_kernel_plan (void)
         "clr_resample_table", 1, 1},
     {"CLRESAMPLE_CPI=9", FALSE, TRUE, CLR_FORMAT_F32, 2, 160, 147, 64,
         "clr_resample_table_c2", 2, 1},
+    {"CLRESAMPLE_CPI=1", FALSE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100, 128,
+        "clr_resample_interp", 1, 1},
+    {"CLRESAMPLE_KERNELS=gpu", FALSE, TRUE, CLR_FORMAT_F32, 2, 44101, 44100,
+        128, "clr_resample_interp", 1, 1},
     {"CLRESAMPLE_CPI=1", TRUE, TRUE, CLR_FORMAT_F32, 2, 147, 160, 408,
         "clr_resample_table_t", 1, 1},
     {"CLRESAMPLE_CPI=3", TRUE, TRUE, CLR_FORMAT_F32, 2, 147, 160, 408,
@@ -1253,6 +1460,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rate/totals", test_ratio_totals);
   g_test_add_func ("/filter/design", test_filter_design);
   g_test_add_func ("/filter/bank-cap", test_bank_cap);
+  g_test_add_func ("/filter/bank-grid", test_bank_grid);
   g_test_add_func ("/filter/design-cache", test_design_cache);
   g_test_add_func ("/filter/design-cache-engines", test_design_cache_engines);
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
@@ -1264,6 +1472,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/chunking", test_engine_chunking);
   g_test_add_func ("/engine/silence", test_engine_silence);
   g_test_add_func ("/engine/f64", test_engine_f64);
+  g_test_add_func ("/engine/interp-channels", test_engine_interp_channels);
   g_test_add_data_func ("/engine/integer/s16",
       GINT_TO_POINTER (CLR_FORMAT_S16), test_engine_integer);
   g_test_add_data_func ("/engine/integer/s24_32",

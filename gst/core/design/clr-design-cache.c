@@ -1,7 +1,9 @@
 /* clresample: designed filter banks, shared. See clr-design-cache.h. */
+#include <stdlib.h>
 #include <string.h>
 #include "clr-design-cache.h"
 #include "clr-disk-cache.h"
+#include "clr-phase.h"
 #include "clr-fft-host.h"
 #include "clr-design-hash.h"
 
@@ -30,9 +32,16 @@ struct _ClrDesign {
   double *coef;                 /* rows x taps */
 };
 
-/* Banks that took this long to design go to the cache on disk: reading
- * one back and checking its SHA-256 costs about 4 ms a MB */
+/* Banks that took this long to design go to the cache on disk, and only
+ * where that is longer than reading them back takes: the file, its
+ * SHA-256 and the copy cost a fresh process on the 2-core CPU 10-20 ms a
+ * MB beside other work (4 ms a MB in a process that had read it before).
+ * The interpolated bank of a coprime ratio at quality 10, half designed
+ * from the other half on two threads, reads back slower than it is made:
+ * 3.1 MB in 42-63 ms against 14-32 ms. 8 ms a MB keeps the banks under
+ * half a MB (44.1 -> 48 kHz at quality 10: 0.48 MB) to the 4 ms rule. */
 #define CLR_DESIGN_DISK_MIN_US 4000
+#define CLR_DESIGN_DISK_US_PER_MB 8000
 
 /* A bank's key on disk: the code that designs it, the host transforms'
  * variant it ran (clr-fft-host.c's clones round differently), the
@@ -98,7 +107,7 @@ design_from_disk (ClrDesign * d)
 static void
 design_free (ClrDesign * d)
 {
-  g_free (d->coef);
+  free (d->coef);
   g_free (d);
 }
 
@@ -129,6 +138,80 @@ lookup_locked (const DesignKey * key)
   return NULL;
 }
 
+/* Banks of this many coefficients or more to evaluate are designed on two
+ * threads: quality 10's interpolated bank of 48 -> 48.001 kHz (515 x 376
+ * evaluated, the rest mirrored) took 22-32 ms of a stream's start on the
+ * 2-core CPU on one, 14-24 on two. Smaller ones stay on one: 44.1 -> 48
+ * kHz's table at quality 10 (160 x 376, 5-8 ms) would fall to about the
+ * 4 ms that decides whether it goes to the cache on disk, and go there
+ * in one run but not the next. */
+#define CLR_DESIGN_THREADS_MIN 65536
+
+/* The rows of a bank being designed: each thread takes the next row not
+ * taken yet, so a thread that gets no core leaves its share to the other;
+ * the rows another one mirrors are left to copy afterwards. */
+typedef struct {
+  const ClrBankLayout *b;
+  const ClrFilter *f;
+  const ClrRatio *r;
+  double *coef;
+  gint next;
+  gint failed;
+} RowWork;
+
+static gpointer
+design_rows (gpointer data)
+{
+  RowWork *w = data;
+  guint i;
+
+  while ((i = (guint) g_atomic_int_add (&w->next, 1)) < w->b->rows) {
+    if (clr_bank_mirror_row (w->b, w->f, i) < i)
+      continue;
+    if (!clr_bank_row (w->b, w->f, w->r, i, w->coef + (size_t) i *
+            w->b->taps))
+      g_atomic_int_set (&w->failed, 1);
+  }
+  return NULL;
+}
+
+/* Every row of bank b into coef; FALSE where one could not be made */
+static gboolean
+design_bank (const ClrBankLayout * b, const ClrFilter * f, const ClrRatio * r,
+    double *coef)
+{
+  RowWork w = { b, f, r, coef, 0, 0 };
+  GThread *helper = NULL;
+  /* a phase's prototype made once, before the rows ask for it (both
+   * threads would make it otherwise: seconds for a million taps) */
+  ClrPhaseProto *proto = NULL;
+  uint64_t evaluated = 0;
+  uint32_t i, k;
+
+  if (f->phase > 0.0 && !(proto = clr_phase_proto_get (f,
+              clr_phase_rate (r->I), f->phase)))
+    return FALSE;
+  for (i = 0; i < b->rows; i++)
+    evaluated += clr_bank_mirror_row (b, f, i) < i ? 0 : b->taps;
+  if (evaluated >= CLR_DESIGN_THREADS_MIN && g_get_num_processors () > 1)
+    helper = g_thread_try_new ("clr-design", design_rows, &w, NULL);
+  design_rows (&w);
+  if (helper)
+    g_thread_join (helper);
+  clr_phase_proto_unref (proto);
+  if (w.failed)
+    return FALSE;
+  for (i = 0; i < b->rows; i++) {
+    const uint32_t m = clr_bank_mirror_row (b, f, i);
+
+    if (m < i)
+      for (k = 0; k < b->taps; k++)
+        coef[(size_t) i * b->taps + k] = coef[(size_t) m * b->taps +
+            b->taps - 1 - k];
+  }
+  return TRUE;
+}
+
 ClrDesign *
 clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r)
@@ -137,7 +220,6 @@ clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
   GSList *evicted = NULL, *l;
   ClrDesign *d, *other;
   DesignKey key;
-  uint32_t i;
 
   key_init (&key, b, f, r);
   g_mutex_lock (&cache_lock);
@@ -156,21 +238,23 @@ clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
   d->refs = 1;
   d->key = key;
   d->bytes = n * sizeof (double);
-  d->coef = g_try_new (double, MAX (n, 1));
-  if (!d->coef) {
+  if (posix_memalign ((void **) &d->coef, CLR_DESIGN_ALIGN, MAX (n, 1) *
+          sizeof (double)) != 0) {
     g_free (d);
     return NULL;
   }
   if (!design_from_disk (d)) {
     const gint64 t0 = g_get_monotonic_time ();
+    gint64 took;
 
-    for (i = 0; i < b->rows; i++)
-      if (!clr_bank_row (b, f, r, i, d->coef + (size_t) i * b->taps)) {
-        design_free (d);
-        return NULL;
-      }
+    if (!design_bank (b, f, r, d->coef)) {
+      design_free (d);
+      return NULL;
+    }
     /* a bank quicker to make than to check on disk stays off it */
-    if (g_get_monotonic_time () - t0 >= CLR_DESIGN_DISK_MIN_US) {
+    took = g_get_monotonic_time () - t0;
+    if (took >= CLR_DESIGN_DISK_MIN_US
+        && took >= (gint64) (d->bytes * CLR_DESIGN_DISK_US_PER_MB >> 20)) {
       DiskKey dk;
 
       disk_key_init (&dk, &key);

@@ -38,8 +38,17 @@ ClrDesign *clr_design_get (const ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r);
 void clr_design_unref (ClrDesign * d);
 
-/* Row `row` of the bank: b->taps values. */
+/* Row `row` of the bank: b->taps values, the rows one after another from
+ * row 0, which starts at a multiple of CLR_DESIGN_ALIGN bytes. */
 const double *clr_design_row (const ClrDesign * d, uint32_t row);
+
+/* A bank's alignment: a page, past any OpenCL device's base address
+ * alignment, so that a CPU device's coefficient buffer can be the bank's
+ * own memory (CL_MEM_USE_HOST_PTR: clr-engine.c). PoCL reads a buffer in
+ * place only at its alignment; elsewhere it keeps a copy of its own and
+ * brings it up to date before every launch (a 3 MB bank's kernel ran at
+ * 0.6-0.8x its speed). */
+#define CLR_DESIGN_ALIGN 4096
 
 /* What the cache holds, and how often it was asked and answered (tests). */
 typedef struct {

@@ -156,7 +156,8 @@ void
 clr_bank_layout (ClrBankLayout * b, const ClrFilter * f, const ClrRatio * r,
     size_t coef_size)
 {
-  uint32_t grid = CLR_BANK_GRID_MAX;
+  uint32_t grid = f->stop_db >= CLR_BANK_GRID_FINE_DB ? CLR_BANK_GRID_MAX :
+      CLR_BANK_GRID;
 
   b->taps = f->taps;
   if (clr_bank_table_fits (r->I, f->taps, coef_size)) {
@@ -166,11 +167,21 @@ clr_bank_layout (ClrBankLayout * b, const ClrFilter * f, const ClrRatio * r,
     return;
   }
   while (grid > 64
-      && (uint64_t) (grid + 3) * f->taps * coef_size > CLR_BANK_CAP_BYTES)
+      && (uint64_t) (grid + 4) * f->taps * coef_size > CLR_BANK_CAP_BYTES)
     grid /= 2;
   b->interpolated = 1;
   b->grid = grid;
-  b->rows = grid + 3;
+  b->rows = grid + 4;
+}
+
+uint32_t
+clr_bank_mirror_row (const ClrBankLayout * b, const ClrFilter * f,
+    uint32_t row)
+{
+  if (!b->interpolated || f->phase > 0.0 || 2 * f->lead != f->taps
+      || (b->grid & (b->grid - 1)) != 0 || row > b->grid + 2)
+    return row;
+  return b->grid + 2 - row;
 }
 
 int
@@ -182,15 +193,28 @@ clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
   double frac;
   uint32_t k;
 
-  if (b->interpolated)
+  if (b->interpolated && row == b->grid + 3)
+    frac = 0.0;
+  else if (b->interpolated)
     frac = ((double) row - 1.0) / (double) b->grid;
   else
     frac = (double) row / (double) r->I;
   if (f->phase > 0.0
       && !(p = clr_phase_proto_get (f, clr_phase_rate (r->I), f->phase)))
     return 0;
+  /* grid rows reach past the kernel's ends (rows 0, grid + 1 and grid +
+   * 2, and row 1's last tap at -K/2): there the linear kernel goes on
+   * smoothly, so that the cubic through four rows stays as close to h
+   * near the ends as elsewhere (at quality 4, grid 512: the worst
+   * coefficient's error -146 dB of h's peak before, at the phases
+   * within two grid steps of an end, the whole bank's -226 dB after).
+   * Phase 0's last tap sits on the jump itself (h is 0 at -K/2, the
+   * rows hold its limit there, 1/I0 (beta) of the sinc): the kernels
+   * take phase 0 from row grid + 3, h itself. */
   for (k = 0; k < b->taps; k++)
     out[k] = p ? clr_phase_eval (p, frac + behind - 1.0 - (double) k) :
+        b->interpolated && row != b->grid + 3 ?
+        clr_filter_eval_continued (f, frac + behind - 1.0 - (double) k) :
         clr_filter_eval (f, frac + behind - 1.0 - (double) k);
   clr_phase_proto_unref (p);
   return 1;

@@ -24,7 +24,24 @@
 /* Coefficient tables larger than this are not allocated: the bank switches to
  * an interpolated grid (libsoxr and libsamplerate do the same). */
 #define CLR_BANK_CAP_BYTES (16u * 1024u * 1024u)
-#define CLR_BANK_GRID_MAX 4096u
+/* The grid's points per input sample: CLR_BANK_GRID, and CLR_BANK_GRID_MAX
+ * for stopbands from CLR_BANK_GRID_FINE_DB (quality 10); fewer where the
+ * cap asks. The cubic's error falls 24 dB a doubling. With the kernel
+ * continued past its ends and phase 0 a row of its own (clr_bank_row ()),
+ * measured over every third phase of 48000 -> 48001: the worst
+ * coefficient -225 dB of h's peak at 512 points, -249 at 1024, at every
+ * quality from 2 to 10, and the mean error power a white input's output
+ * takes from the rows -224 and -248 dB: 44 dB or more below the
+ * stopbands at 512 up to quality 9 (180 dB), 53 at quality 10's 1024. The
+ * grid was 4096 points without those two: worst coefficient -146 dB at
+ * q4 and -214 dB at q10 (phases near the kernel's ends), mean power -184
+ * and -251 dB; and a bank of 5.5 MB at q4, 12 MB at q10, whose design or
+ * read-back from the cache on disk took 70-260 ms of a stream's start on
+ * the 2-core CPU, against 2-8 ms for 44.1 -> 48 kHz (docs/performance.md,
+ * "Coprime ratios"). */
+#define CLR_BANK_GRID 512u
+#define CLR_BANK_GRID_MAX 1024u
+#define CLR_BANK_GRID_FINE_DB 190.0
 
 typedef struct {
   double stop_db;               /* stopband attenuation */
@@ -66,7 +83,7 @@ double clr_filter_kernel_gain (const ClrFilter * f, const ClrRatio * r,
 
 typedef struct {
   int interpolated;             /* 0: one row per phase; 1: rows on a grid */
-  uint32_t rows;                /* I, or grid + 3 */
+  uint32_t rows;                /* I, or grid + 4 */
   uint32_t taps;
   uint32_t grid;                /* grid points per input sample when interpolated */
 } ClrBankLayout;
@@ -79,13 +96,27 @@ int clr_bank_table_fits (uint64_t I, uint32_t taps, size_t coef_size);
 void clr_bank_layout (ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r, size_t coef_size);
 
+/* The row whose values, last tap first, are row `row`'s, where the kernel
+ * is symmetric (linear phase) and the grid makes that exact: grid row q
+ * holds h at (q-1)/grid + K/2-1-k, row grid+2-q at the negatives of
+ * those, tap K-1-k for tap k, and every position is an exact binary
+ * fraction (a power-of-two grid), so h's two values are the same double.
+ * `row` itself where no other row mirrors it (table banks, other
+ * phases, and row grid+3). Half the grid is then designed, half
+ * copied. */
+uint32_t clr_bank_mirror_row (const ClrBankLayout * b, const ClrFilter * f,
+    uint32_t row);
+
 /* Fills row `row` of the bank: taps values of the kernel g (h when linear;
  * clr-phase.h otherwise), P = K - lead the taps behind the output's time.
  * Table rows: row p holds g(p/I + P - 1 - k), k = 0..K-1.
  * Grid rows:  row q holds g((q-1)/grid + P - 1 - k), q = 0..grid+2, so that
  * cubic Lagrange interpolation between rows q0..q0+3 gives the phase u in
- * [q0/grid, (q0+1)/grid). 0 where a phase's prototype could not be made
- * (out of memory). */
+ * [q0/grid, (q0+1)/grid); past the kernel's ends, the linear kernel's
+ * smooth continuation (clr_filter_eval_continued ()). Row grid+3 is phase
+ * 0's table row, g(P - 1 - k): its last tap sits on h's jump at -K/2,
+ * where the other rows hold the limit. 0 where a phase's prototype could
+ * not be made (out of memory). */
 int clr_bank_row (const ClrBankLayout * b, const ClrFilter * f,
     const ClrRatio * r, uint32_t row, double *out);
 

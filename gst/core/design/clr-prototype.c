@@ -39,3 +39,26 @@ clr_filter_eval (const ClrFilter * f, double t)
   s = x == 0.0 ? 1.0 : sin (M_PI * x) / (M_PI * x);
   return 2.0 * f->fc * s * w;
 }
+
+double
+clr_filter_eval_continued (const ClrFilter * f, double t)
+{
+  double x, y, sum = 1.0, term = 1.0, s;
+  int k;
+
+  if (t > -f->half_width && t < f->half_width)
+    return clr_filter_eval (f, t);
+  /* I0 (beta sqrt (1 - x^2)) as a series in y = beta^2 (1 - x^2) / 4, not
+   * positive here: its terms alternate */
+  x = t / f->half_width;
+  y = f->beta * f->beta * (1.0 - x * x) / 4.0;
+  for (k = 1; k < 500; k++) {
+    term *= y / ((double) k * (double) k);
+    sum += term;
+    if (fabs (term) < fabs (sum) * 1e-18)
+      break;
+  }
+  x = 2.0 * f->fc * t;
+  s = sin (M_PI * x) / (M_PI * x);
+  return 2.0 * f->fc * s * sum / f->i0_beta;
+}

@@ -38,6 +38,15 @@ typedef struct {
 /* The linear prototype h(t), t in input samples; 0 outside (-K/2, K/2). */
 double clr_filter_eval (const ClrFilter * f, double t);
 
+/* h(t) inside (-K/2, K/2), clr_filter_eval ()'s value; from the ends of
+ * the support on, its smooth continuation instead of 0: the window's
+ * I0 (beta sqrt (1 - x^2)) is a power series in x^2, which goes on past
+ * |x| = 1 (as J0 (beta sqrt (x^2 - 1))). For the rows of an interpolated
+ * bank that reach past the ends (clr_bank_row ()): interpolating across
+ * h's jump there (1/I0 (beta) of the sinc) cost the phases near it their
+ * accuracy. */
+double clr_filter_eval_continued (const ClrFilter * f, double t);
+
 /* Kaiser's window beta for a stopband of stop_db dB. */
 double clr_filter_kaiser_beta (double stop_db);
 

@@ -76,6 +76,26 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
   return TRUE;
 }
 
+static void CL_CALLBACK
+release_design (cl_mem mem, void *design)
+{
+  clr_design_unref (design);
+}
+
+/* Whether the device's coefficient buffer can be a design's own memory:
+ * a CPU's (a GPU's driver may leave it in host memory, read across the
+ * bus), at an alignment the bank's meets (clr-design-cache.h) */
+static gboolean
+in_place (ClrDevice * dev)
+{
+  cl_uint bits = 0;
+
+  return !clr_device_is_gpu (dev)
+      && clGetDeviceInfo (clr_device_get_id (dev),
+      CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof (bits), &bits, NULL) == CL_SUCCESS
+      && bits > 0 && bits / 8 <= CLR_DESIGN_ALIGN;
+}
+
 /* The coefficient table, made once for every stream that shares the
  * kernel; checked against this engine's budget. */
 static gboolean
@@ -94,19 +114,30 @@ upload_bank (ClrEngine * e, cl_mem * coef, GError ** error)
    * further on, for the taps it sums in double */
   size_t n = p->iv_dw ? 2 * table : table;
   size_t csize = dbl ? sizeof (double) : sizeof (float);
-  char *host = g_try_malloc0 (n * csize);
   /* the bank another engine made already, if any (clr-design-cache.h) */
-  ClrDesign *design = host ? clr_design_get (&e->bank, &e->filter,
-      &e->ratio) : NULL;
+  ClrDesign *design = clr_design_get (&e->bank, &e->filter, &e->ratio);
+  /* doubles row after row, as the design holds them (the CPU kernels'
+   * tables): no copy of its own, and a CPU device's buffer is the
+   * design's memory. A copy first, and the buffer's own, cost an
+   * interpolated bank of 3 MB (48 -> 48.001 kHz, quality 10) 10-20 ms of
+   * a stream's start on the 2-core CPU (the engine's set-up 20-32 ms,
+   * now 10-12; 44.1 -> 48 kHz: 11-17, now 8-11), most of it the new
+   * memory's page faults. */
+  const gboolean as_designed = dbl && !p->transposed && len == e->bank.taps
+      && n == (size_t) e->bank.rows * e->bank.taps;
+  char *host = NULL;
   uint32_t r, k, c;
 
-  if (!design) {
+  if (design && !as_designed)
+    host = g_try_malloc0 (n * csize);
+  if (!design || (!as_designed && !host)) {
     g_free (host);
+    clr_design_unref (design);
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES,
         "Out of host memory for %" G_GSIZE_FORMAT " filter coefficients", n);
     return FALSE;
   }
-  for (r = 0; r < e->bank.rows; r++) {
+  for (r = 0; host && r < e->bank.rows; r++) {
     const double *row = clr_design_row (design, r);
 
     for (c = 0; c < copies; c++)
@@ -126,8 +157,20 @@ upload_bank (ClrEngine * e, cl_mem * coef, GError ** error)
   if (clr_budget_check (&e->budget, n * csize, "filter coefficient table",
           error)) {
     cl_int status;
-    *coef = clCreateBuffer (clr_device_get_context (e->dev),
-        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * csize, host, &status);
+    if (host || !in_place (e->dev)) {
+      *coef = clCreateBuffer (clr_device_get_context (e->dev),
+          CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * csize, host ? host :
+          (void *) clr_design_row (design, 0), &status);
+    } else {
+      /* a CPU device reads the design's own memory, which the buffer
+       * holds a reference to */
+      *coef = clCreateBuffer (clr_device_get_context (e->dev),
+          CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, n * csize,
+          (void *) clr_design_row (design, 0), &status);
+      if (status == CL_SUCCESS && clSetMemObjectDestructorCallback (*coef,
+              release_design, design) == CL_SUCCESS)
+        design = NULL;
+    }
     if (status != CL_SUCCESS)
       clr_set_cl_error (error, status, "Allocating the filter coefficient "
           "table");
@@ -373,6 +416,12 @@ const ClrBankLayout *
 clr_engine_get_bank (ClrEngine * e)
 {
   return &e->bank;
+}
+
+const char *
+clr_engine_get_kernel (ClrEngine * e)
+{
+  return e->plan.fft_block ? NULL : e->plan.kernel;
 }
 
 gboolean

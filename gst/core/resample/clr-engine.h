@@ -63,6 +63,9 @@ void clr_engine_free (ClrEngine * e);
 const ClrFilter *clr_engine_get_filter (ClrEngine * e);
 const ClrRatio *clr_engine_get_ratio (ClrEngine * e);
 const ClrBankLayout *clr_engine_get_bank (ClrEngine * e);
+/* The kernel of resample.cl the engine runs (clr-kernel-plan.h); NULL on
+ * the FFT path. For tests and logs. */
+const char *clr_engine_get_kernel (ClrEngine * e);
 
 /* A call's output at least this large goes straight into the caller's
  * memory when that is page-locked (clr_host_alloc (), clr-hostmem.h): one

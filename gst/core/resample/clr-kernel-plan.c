@@ -6,7 +6,8 @@
  * in double throughout; see kernels/resample.cl).
  *
  *    family fp64 channels     ratio  kernel                  a work-item
- *  1 any    any  any          (a)    clr_resample_interp     1 ch, 1 frame
+ *  1 CPU    yes  2 or more    (a)    clr_resample_interp_c2  2 ch, 1 frame
+ *    any    any  any          (a)    clr_resample_interp     1 ch, 1 frame
  *  2 CPU    yes  2 or more    any    clr_resample_table_c2   2 ch
  *  3 CPU    any  any          any    clr_resample_table      1 ch
  *  4 GPU    no   any          any    clr_resample_table_t    1 ch
@@ -19,7 +20,9 @@
  *  9 GPU    yes  1            down   clr_resample_table_t    1 ch
  *
  * (a) a table of one row per phase past CLR_BANK_CAP_BYTES (coprime rates
- *     such as 44100 -> 44101): a grid of rows, interpolated per phase.
+ *     such as 44100 -> 44101): a grid of rows, interpolated per phase
+ *     (clr_bank_layout ()). CLRESAMPLE_CPI=1 runs clr_resample_interp
+ *     there too; CLRESAMPLE_KERNELS=gpu runs it on CPUs.
  * (b) one frame instead where n frames lie far apart, ceil ((n - 1) D / I)
  *     > K/4 (strong decimation with short filters): the zero rows of the
  *     several-frame kernels would cost too much; row 7 then runs _tc.
@@ -27,6 +30,16 @@
  *
  * Why, measured (GPU figures: an H100, 64 channels, q10;
  * docs/bench/gpu-kernel-sweep.txt and docs/performance.md):
+ *  1 an interpolated coefficient costs four rows' weighted sum (1 multiply
+ *    and 3 fused adds of 8 taps) and its product 1 more: with two channels
+ *    a work-item the coefficient serves both, 6 operations for 16
+ *    products instead of 10. Stereo 48 -> 48.001 kHz, the kernel alone
+ *    (bench/clr-kernel-bench), 2-core CPU: 1.6-1.9x one channel a
+ *    work-item, 1.35-1.55x the time of 44.1 -> 48 kHz's table_c2 (whose
+ *    2 operations wait on their sums' latency). Also tried, not kept
+ *    (docs/performance.md, "Coprime ratios"): 2 to 8 frames a work-item
+ *    stepping the phase without divisions (no faster: the kernel is
+ *    bound by its operations).
  *  2 one coefficient load serves both channels.
  *  2, 3 every product and sum in double, with double coefficients: they
  *     spare a float->double conversion a tap, which bounds these kernels
@@ -181,7 +194,7 @@ clr_kernel_plan_choose (const ClrKernelFacts * f, const ClrTuning * o,
       clr_format_size (f->format);
 
   p->cpi = 1;
-  if (!gpu_kernels && !p->interpolated && fp64 && ch >= 2)
+  if (!gpu_family && fp64 && ch >= 2)
     p->cpi = CLAMP (clr_knob_or (o->cpi, 2), 1, 2);
   if (p->transposed && fp64)
     p->cpi = CLAMP (clr_knob_or (o->cpi, ch >= 8 ? 8 : ch >= 4 ? 4 :
@@ -197,7 +210,8 @@ clr_kernel_plan_choose (const ClrKernelFacts * f, const ClrTuning * o,
   p->local_size = clr_knob_or (o->local_size, gpu_kernels ? 256 :
       CLR_PLAN_CPU_LOCAL_SIZE);
 
-  p->kernel = p->interpolated ? "clr_resample_interp" :
+  p->kernel = p->interpolated && p->cpi == 2 ? "clr_resample_interp_c2" :
+      p->interpolated ? "clr_resample_interp" :
       p->iv ? "clr_resample_table_iv" :
       p->pairs ? "clr_resample_table_tc2" :
       p->fpi > 1 ? "clr_resample_table_tcf" :
