@@ -1030,8 +1030,10 @@ test_element_minimum (void)
   g_assert_cmpuint (count_sound (dir, "program-"), ==, 1);
   assert_no_tmp (dir);
 
-  /* (e) the entries made anew are loaded again */
-  g_assert_cmpuint (assert_rerun (dir, "minimum", FALSE, o1), ==,
+  /* (e) the entries made anew are loaded again (and a bank, if its design
+   * took 4 ms or more this time: CLR_DESIGN_DISK_MIN_US, which a loaded
+   * machine under AddressSanitizer reaches) */
+  g_assert_cmpuint (assert_rerun (dir, "minimum", FALSE, o1), >=,
       names->len);
 
   g_ptr_array_unref (names);
