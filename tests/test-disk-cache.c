@@ -82,6 +82,24 @@ count_names (const gchar * dir, const gchar * suffix)
   return n;
 }
 
+/* The entries an element's run is sure to leave in dir: its programs and
+ * phase prototypes. A bank goes there only when its design took 4 ms or
+ * more (CLR_DESIGN_DISK_MIN_US), which a loaded machine under the
+ * sanitizers reaches in one run and not in the next: the element tests
+ * leave banks out (checked by 3 of 6 runs failing under AddressSanitizer
+ * when they did not). */
+static GPtrArray *
+element_entries (const gchar * dir)
+{
+  GPtrArray *names = names_in (dir, ".entry");
+  guint i;
+
+  for (i = names->len; i > 0; i--)
+    if (g_str_has_prefix (g_ptr_array_index (names, i - 1), "bank-"))
+      g_ptr_array_remove_index (names, i - 1);
+  return names;
+}
+
 static void
 cache_dir_free (gchar * dir)
 {
@@ -872,7 +890,7 @@ typedef struct {
 static GPtrArray *
 entries_aged (const gchar * dir)
 {
-  GPtrArray *names = names_in (dir, ".entry");
+  GPtrArray *names = element_entries (dir);
   GPtrArray *list = g_ptr_array_new ();
   guint i;
 
@@ -896,7 +914,10 @@ assert_entries_kept (const gchar * dir, GPtrArray * before, gboolean loaded)
   const gint64 now = time (NULL);
   guint i;
 
-  g_assert_cmpuint (count_names (dir, ".entry"), ==, before->len);
+  GPtrArray *now_there = element_entries (dir);
+
+  g_assert_cmpuint (now_there->len, ==, before->len);
+  g_ptr_array_unref (now_there);
   for (i = 0; i < before->len; i++) {
     Before *b = g_ptr_array_index (before, i);
     GStatBuf st = stat_of (b->path);
@@ -997,7 +1018,7 @@ test_element_minimum (void)
 
   /* (d) a byte flipped in the middle of every entry: the same output,
    * every entry refused and made anew */
-  names = names_in (dir, ".entry");
+  names = element_entries (dir);
   for (i = 0; i < names->len; i++) {
     gchar *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
     gchar *contents = NULL;
@@ -1030,10 +1051,8 @@ test_element_minimum (void)
   g_assert_cmpuint (count_sound (dir, "program-"), ==, 1);
   assert_no_tmp (dir);
 
-  /* (e) the entries made anew are loaded again (and a bank, if its design
-   * took 4 ms or more this time: CLR_DESIGN_DISK_MIN_US, which a loaded
-   * machine under AddressSanitizer reaches) */
-  g_assert_cmpuint (assert_rerun (dir, "minimum", FALSE, o1), >=,
+  /* (e) the entries made anew are loaded again */
+  g_assert_cmpuint (assert_rerun (dir, "minimum", FALSE, o1), ==,
       names->len);
 
   g_ptr_array_unref (names);
