@@ -115,6 +115,30 @@ set_lowpass (GstElement * e, guint taps)
 
 G_GNUC_END_IGNORE_DEPRECATIONS;
 
+/* How a child's pipeline ended by `deadline`: "eos", "error" (its message
+ * printed after `said`) or "timeout" */
+static const gchar *
+wait_end (GstElement * pipeline, gint64 deadline, const gchar * said)
+{
+  const gint64 left = MAX (deadline - g_get_monotonic_time (), 0);
+  GstMessage *msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      left * GST_USECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  const gchar *end = "eos";
+
+  if (!msg)
+    return "timeout";
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+
+    gst_message_parse_error (msg, &err, NULL);
+    g_printerr ("%s%s\n", said, err->message);
+    g_error_free (err);
+    end = "error";
+  }
+  gst_message_unref (msg);
+  return end;
+}
+
 /* --pipelines ELEMENT N BUFFERS: N pipelines through ELEMENT
  * (clfirfilter, or clresample to 48 kHz) at once; one line a pipeline on
  * stdout, "pipeline I eos|error|timeout SHA256 BYTES"; exits 0 where every
@@ -159,27 +183,11 @@ pipelines_main (const gchar * element, guint n, guint buffers)
 
   deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
   for (i = 0; i < n; i++) {
-    gint64 left = MAX (deadline - g_get_monotonic_time (), 0);
-    GstMessage *msg =
-        gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (s[i].pipeline),
-        left * GST_USECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    gchar *said = g_strdup_printf ("pipeline %u: error: ", i);
 
-    if (!msg) {
-      s[i].end = "timeout";
-      continue;
-    }
-    ended++;
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
-      s[i].end = "eos";
-    } else {
-      GError *err = NULL;
-
-      gst_message_parse_error (msg, &err, NULL);
-      g_printerr ("pipeline %u: error: %s\n", i, err->message);
-      g_error_free (err);
-      s[i].end = "error";
-    }
-    gst_message_unref (msg);
+    s[i].end = wait_end (s[i].pipeline, deadline, said);
+    ended += strcmp (s[i].end, "timeout") != 0;
+    g_free (said);
   }
   for (i = 0; i < n; i++) {
     gst_element_set_state (s[i].pipeline, GST_STATE_NULL);
@@ -323,27 +331,8 @@ failover_main (const gchar * list, guint buffers, guint rate,
 
   deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
   for (i = 0; i < n; i++) {
-    gint64 left = MAX (deadline - g_get_monotonic_time (), 0);
-    GstMessage *msg =
-        gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (w[i].pipeline),
-        left * GST_USECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-
-    if (!msg) {
-      w[i].end = "timeout";
-      continue;
-    }
-    ended++;
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS) {
-      w[i].end = "eos";
-    } else {
-      GError *err = NULL;
-
-      gst_message_parse_error (msg, &err, NULL);
-      g_printerr ("posted error: %s\n", err->message);
-      g_error_free (err);
-      w[i].end = "error";
-    }
-    gst_message_unref (msg);
+    w[i].end = wait_end (w[i].pipeline, deadline, "posted error: ");
+    ended += strcmp (w[i].end, "timeout") != 0;
   }
   fault = first_fault_us ();
   for (i = 0; i < n; i++) {
