@@ -130,59 +130,102 @@ wait_end (GstElement * pipeline, gint64 deadline, const gchar * said)
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     GError *err = NULL;
 
-    gst_message_parse_error (msg, &err, NULL);
+    gchar *debug = NULL;
+
+    gst_message_parse_error (msg, &err, &debug);
     g_printerr ("%s%s\n", said, err->message);
+    /* on one line of its own: the checks count the lines above */
+    if (debug)
+      g_strdelimit (debug, "\n", ' ');
+    g_printerr ("  debug: %s\n", debug ? debug : "");
     g_error_free (err);
+    g_free (debug);
     end = "error";
   }
   gst_message_unref (msg);
   return end;
 }
 
+/* How many calls of the OpenCL function name the shim counted so far
+ * (clr_fault_calls ()); 0 without it */
+static gulong
+shim_calls (const gchar * name)
+{
+  unsigned long (*calls) (const char *) = (unsigned long (*)(const char *))
+      dlsym (RTLD_DEFAULT, "clr_fault_calls");
+
+  return calls ? calls (name) : 0;
+}
+
+/* Stream i's pipeline through element, its output summed in s */
+static gboolean
+pipeline_make (Stream * s, const gchar * element, guint buffers)
+{
+  gboolean fir = !strcmp (element, "clfirfilter");
+  gchar *line = g_strdup_printf ("audiotestsrc num-buffers=%u "
+      "samplesperbuffer=1024 wave=sine ! "
+      "audio/x-raw,format=F32LE,rate=44100,channels=2 ! %s name=e ! %s"
+      "fakesink name=s sync=false signal-handoffs=true", buffers, element,
+      fir ? "" : "audio/x-raw,rate=48000 ! ");
+  GError *err = NULL;
+  GstElement *e, *sink;
+
+  s->pipeline = gst_parse_launch (line, &err);
+  if (!s->pipeline) {
+    g_printerr ("%s: %s\n", line, err->message);
+    return FALSE;
+  }
+  g_free (line);
+  if (fir) {
+    e = gst_bin_get_by_name (GST_BIN (s->pipeline), "e");
+    set_lowpass (e, TAPS);
+    gst_object_unref (e);
+  }
+  sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "s");
+  s->sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_signal_connect (sink, "handoff", G_CALLBACK (handoff), s);
+  gst_object_unref (sink);
+  return TRUE;
+}
+
 /* --pipelines ELEMENT N BUFFERS: N pipelines through ELEMENT
- * (clfirfilter, or clresample to 48 kHz) at once; one line a pipeline on
- * stdout, "pipeline I eos|error|timeout SHA256 BYTES"; exits 0 where every
- * pipeline ended, 2 where one did not */
+ * (clfirfilter, or clresample to 48 kHz) at once; --serial the same, each
+ * pipeline and its element made once the one before has ended (an element
+ * added to a process whose first one played). One line a pipeline on
+ * stdout, "pipeline I eos|error|timeout SHA256 BYTES" (--serial: after
+ * each pipeline's end, "after pipeline I: clGetPlatformIDs CALLS", the
+ * calls so far); exits 0 where every pipeline ended, 2 where one did not */
 static int
-pipelines_main (const gchar * element, guint n, guint buffers)
+pipelines_main (const gchar * element, guint n, guint buffers,
+    gboolean serial)
 {
   Stream *s = g_new0 (Stream, n);
-  gint64 deadline;
+  gint64 deadline = 0;
   guint i, ended = 0;
 
   alarm (WATCHDOG_S);
   gst_init (NULL, NULL);
   for (i = 0; i < n; i++) {
-    gboolean fir = !strcmp (element, "clfirfilter");
-    gchar *line = g_strdup_printf ("audiotestsrc num-buffers=%u "
-        "samplesperbuffer=1024 wave=sine ! "
-        "audio/x-raw,format=F32LE,rate=44100,channels=2 ! %s name=e ! %s"
-        "fakesink name=s sync=false signal-handoffs=true", buffers, element,
-        fir ? "" : "audio/x-raw,rate=48000 ! ");
-    GError *err = NULL;
-    GstElement *e, *sink;
+    gchar *said = g_strdup_printf ("pipeline %u: error: ", i);
 
-    s[i].pipeline = gst_parse_launch (line, &err);
-    if (!s[i].pipeline) {
-      g_printerr ("%s: %s\n", line, err->message);
+    if (!pipeline_make (&s[i], element, buffers))
       return 1;
+    if (serial) {
+      gst_element_set_state (s[i].pipeline, GST_STATE_PLAYING);
+      deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
+      s[i].end = wait_end (s[i].pipeline, deadline, said);
+      ended += strcmp (s[i].end, "timeout") != 0;
+      g_print ("after pipeline %u: clGetPlatformIDs %lu\n", i,
+          shim_calls ("clGetPlatformIDs"));
     }
-    g_free (line);
-    if (fir) {
-      e = gst_bin_get_by_name (GST_BIN (s[i].pipeline), "e");
-      set_lowpass (e, TAPS);
-      gst_object_unref (e);
-    }
-    sink = gst_bin_get_by_name (GST_BIN (s[i].pipeline), "s");
-    s[i].sum = g_checksum_new (G_CHECKSUM_SHA256);
-    g_signal_connect (sink, "handoff", G_CALLBACK (handoff), &s[i]);
-    gst_object_unref (sink);
+    g_free (said);
   }
-  for (i = 0; i < n; i++)
-    gst_element_set_state (s[i].pipeline, GST_STATE_PLAYING);
-
-  deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
-  for (i = 0; i < n; i++) {
+  if (!serial) {
+    for (i = 0; i < n; i++)
+      gst_element_set_state (s[i].pipeline, GST_STATE_PLAYING);
+    deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
+  }
+  for (i = 0; i < n && !serial; i++) {
     gchar *said = g_strdup_printf ("pipeline %u: error: ", i);
 
     s[i].end = wait_end (s[i].pipeline, deadline, said);
@@ -582,25 +625,32 @@ expected_bytes (const gchar * element)
       (in * 48000 + 44100 - 1) / 44100) * 2 * sizeof (float);
 }
 
-/* N_PIPELINES pipelines through element in a child with the shim
- * (without where !shim), CLR_FAULT as fault (none where NULL); every
- * pipeline ended and the child exited 0 */
+/* n pipelines through element in a child with the shim (without where
+ * !shim), CLR_FAULT as fault (none where NULL), all at once or, with
+ * mode "--serial", one after the other, the elements' devices opened
+ * ahead on threads of their own unless !prefetch; every pipeline ended
+ * and the child exited 0 */
 static Child *
-run_pipelines (const gchar * element, const gchar * fault, gboolean shim,
-    Result * r)
+run_some (const gchar * mode, guint n, const gchar * element,
+    const gchar * fault, gboolean shim, gboolean prefetch, Result * r)
 {
-  static gchar n[16], b[16];
-  const gchar *args[] = { "--pipelines", element, n, b, NULL };
+  gchar ns[16], b[16];
+  const gchar *args[] = { mode, element, ns, b, NULL };
   Child *c;
   gchar **lines;
   guint i;
 
-  g_snprintf (n, sizeof n, "%u", N_PIPELINES);
+  g_assert_cmpuint (n, <=, N_PIPELINES);
+  g_snprintf (ns, sizeof ns, "%u", n);
   g_snprintf (b, sizeof b, "%u", N_BUFFERS);
-  c = fault ? run_child (args, "CLR_FAULT", fault, NULL)
-      : shim ? run_child (args, NULL)
-      : run_child (args, "LD_PRELOAD", "", NULL);
-  g_test_message ("CLR_FAULT=%s:\n%s%s", fault ? fault : "", c->out, c->err);
+  if (!fault)
+    fault = "";
+  c = shim ? run_child (args, "CLR_FAULT", fault, "CLRESAMPLE_PREFETCH",
+      prefetch ? "1" : "0", NULL)
+      : run_child (args, "CLR_FAULT", fault, "CLRESAMPLE_PREFETCH",
+      prefetch ? "1" : "0", "LD_PRELOAD", "", NULL);
+  g_test_message ("%s, CLR_FAULT=%s:\n%s%s", mode, fault ? fault : "",
+      c->out, c->err);
   assert_exited_0 (c);
 
   memset (r, 0, sizeof *r);
@@ -613,7 +663,7 @@ run_pipelines (const gchar * element, const gchar * fault, gboolean shim,
     if (sscanf (lines[i], "pipeline %u %15s %64s %" G_GSIZE_FORMAT, &k, end,
             sum, &bytes) != 4)
       continue;
-    g_assert_cmpuint (k, <, N_PIPELINES);
+    g_assert_cmpuint (k, <, n);
     if (!strcmp (end, "eos")) {
       r->eos++;
       r->sums[k] = g_strdup (sum);
@@ -624,8 +674,17 @@ run_pipelines (const gchar * element, const gchar * fault, gboolean shim,
     }
   }
   g_strfreev (lines);
-  g_assert_cmpuint (r->eos + r->error, ==, N_PIPELINES);
+  g_assert_cmpuint (r->eos + r->error, ==, n);
   return c;
+}
+
+/* N_PIPELINES pipelines through element at once (run_some ()) */
+static Child *
+run_pipelines (const gchar * element, const gchar * fault, gboolean shim,
+    Result * r)
+{
+  return run_some ("--pipelines", N_PIPELINES, element, fault, shim, TRUE,
+      r);
 }
 
 static void
@@ -866,6 +925,67 @@ test_resample_lost_device (void)
   g_assert_cmpuint (count_posted (c->err, "pipeline ", " is lost"), ==, 0);
   g_assert_cmpuint (count_posted (c->err, "pipeline ", "Running a batch on the "
           "device: clEnqueueNDRangeKernel failed"), ==, N_PIPELINES);
+  result_clear (&r);
+  child_free (c);
+}
+
+/* An element made once another has played lists no devices anew: the
+ * process's listing serves (clr-device.c, list_candidates ()). The soak
+ * found a fresh listing at every acquire failing a swapped-in element on
+ * one failed clGetPlatformIDs, its device open and answering. Here every
+ * clGetPlatformIDs after those the first pipeline made fails (counted in
+ * a run without a fault: the listing's two, the count and the platforms,
+ * and before the fix as many again for each acquire): the second
+ * pipeline's element, made after the first pipeline's end, plays all the
+ * same, bit for bit as without a fault. Where the very first listing
+ * fails there is nothing to fall back on: that element posts the error it
+ * always did, naming the call, and the next element lists again and
+ * plays. */
+static void
+test_platform_list_fault (void)
+{
+  const gchar *clean;
+  gchar *fault;
+  Result r;
+  Child *c;
+  gulong first = 0;
+
+  if (!have_shim ())
+    return;
+  clean = fault_free_sum ("clresample");
+  c = run_some ("--serial", 2, "clresample", NULL, TRUE, TRUE, &r);
+  g_assert_cmpuint (r.eos, ==, 2);
+  g_assert_nonnull (strstr (c->out, "after pipeline 0: clGetPlatformIDs "));
+  first = strtoul (strstr (c->out, "after pipeline 0: clGetPlatformIDs ")
+      + strlen ("after pipeline 0: clGetPlatformIDs "), NULL, 10);
+  /* the first element listed the platforms */
+  g_assert_cmpuint (first, >=, 2);
+  result_clear (&r);
+  child_free (c);
+
+  fault = g_strdup_printf ("clGetPlatformIDs:%lu+", first + 1);
+  c = run_some ("--serial", 2, "clresample", fault, TRUE, TRUE, &r);
+  g_assert_cmpuint (r.eos, ==, 2);
+  g_assert_cmpstr (r.sums[0], ==, clean);
+  g_assert_cmpstr (r.sums[1], ==, clean);
+  /* nothing listed again: the fault's calls never came */
+  g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), ==, 0);
+  result_clear (&r);
+  child_free (c);
+  g_free (fault);
+
+  /* no device opened ahead, on a thread of its own: the element's own
+   * acquire makes the first listing */
+  c = run_some ("--serial", 2, "clresample", "clGetPlatformIDs:1", TRUE,
+      FALSE, &r);
+  g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "
+          "clGetPlatformIDs call 1"), ==, 1);
+  g_assert_null (r.sums[0]);
+  g_assert_cmpuint (count_posted (c->err, "pipeline 0: error: ",
+          "No usable OpenCL device for clresample"), ==, 1);
+  g_assert_cmpuint (count_posted (c->err, "  debug: ",
+          "clGetPlatformIDs failed: CL_OUT_OF_RESOURCES (-5)"), ==, 1);
+  g_assert_cmpstr (r.sums[1], ==, clean);
   result_clear (&r);
   child_free (c);
 }
@@ -1145,11 +1265,14 @@ main (int argc, char **argv)
    * cache) must not inherit them, or the sanitizer's runtime fails the
    * link and PoCL aborts the child */
   if (argc >= 2 && (!strcmp (argv[1], "--pipelines")
+          || !strcmp (argv[1], "--serial")
           || g_str_has_prefix (argv[1], "--shim")
           || !strcmp (argv[1], "--failover")))
     g_unsetenv ("LD_PRELOAD");
-  if (argc == 5 && !strcmp (argv[1], "--pipelines"))
-    return pipelines_main (argv[2], atoi (argv[3]), atoi (argv[4]));
+  if (argc == 5 && (!strcmp (argv[1], "--pipelines")
+          || !strcmp (argv[1], "--serial")))
+    return pipelines_main (argv[2], atoi (argv[3]), atoi (argv[4]),
+        !strcmp (argv[1], "--serial"));
   if (argc == 2 && !strcmp (argv[1], "--shim"))
     return shim_main ();
   if (argc == 2 && !strcmp (argv[1], "--shim-devices"))
@@ -1170,6 +1293,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fault/resample-lost-device",
       test_resample_lost_device);
   g_test_add_func ("/fault/shim-device", test_shim_device);
+  g_test_add_func ("/fault/platform-list-fault", test_platform_list_fault);
   g_test_add_func ("/fault/resample-failover", test_resample_failover);
   g_test_add_func ("/fault/resample-failover-edges",
       test_resample_failover_edges);

@@ -43,6 +43,8 @@
  * clr_fault_first_us (), for a program that finds it (dlsym), tells when
  * the first fault was injected (g_get_monotonic_time ()'s clock, in us;
  * 0: none yet): how long the program took to answer it.
+ * clr_fault_calls (NAME) tells how many calls of NAME were counted so far
+ * (to place a fault after what a step of the program called).
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
@@ -245,6 +247,16 @@ long long
 clr_fault_first_us (void)
 {
   return atomic_load (&first_us);
+}
+
+unsigned long clr_fault_calls (const char *name);
+
+unsigned long
+clr_fault_calls (const char *name)
+{
+  const int func = func_index (name, strlen (name));
+
+  return func >= 0 ? atomic_load (&counts[func]) : 0;
 }
 
 /* Counts this call of func; whether it is to fail */

@@ -156,23 +156,59 @@ driver_stack_restore (pthread_attr_t * saved, gboolean raised)
 #endif
 }
 
-static GArray *list_devices (GError ** error);
+static GArray *list_devices (gboolean * whole, GError ** error);
+
+/* The process's listing of the devices (list_candidates ()), under
+ * list_lock; known_whole: no platform's devices were left out of it */
+static GMutex list_lock;
+static GArray *known;
+static gboolean known_whole;
 
 /* Every device of every platform, in ICD order (with the drivers'
- * threads given CLR_DRIVER_STACK). */
+ * threads given CLR_DRIVER_STACK), listed once for the process: platforms
+ * and devices do not come and go while it runs (a device that stops
+ * answering is marked apart: clr_device_set_lost ()), and a fresh listing
+ * at every acquire let one failed clGetPlatformIDs or clGetDeviceIDs (a
+ * driver's transient failure, an injected fault) fail an element started
+ * later on a device that was open and answering, as the soak found. A
+ * listing that left a platform's devices out is not kept as the answer:
+ * the next acquire lists again, and where that fails, the one there is
+ * serves. Only a process that has never listed fails on a failed listing,
+ * with the error it had. */
 static GArray *
 list_candidates (GError ** error)
 {
   pthread_attr_t saved;
-  const gboolean raised = driver_stack_raise (&saved);
-  GArray *out = list_devices (error);
+  gboolean raised, whole = FALSE;
+  GArray *out;
 
+  g_mutex_lock (&list_lock);
+  if (known && known_whole) {
+    out = g_array_ref (known);
+    goto done;
+  }
+  raised = driver_stack_raise (&saved);
+  out = list_devices (&whole, known ? NULL : error);
   driver_stack_restore (&saved, raised);
+  if (out) {
+    if (known)
+      g_array_unref (known);
+    known = g_array_ref (out);
+    known_whole = whole;
+  } else if (known) {
+    clr_log (CLR_LOG_INFO, "listing the OpenCL devices again failed; the "
+        "devices listed before serve");
+    out = g_array_ref (known);
+  }
+done:
+  g_mutex_unlock (&list_lock);
   return out;
 }
 
+/* whole: FALSE where a platform's devices could not be listed (and are
+ * not in the answer) */
 static GArray *
-list_devices (GError ** error)
+list_devices (gboolean * whole, GError ** error)
 {
   cl_uint n_platforms = 0, p;
   cl_platform_id *platforms = NULL;
@@ -195,16 +231,23 @@ list_devices (GError ** error)
   }
 
   out = g_array_new (FALSE, TRUE, sizeof (ClrDeviceCandidate));
+  *whole = TRUE;
   for (p = 0; p < n_platforms; p++) {
     cl_uint n_devices = 0, d;
     cl_device_id *devices;
 
-    if (clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL,
-            &n_devices) != CL_SUCCESS || n_devices == 0)
+    status = clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL,
+        &n_devices);
+    if (status != CL_SUCCESS && status != CL_DEVICE_NOT_FOUND)
+      *whole = FALSE;
+    if (status != CL_SUCCESS || n_devices == 0)
       continue;
     devices = g_new0 (cl_device_id, n_devices);
-    if (clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, n_devices, devices,
-            NULL) == CL_SUCCESS) {
+    status = clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, n_devices,
+        devices, NULL);
+    if (status != CL_SUCCESS)
+      *whole = FALSE;
+    if (status == CL_SUCCESS) {
       for (d = 0; d < n_devices; d++) {
         ClrDeviceCandidate c = { 0, };
 
@@ -212,10 +255,13 @@ list_devices (GError ** error)
         c.device = devices[d];
         c.platform_index = p;
         c.device_index = d;
-        clGetDeviceInfo (devices[d], CL_DEVICE_TYPE, sizeof (c.type), &c.type,
-            NULL);
-        clGetDeviceInfo (devices[d], CL_DEVICE_NAME, sizeof (c.name) - 1,
-            c.name, NULL);
+        /* a device without its type or name would be chosen wrongly
+         * for as long as the listing is kept */
+        if (clGetDeviceInfo (devices[d], CL_DEVICE_TYPE, sizeof (c.type),
+                &c.type, NULL) != CL_SUCCESS
+            || clGetDeviceInfo (devices[d], CL_DEVICE_NAME,
+                sizeof (c.name) - 1, c.name, NULL) != CL_SUCCESS)
+          *whole = FALSE;
         g_array_append_val (out, c);
       }
     }
@@ -509,8 +555,16 @@ acquire_candidate (const ClrDeviceCandidate * c, GError ** error)
   return dev;
 }
 
-ClrDevice *
-clr_device_acquire (const char *spec, GError ** error)
+/* A candidate of c chosen by what the caller asked for, or NULL with
+ * *error saying why none fits; registry_lock held */
+typedef const ClrDeviceCandidate *(*ClrChooser) (GArray * c,
+    gconstpointer what, GError ** error);
+
+/* The device chooser picks of the process's listing, opened or found
+ * open; NULL with *error where there is no listing, no device fits or it
+ * fails to open */
+static ClrDevice *
+acquire_chosen (ClrChooser chooser, gconstpointer what, GError ** error)
 {
   GArray *cands;
   const ClrDeviceCandidate *c;
@@ -520,15 +574,9 @@ clr_device_acquire (const char *spec, GError ** error)
   cands = list_candidates (error);
   if (!cands)
     goto out;
-  c = choose (cands, spec);
-  if (!c) {
-    char *all = clr_device_describe_all ();
-    g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
-        "No OpenCL device matches device='%s'. Use auto, gpu, cpu, an index "
-        "N or P:D, or part of a device name; available:\n%s", spec, all);
-    g_free (all);
+  c = chooser (cands, what, error);
+  if (!c)
     goto out;
-  }
   dev = acquire_candidate (c, error);
 
 out:
@@ -538,36 +586,51 @@ out:
   return dev;
 }
 
+/* the `device` property's choice (what: the spec) */
+static const ClrDeviceCandidate *
+choose_spec (GArray * c, gconstpointer what, GError ** error)
+{
+  const char *spec = what;
+  const ClrDeviceCandidate *d = choose (c, spec);
+
+  if (!d) {
+    char *all = clr_device_describe_all ();
+    g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
+        "No OpenCL device matches device='%s'. Use auto, gpu, cpu, an index "
+        "N or P:D, or part of a device name; available:\n%s", spec, all);
+    g_free (all);
+  }
+  return d;
+}
+
+/* auto's choice of a device other than what (the ClrDevice left) */
+static const ClrDeviceCandidate *
+choose_other (GArray * c, gconstpointer what, GError ** error)
+{
+  const ClrDevice *from = what;
+  const ClrDeviceCandidate *d = choose_auto (c, from->id);
+  guint i, lost = 0;
+
+  if (d)
+    return d;
+  for (i = 0; i < c->len; i++)
+    lost += device_lost (g_array_index (c, ClrDeviceCandidate, i).device);
+  g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
+      "no other OpenCL device to go on on (%u in all, %u of them lost)",
+      c->len, lost);
+  return NULL;
+}
+
+ClrDevice *
+clr_device_acquire (const char *spec, GError ** error)
+{
+  return acquire_chosen (choose_spec, spec, error);
+}
+
 ClrDevice *
 clr_device_acquire_other (ClrDevice * from, GError ** error)
 {
-  GArray *cands;
-  const ClrDeviceCandidate *c;
-  ClrDevice *dev = NULL;
-
-  g_mutex_lock (&registry_lock);
-  cands = list_candidates (error);
-  if (!cands)
-    goto out;
-  c = choose_auto (cands, from->id);
-  if (!c) {
-    guint i, lost = 0;
-
-    for (i = 0; i < cands->len; i++)
-      lost += device_lost (g_array_index (cands, ClrDeviceCandidate,
-              i).device);
-    g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
-        "no other OpenCL device to go on on (%u in all, %u of them lost)",
-        cands->len, lost);
-    goto out;
-  }
-  dev = acquire_candidate (c, error);
-
-out:
-  if (cands)
-    g_array_unref (cands);
-  g_mutex_unlock (&registry_lock);
-  return dev;
+  return acquire_chosen (choose_other, from, error);
 }
 
 void
