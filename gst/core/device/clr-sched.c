@@ -249,6 +249,7 @@ struct _ClrSched {
   gssize staging_bytes;         /* host staging allocated (atomic) */
   ClrSchedTestHooks hooks;
   guint test_enqueues;          /* batches enqueued under the hooks */
+  gint test_waits;              /* ... and waited for (atomic) */
 };
 
 static GMutex registry_lock;
@@ -579,17 +580,23 @@ thread_cpu_us (void)
 
 static gboolean spinning (ClrSched * s);
 
-/* ClrSchedTestHooks' pause before a batch's enqueue, and its failure of
- * every n-th one (before anything of it is enqueued) */
+/* ClrSchedTestHooks' pause before a batch's enqueue, its call, and its
+ * failure of every n-th one (before anything of it is enqueued);
+ * enqueue_lock held */
 static cl_int
-test_enqueue (ClrSched * s)
+test_enqueue (ClrSched * s, ClrSchedBatch * b)
 {
+  const guint n = ++s->test_enqueues;
+  cl_int status = CL_SUCCESS;
+
   if (s->hooks.enqueue_pause_us)
     g_usleep (s->hooks.enqueue_pause_us);
-  if (s->hooks.enqueue_fail_every
-      && ++s->test_enqueues % s->hooks.enqueue_fail_every == 0)
-    return CL_OUT_OF_RESOURCES;
-  return CL_SUCCESS;
+  if (s->hooks.before_enqueue)
+    status = s->hooks.before_enqueue (s->hooks.data, n, b->jobs->len);
+  if (status == CL_SUCCESS && s->hooks.enqueue_fail_every
+      && n % s->hooks.enqueue_fail_every == 0)
+    status = CL_OUT_OF_RESOURCES;
+  return status;
 }
 
 /* The table (jobs of one kernel side by side), the upload, a launch per
@@ -624,8 +631,9 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     memcpy (table + (size_t) i * CLR_SCHED_ROW_WORDS, job->row,
         sizeof (job->row));
   }
-  if (G_UNLIKELY (s->hooks.enqueue_pause_us || s->hooks.enqueue_fail_every)
-      && (status = test_enqueue (s)) != CL_SUCCESS)
+  if (G_UNLIKELY (s->hooks.enqueue_pause_us || s->hooks.enqueue_fail_every
+          || s->hooks.before_enqueue)
+      && (status = test_enqueue (s, b)) != CL_SUCCESS)
     return status;
   if (!svm) {
     status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE, 0,
@@ -1291,6 +1299,9 @@ finish (ClrSched * s, ClrSchedBatch * b)
     const gboolean done_first = spinning (s);
     ClrSchedBatch *next;
 
+    if (G_UNLIKELY (s->hooks.after_wait))
+      s->hooks.after_wait (s->hooks.data,
+          g_atomic_int_add (&s->test_waits, 1) + 1);
     if (status != CL_SUCCESS) {
       g_mutex_lock (&s->enqueue_lock);
       batch_isolate (s, b);
@@ -1492,5 +1503,6 @@ clr_sched_set_test_hooks (ClrSched * s, const ClrSchedTestHooks * hooks)
   clr_lock (&s->lock);
   s->hooks = hooks ? *hooks : none;
   s->test_enqueues = 0;
+  g_atomic_int_set (&s->test_waits, 0);
   clr_unlock (&s->lock);
 }

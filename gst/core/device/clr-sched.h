@@ -170,6 +170,18 @@ typedef struct {
   guint enqueue_fail_every;     /* every n-th batch's enqueue fails with
                                  * CL_OUT_OF_RESOURCES, before it enqueues
                                  * anything */
+  /* Called on the thread that enqueues a batch of `jobs` jobs, before
+   * anything of it is enqueued (the scheduler's lock let go), n counting
+   * the batches enqueued since the hooks were set, from 1; where it
+   * returns other than CL_SUCCESS, the enqueue fails with that. It may
+   * block: the other threads go on. */
+  cl_int (*before_enqueue) (gpointer data, guint n, guint jobs);
+  /* Called on a batch's waiter once the batch has run, before the waiter
+   * takes the scheduler's lock to count it done and send the next; n
+   * counts the batches waited for since the hooks were set, from 1. It
+   * may block: the batch then stays counted as running. */
+  void (*after_wait) (gpointer data, guint n);
+  gpointer data;                /* the callbacks' */
 } ClrSchedTestHooks;
 
 /* hooks NULL: none */
