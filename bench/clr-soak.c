@@ -93,6 +93,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <gst/gst.h>
+#include "clr-lowpass.h"
 
 /* lateness histograms: 0.5 ms bins up to 5 s (later counts as 5 s) */
 #define LATE_BIN_US 500
@@ -370,31 +371,6 @@ since_start_us (Soak * soak)
   return g_get_monotonic_time () - soak->start_us;
 }
 
-/* A windowed-sinc lowpass at a quarter of the rate (Hann window) */
-G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-static void
-set_lowpass (GstElement * e, guint taps)
-{
-  GValueArray *va = g_value_array_new (taps);
-  GValue v = G_VALUE_INIT;
-  guint k;
-
-  g_value_init (&v, G_TYPE_DOUBLE);
-  for (k = 0; k < taps; k++) {
-    double x = k - (taps - 1) / 2.0, fc = 0.25;
-    double sinc = x == 0 ? 2 * fc : sin (2 * G_PI * fc * x) / (G_PI * x);
-    double w = 0.5 - 0.5 * cos (2 * G_PI * k / (taps - 1));
-
-    g_value_set_double (&v, sinc * w);
-    g_value_array_append (va, &v);
-  }
-  g_value_unset (&v);
-  g_object_set (e, "kernel", va, NULL);
-  g_value_array_free (va);
-}
-
-G_GNUC_END_IGNORE_DEPRECATIONS;
-
 /* A fresh element of the stream's kind */
 static GstElement *
 make_element (Stream * s)
@@ -406,7 +382,7 @@ make_element (Stream * s)
   if (s->soak->cfg->device)
     g_object_set (e, "device", s->soak->cfg->device, NULL);
   if (!strcmp (s->factory, "clfirfilter"))
-    set_lowpass (e, 127);
+    clr_test_set_lowpass (e, 127);
   else if (!strcmp (s->factory, "clcrossover"))
     g_object_set (e, "frequencies", "300,3000", "taps", 511, NULL);
   return e;

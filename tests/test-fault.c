@@ -51,6 +51,7 @@
 #include <unistd.h>
 #include <CL/cl.h>
 #include <gst/gst.h>
+#include "clr-lowpass.h"
 
 #define N_PIPELINES 16
 #define N_BUFFERS 60
@@ -89,31 +90,6 @@ handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, Stream * s)
   s->bytes += map.size;
   gst_buffer_unmap (buf, &map);
 }
-
-/* A windowed-sinc low-pass (a quarter of the rate), Hann window */
-G_GNUC_BEGIN_IGNORE_DEPRECATIONS;
-static void
-set_lowpass (GstElement * e, guint taps)
-{
-  GValueArray *va = g_value_array_new (taps);
-  GValue v = G_VALUE_INIT;
-  guint k;
-
-  g_value_init (&v, G_TYPE_DOUBLE);
-  for (k = 0; k < taps; k++) {
-    double x = k - (taps - 1) / 2.0, fc = 0.25;
-    double sinc = x == 0 ? 2 * fc : sin (2 * G_PI * fc * x) / (G_PI * x);
-    double w = 0.5 - 0.5 * cos (2 * G_PI * k / (taps - 1));
-
-    g_value_set_double (&v, sinc * w);
-    g_value_array_append (va, &v);
-  }
-  g_value_unset (&v);
-  g_object_set (e, "kernel", va, NULL);
-  g_value_array_free (va);
-}
-
-G_GNUC_END_IGNORE_DEPRECATIONS;
 
 /* How a child's pipeline ended by `deadline`: "eos", "error" (its message
  * printed after `said`) or "timeout" */
@@ -178,7 +154,7 @@ pipeline_make (Stream * s, const gchar * element, guint buffers)
   g_free (line);
   if (fir) {
     e = gst_bin_get_by_name (GST_BIN (s->pipeline), "e");
-    set_lowpass (e, TAPS);
+    clr_test_set_lowpass (e, TAPS);
     gst_object_unref (e);
   }
   sink = gst_bin_get_by_name (GST_BIN (s->pipeline), "s");
