@@ -159,7 +159,7 @@ driver_stack_restore (pthread_attr_t * saved, gboolean raised)
 static GArray *list_devices (gboolean * whole, GError ** error);
 
 /* The process's listing of the devices (list_candidates ()), under
- * list_lock; known_whole: no platform's devices were left out of it */
+ * list_lock; known_whole: nothing was left out of it (list_devices ()) */
 static GMutex list_lock;
 static GArray *known;
 static gboolean known_whole;
@@ -205,8 +205,8 @@ done:
   return out;
 }
 
-/* whole: FALSE where a platform's devices could not be listed (and are
- * not in the answer) */
+/* whole: FALSE where something could not be listed: a platform's devices
+ * (not in the answer), a device's type or name (empty) */
 static GArray *
 list_devices (gboolean * whole, GError ** error)
 {
@@ -245,9 +245,9 @@ list_devices (gboolean * whole, GError ** error)
     devices = g_new0 (cl_device_id, n_devices);
     status = clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, n_devices,
         devices, NULL);
-    if (status != CL_SUCCESS)
+    if (status != CL_SUCCESS) {
       *whole = FALSE;
-    if (status == CL_SUCCESS) {
+    } else {
       for (d = 0; d < n_devices; d++) {
         ClrDeviceCandidate c = { 0, };
 
