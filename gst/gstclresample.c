@@ -36,6 +36,18 @@
  * marked DISCONT and steps back by less than the timestamp jitter the
  * element absorbs (10 ms buffers).
  *
+ * `rate-adjust` is a factor on the output rate for clock-drift correction
+ * (1.0001: 100 ppm more output frames of each input frame; 0.95 to 1.05,
+ * other values refused with a warning while the stream goes on). It may
+ * change while playing: slewed at 10000 ppm a second in 1 ms steps, the
+ * output's position in the input never jumping. The output caps keep
+ * their rate and the timestamps go on contiguously from the output's
+ * frame count at that rate. At exactly 1.0, never changed, the stream
+ * keeps the exact rational ratio; any other value moves it to a variable
+ * ratio (phases of 2^-32 sample, coefficients interpolated from a fine
+ * grid, docs/quality.md "Rate adjust") until new input caps or a
+ * restart, also when set back to 1.0.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 -v audiotestsrc num-buffers=100 ! audio/x-raw,rate=44100 ! \
@@ -70,6 +82,14 @@
  * ]| Live monitoring: a minimum-phase filter answers in 6 input samples
  * (0.14 ms) instead of half the filter (188 samples, 4.3 ms), with no
  * ringing before a transient.
+ * |[
+ * gst-launch-1.0 udpsrc port=5004 \
+ *     caps="application/x-rtp,media=audio,clock-rate=48000,encoding-name=L24,channels=2" ! \
+ *     rtpjitterbuffer ! rtpL24depay ! audioconvert ! \
+ *     clresample rate-adjust=1.0001 ! audio/x-raw,rate=48000 ! autoaudiosink
+ * ]| Plays a sender whose clock runs 100 ppm fast against the sound card:
+ * 100 ppm more output frames of each input frame, at the caps' 48 kHz; an
+ * application following the drift sets rate-adjust as it goes.
  * |[
  * gst-launch-1.0 filesrc location=talk.wav ! wavparse ! audioconvert ! \
  *     clresample max-hold=0 ! audio/x-raw,rate=16000 ! appsink sync=false
