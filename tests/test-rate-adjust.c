@@ -819,6 +819,101 @@ GST_START_TEST (test_engine_continuation)
 
 GST_END_TEST;
 
+/* in[0..n) through e in pieces of `piece` frames (0: random, 1 to 3000),
+ * the factor set to `to` before input frame `at`; then drained */
+static float *
+engine_run_step (ClrEngine * e, const float *in, gsize n, gsize piece,
+    gsize at, double to, gsize * got)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (float));
+  guint32 seed = 11;
+  gsize pos = 0, k, d;
+  GError *err = NULL;
+  void *op[1] = { NULL };
+
+  while (pos < n) {
+    gsize len = piece ? piece : 1 + (seed = seed * 1664525u + 1013904223u) %
+        3000, want;
+    const void *ip[1] = { in + pos };
+
+    if (pos <= at && pos + len > at && pos < at)
+      len = at - pos;
+    len = MIN (len, n - pos);
+    if (pos == at)
+      fail_unless (clr_engine_set_adjust (e, to));
+    if (piece == 1) {
+      /* calls of no input take no step of the slew */
+      fail_unless_equals_uint64 (clr_engine_out_frames (e, 0), 0);
+      fail_unless (clr_engine_process (e, ip, 0, op, &k, &err));
+      fail_unless_equals_uint64 (k, 0);
+    }
+    want = clr_engine_out_frames (e, len);
+    g_array_set_size (out, out->len + want);
+    op[0] = &g_array_index (out, float, out->len - want);
+    fail_unless (clr_engine_process (e, ip, len, op, &k, &err));
+    fail_unless_equals_uint64 (k, want);
+    pos += len;
+  }
+  k = clr_engine_drain_frames (e);
+  g_array_set_size (out, out->len + k);
+  op[0] = &g_array_index (out, float, out->len - k);
+  fail_unless (clr_engine_drain (e, op, &d, &err));
+  fail_unless_equals_uint64 (d, k);
+  *got = out->len;
+  return (float *) g_array_free (out, FALSE);
+}
+
+/* A slew runs at 10000 ppm a second in steps every millisecond of input
+ * (44 frames at 44.1 kHz: 9.98 ppm a step), at the same input frames
+ * however the input is cut: the same samples from buffers of 1 (each after
+ * a call of none), 441 and 1 to 3000 frames. +2000 ppm takes 201 steps from a change on the grid. */
+GST_START_TEST (test_engine_slew)
+{
+  const gsize n = 20000, at = 2200;
+  float *in = g_new (float, n), *ref, *got;
+  static const gsize pieces[] = { 441, 1, 0 };
+  gsize n_ref, n_got, i;
+  ClrEngine *e;
+  float one[1] = { 0 }, sink[8];
+  const void *ip[1] = { one };
+  void *op[1] = { sink };
+  gsize k;
+  GError *err = NULL;
+
+  clr_signal_noise (in, n, 0.5, 5);
+  e = var_engine (44100, 48000, 1, 1.0);
+  ref = engine_run_step (e, in, n, 4096, at, 1.002, &n_ref);
+  fail_unless_equals_float (clr_engine_get_adjust (e), 1.002);
+  for (i = 0; i < G_N_ELEMENTS (pieces); i++) {
+    clr_engine_reset (e);
+    fail_unless (clr_engine_set_adjust (e, 1.0));
+    got = engine_run_step (e, in, n, pieces[i], at, 1.002, &n_got);
+    fail_unless_equals_uint64 (n_got, n_ref);
+    fail_unless (memcmp (got, ref, n_ref * sizeof (float)) == 0,
+        "pieces of %" G_GSIZE_FORMAT ": other samples", pieces[i]);
+    g_free (got);
+  }
+  /* the rate: 200 steps of 0.01 * 44 / 44100 after 200 cells from the
+   * change, still short of it; the 201st reaches it */
+  clr_engine_reset (e);
+  fail_unless (clr_engine_set_adjust (e, 1.0));
+  for (i = 0; i < at + 200 * 44; i++) {
+    if (i == at)
+      fail_unless (clr_engine_set_adjust (e, 1.002));
+    fail_unless (clr_engine_process (e, ip, 1, op, &k, &err));
+  }
+  fail_unless (fabs (clr_engine_get_adjust (e) - (1.0 + 200 * 0.01 * 44 /
+              44100.0)) < 1e-12, "%.12g", clr_engine_get_adjust (e));
+  fail_unless (clr_engine_get_adjust (e) < 1.002);
+  fail_unless (clr_engine_process (e, ip, 1, op, &k, &err));
+  fail_unless_equals_float (clr_engine_get_adjust (e), 1.002);
+  clr_engine_free (e);
+  g_free (ref);
+  g_free (in);
+}
+
+GST_END_TEST;
+
 static Suite *
 rate_adjust_suite (void)
 {
@@ -828,6 +923,7 @@ rate_adjust_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_engine_reference);
   tcase_add_test (tc, test_engine_continuation);
+  tcase_add_test (tc, test_engine_slew);
   tcase_add_test (tc, test_counts);
   tcase_add_test (tc, test_exactly_one);
   tcase_add_test (tc, test_bad_input);
