@@ -478,6 +478,40 @@ GST_START_TEST (test_exactly_one)
 
 GST_END_TEST;
 
+static void
+set_at_12000 (GstHarness * h, gsize pos, gpointer data)
+{
+  if (pos == 12000) {
+    GstElement *e = gst_harness_find_element (h, "clresample");
+
+    g_object_set (e, "rate-adjust", *(double *) data, NULL);
+    gst_object_unref (e);
+  }
+}
+
+/* Equal rates pass through until rate-adjust leaves 1.0: the input's
+ * samples up to there, then a variable ratio from that buffer on (its
+ * frames exactly the integer math's), the stamps contiguous across */
+GST_START_TEST (test_leave_passthrough)
+{
+  const gsize n = 36000;
+  double *x = sine (n, 1, 440.0, 48000, 0.5), adjust = 1.001;
+  gsize i;
+  Out o;
+
+  run_stream ("clresample max-hold=0", GST_AUDIO_FORMAT_F32, 1, 48000, 48000,
+      x, n, 1000, set_at_12000, &adjust, &o);
+  fail_unless_equals_uint64 (out_frames (&o, 1), 12000 + total_for (n -
+          12000, step_for (48000, 48000, adjust)));
+  for (i = 0; i < 12000; i++)
+    fail_unless (g_array_index (o.data, double, i) == (float) x[i]);
+  check_stamps (&o, 48000);
+  out_clear (&o);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 typedef struct
 {
   GstBus *bus;
@@ -926,6 +960,7 @@ rate_adjust_suite (void)
   tcase_add_test (tc, test_engine_slew);
   tcase_add_test (tc, test_counts);
   tcase_add_test (tc, test_exactly_one);
+  tcase_add_test (tc, test_leave_passthrough);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_no_click);
   tcase_add_test (tc, test_quality);
