@@ -610,8 +610,9 @@ run_one (gpointer data)
 }
 
 /* F32, F64 and S16, mono and stereo, each at its own factor, all at once
- * in one process: the streams of one format and layout share launches,
- * each with its own step in its row. Every count exact, every stream
+ * in one process: the streams of one format and layout may share launches
+ * (test_engine_batched makes sure they do), each with its own step in its
+ * row. Every count exact, every stream
  * within its format's bound of the float64 truth. */
 GST_START_TEST (test_formats_batched)
 {
@@ -948,6 +949,96 @@ GST_START_TEST (test_engine_slew)
 
 GST_END_TEST;
 
+typedef struct
+{
+  double adjust;
+  const float *in;
+  gsize n;
+  float *out;
+  gsize got;
+  guint company;                /* the most streams a batch held */
+} Paced;
+
+static gpointer
+run_paced (gpointer data)
+{
+  Paced *p = data;
+  ClrEngine *e = var_engine (44100, 48000, 1, p->adjust);
+  gsize pos = 0, k, cap = p->n * 2;
+  GError *err = NULL;
+
+  /* live-like: each job may wait a moment for other streams' jobs */
+  clr_engine_set_paced (e, TRUE);
+  p->out = g_new (float, cap);
+  p->got = 0;
+  while (pos < p->n) {
+    gsize len = MIN (441, p->n - pos);
+    const void *ip[1] = { p->in + pos };
+    void *op[1] = { p->out + p->got };
+
+    fail_unless (clr_engine_process (e, ip, len, op, &k, &err));
+    p->got += k;
+    p->company = MAX (p->company, clr_engine_get_company (e));
+    pos += len;
+  }
+  {
+    void *op[1] = { p->out + p->got };
+    fail_unless (clr_engine_drain (e, op, &k, &err));
+    p->got += k;
+  }
+  clr_engine_free (e);
+  return NULL;
+}
+
+/* Streams at different factors share launches (each its own step in its
+ * row of the batch): four at once, paced as live streams are, so that
+ * their jobs meet in the device's batches; every one sample for sample
+ * its own float64 reference. */
+GST_START_TEST (test_engine_batched)
+{
+  static const double adjust[] = { 1.0001, 0.9993, 1.0305, 0.96 };
+  const gsize n = 44100 / 2;
+  float *in = g_new (float, n);
+  Paced p[G_N_ELEMENTS (adjust)];
+  GThread *t[G_N_ELEMENTS (adjust)];
+  guint i, company = 0;
+
+  clr_signal_noise (in, n, 0.5, 42);
+  /* the device and the kernel made before the threads race for them */
+  clr_engine_free (var_engine (44100, 48000, 1, 1.0));
+  for (i = 0; i < G_N_ELEMENTS (adjust); i++) {
+    p[i] = (Paced) {
+    adjust[i], in, n, NULL, 0, 0};
+    t[i] = g_thread_new ("paced", run_paced, &p[i]);
+  }
+  for (i = 0; i < G_N_ELEMENTS (adjust); i++)
+    g_thread_join (t[i]);
+  for (i = 0; i < G_N_ELEMENTS (adjust); i++) {
+    ClrEngine *e = var_engine (44100, 48000, 1, adjust[i]);
+    ClrRatio r = { 44100, 48000, G_GUINT64_CONSTANT (1) << 32,
+      step_for (44100, 48000, adjust[i])
+    };
+    gsize n_ref, j;
+    double *ref = clr_reference_resample (&r, clr_engine_get_filter (e), in,
+        n, 1, &n_ref), worst = 0.0;
+
+    fail_unless_equals_uint64 (p[i].got, n_ref);
+    for (j = 0; j < n_ref; j++)
+      worst = MAX (worst, fabs (p[i].out[j] - ref[j]));
+    GST_INFO ("x %g: worst %g, batches of up to %u streams", adjust[i], worst,
+        p[i].company);
+    fail_unless (worst <= 1e-5, "x %g: worst %g", adjust[i], worst);
+    company = MAX (company, p[i].company);
+    g_free (ref);
+    g_free (p[i].out);
+    clr_engine_free (e);
+  }
+  fail_unless (company >= 2, "the streams never shared a batch");
+  g_free (in);
+}
+
+GST_END_TEST;
+
 static Suite *
 rate_adjust_suite (void)
 {
@@ -958,6 +1049,7 @@ rate_adjust_suite (void)
   tcase_add_test (tc, test_engine_reference);
   tcase_add_test (tc, test_engine_continuation);
   tcase_add_test (tc, test_engine_slew);
+  tcase_add_test (tc, test_engine_batched);
   tcase_add_test (tc, test_counts);
   tcase_add_test (tc, test_exactly_one);
   tcase_add_test (tc, test_leave_passthrough);

@@ -19,8 +19,8 @@ typedef struct _ClrFftPath ClrFftPath;
  * moved on after every job; the step D an output; the factor it came
  * from and the one it slews to, one slew step a grid cell of `cell`
  * input frames (at most one a cell: `stepped` is the input frame of the
- * last, so that a call that failed on its device and is finished by a
- * successor does not step twice). */
+ * last, so that a call of no input, or one that failed on its device and
+ * is finished by a successor, does not step twice). */
 typedef struct {
   int64_t n;
   uint64_t p;

@@ -233,13 +233,15 @@ static char *
 kernel_key (ClrEngine * e, const ClrTuning * tuning)
 {
   char *options = build_options (e, tuning);
+  /* (a variable ratio's filter also depends on the factor it is built
+   * down to: its fc) */
   char *key = g_strdup_printf ("%s|%s|%u>%u|q%d|k%u|c%.17g|ph%.17g|ch%u|ls%"
       G_GSIZE_FORMAT "|l%u|s%u|i%d%s%.17g", options, e->plan.kernel,
       e->cfg.in_rate, e->cfg.out_rate, e->filter.quality, e->filter.taps,
       e->filter.cutoff, e->filter.phase, e->cfg.channels,
       e->plan.local_size, e->plan.lead, e->plan.span,
-      e->bank.interpolated, e->var ? "|var" : "", e->var ?
-      e->filter.stop_edge * e->filter.fc : 0.0);
+      e->bank.interpolated, e->var ? "|var" : "", e->var ? e->filter.fc :
+      0.0);
 
   g_free (options);
   return key;
