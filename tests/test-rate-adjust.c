@@ -512,6 +512,48 @@ GST_START_TEST (test_leave_passthrough)
 
 GST_END_TEST;
 
+static void
+set_at_quarter (GstHarness * h, gsize pos, gpointer data)
+{
+  if (pos == 12000) {
+    GstElement *e = gst_harness_find_element (h, "clresample");
+
+    g_object_set (e, "rate-adjust", *(double *) data, NULL);
+    gst_object_unref (e);
+  }
+}
+
+/* Downsampling 48 -> 44.1 kHz at 0.999, then 0.99 while playing: the
+ * filter serves down to 0.999 * (1 - 0.002) only, so the element builds
+ * one for 0.99 and switches to it. A tone at 21.95 kHz, past the output's
+ * Nyquist at 0.99 (21.83 kHz) but inside the first filter's transition
+ * band, must stay at the quality's stopband (125 dB at quality 4) once
+ * the factor slewed there: no aliasing. */
+GST_START_TEST (test_no_alias_down)
+{
+  const gsize n = 48000 * 3 / 2;
+  double *x = sine (n, 1, 21950.0, 48000, 0.5), to = 0.99, e2 = 0.0, db;
+  gsize m, from, len;
+  Out o;
+
+  run_stream ("clresample max-hold=0 rate-adjust=0.999",
+      GST_AUDIO_FORMAT_F64, 1, 48000, 44100, x, n, 480, set_at_quarter, &to,
+      &o);
+  /* the last 0.3 s but the tail, at 0.99 since 0.9 s of slew */
+  len = 44100 * 3 / 10;
+  from = out_frames (&o, 1) - len - 200;
+  for (m = from; m < from + len; m++)
+    e2 += g_array_index (o.data, double, m) * g_array_index (o.data, double,
+        m);
+  db = 10.0 * log10 (e2 / len / (0.5 * 0.5 / 2));
+  g_printerr ("alias of 21.95 kHz at 48 -> 44.1 kHz x 0.99: %.1f dB\n", db);
+  fail_unless (db < -120.0, "alias %.1f dB", db);
+  out_clear (&o);
+  g_free (x);
+}
+
+GST_END_TEST;
+
 typedef struct
 {
   GstBus *bus;
@@ -1053,6 +1095,7 @@ rate_adjust_suite (void)
   tcase_add_test (tc, test_counts);
   tcase_add_test (tc, test_exactly_one);
   tcase_add_test (tc, test_leave_passthrough);
+  tcase_add_test (tc, test_no_alias_down);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_no_click);
   tcase_add_test (tc, test_quality);
