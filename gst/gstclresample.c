@@ -1624,8 +1624,9 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
    * one: a new engine continues the stream, built off this thread as for a
    * change of quality, while the exact one plays on. A factor below what
    * the variable filter serves without aliasing has one built for it. */
-  if (adjust_changed && adjust != 1.0 && !self->variable
+  if (adjust_changed && adjust != 1.0 && !self->engine_variable
       && GST_AUDIO_INFO_IS_VALID (&self->in_info)) {
+    /* (again after a switch that failed: each new value tries anew) */
     self->variable = TRUE;
     if (gst_base_transform_is_passthrough (trans))
       gst_cl_resample_leave_passthrough (self);
