@@ -34,7 +34,7 @@ G_BEGIN_DECLS
  * adjust)) input phases an output frame. Positions stay exact integer
  * math (an origin at the next output, moved on after every job, so no
  * error accumulates however long the stream); the rate is then exact to
- * 1/D (0.016 ppm at 44.1 -> 48 kHz), and an output's time to 2^-32 of an
+ * 1/D (0.00025 ppm at 44.1 -> 48 kHz), and an output's time to 2^-32 of an
  * input sample. 2^32 keeps every product below 2^63: a job's positions
  * reach (its input frames, at most 2^24) * 2^32, and the kernels' p *
  * grid 2^42. The coefficients come from the interpolated grid
