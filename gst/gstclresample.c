@@ -36,6 +36,18 @@
  * marked DISCONT and steps back by less than the timestamp jitter the
  * element absorbs (10 ms buffers).
  *
+ * `rate-adjust` is a factor on the output rate for clock-drift correction
+ * (1.0001: 100 ppm more output frames of each input frame; 0.95 to 1.05,
+ * other values refused with a warning while the stream goes on). It may
+ * change while playing: slewed at 10000 ppm a second in 1 ms steps, the
+ * output's position in the input never jumping. The output caps keep
+ * their rate and the timestamps go on contiguously from the output's
+ * frame count at that rate. At exactly 1.0, never changed, the stream
+ * keeps the exact rational ratio; any other value moves it to a variable
+ * ratio (phases of 2^-32 sample, coefficients interpolated from a fine
+ * grid, docs/quality.md "Rate adjust") until new input caps or a
+ * restart, also when set back to 1.0.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 -v audiotestsrc num-buffers=100 ! audio/x-raw,rate=44100 ! \
@@ -70,6 +82,14 @@
  * ]| Live monitoring: a minimum-phase filter answers in 6 input samples
  * (0.14 ms) instead of half the filter (188 samples, 4.3 ms), with no
  * ringing before a transient.
+ * |[
+ * gst-launch-1.0 udpsrc port=5004 \
+ *     caps="application/x-rtp,media=audio,clock-rate=48000,encoding-name=L24,channels=2" ! \
+ *     rtpjitterbuffer ! rtpL24depay ! audioconvert ! \
+ *     clresample rate-adjust=1.0001 ! audio/x-raw,rate=48000 ! autoaudiosink
+ * ]| Plays a sender whose clock runs 100 ppm fast against the sound card:
+ * 100 ppm more output frames of each input frame, at the caps' 48 kHz; an
+ * application following the drift sets rate-adjust as it goes.
  * |[
  * gst-launch-1.0 filesrc location=talk.wav ! wavparse ! audioconvert ! \
  *     clresample max-hold=0 ! audio/x-raw,rate=16000 ! appsink sync=false
@@ -125,6 +145,14 @@ GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
  * longest filters join a stream with less history than they read, the
  * oldest as silence. */
 #define CLR_HISTORY_MAX_BYTES (16u << 20)
+/* A variable ratio's filter serves factors down to this much below the
+ * lower of 1.0 and the factor it was built for without aliasing
+ * (ClrEngineConfig.adjust_low); a factor further down has a new filter
+ * built off the streaming thread (gst_cl_resample_before_transform ()),
+ * to which the stream switches seamlessly. 2000 ppm is ten times the
+ * drift of consumer clocks, and costs the passband 0.2 % where the output
+ * rate is the lower: 44 Hz at 44.1 kHz. */
+#define CLR_ADJUST_GUARD 0.002
 
 enum
 {
@@ -136,6 +164,7 @@ enum
   PROP_MAX_HOLD,
   PROP_DEVICE,
   PROP_DEVICE_NAME,
+  PROP_RATE_ADJUST,
 };
 
 #define DEFAULT_DEVICE GST_CLR_DEFAULT_DEVICE
@@ -312,6 +341,41 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
           "live) gathers to convert in one launch; 0: every buffer as it "
           "comes", 0, 10 * GST_SECOND, DEFAULT_MAX_HOLD, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClResample:rate-adjust:
+   *
+   * A factor on the output rate, for clock-drift correction: 1.000125
+   * makes 125 ppm more output frames of each input frame. The output caps
+   * keep their rate; their buffers' timestamps go on from frame counts at
+   * that rate, contiguous, so downstream sees the stream's timeline
+   * stretched by the factor. Settable while playing (and controllable):
+   * a change slews at 10000 ppm a second in 1 ms steps of input (+100 ppm
+   * takes 10 ms), and the output's position in the input never jumps, so
+   * there is no click. Factors between 0.95 and 1.05; another value is
+   * refused with a warning on the bus and the stream goes on at the
+   * previous one.
+   *
+   * A stream whose rate-adjust is exactly 1.0 and was never changed runs
+   * the exact rational ratio of its caps (the same output as without the
+   * property); any other value moves it to a variable ratio (phases of
+   * 2^-32 input sample, coefficients interpolated from a fine grid, the
+   * quality's filter), through the same seamless switch as a live change
+   * of quality. It stays on the variable ratio until new input caps or
+   * a restart, also when set back to 1.0. Where the output rate is the
+   * lower, the filter's passband ends 0.2 % below the lower of 1.0 and
+   * the factor's Nyquist frequency, so no factor aliases; a factor
+   * further down has a new filter designed and switched to while playing.
+   */
+  /* The spec's range is every non-negative double, so that any value
+   * reaches the element's own check, which warns on the bus (GLib's check
+   * of a spec's range would only print a g_warning and drop it). */
+  g_object_class_install_property (gobject_class, PROP_RATE_ADJUST,
+      g_param_spec_double ("rate-adjust", "Rate adjust",
+          "Factor on the output rate (clock-drift correction): 1.0001 makes "
+          "100 ppm more output frames; 0.95 to 1.05, slewed at 10000 ppm/s "
+          "while playing; other values are refused with a warning",
+          0.0, G_MAXDOUBLE, 1.0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           GST_CLR_DEVICE_BLURB,
@@ -367,6 +431,7 @@ gst_cl_resample_init (GstClResample * self)
   self->phase = GST_CL_RESAMPLE_PHASE_LINEAR;
   self->max_hold = DEFAULT_MAX_HOLD;
   self->device_spec = g_strdup (DEFAULT_DEVICE);
+  self->rate_adjust = 1.0;
   gst_clr_run_reset (&self->run);
   self->join_frame = G_MAXUINT64;
   gst_clr_builder_init (&self->builder, "clr-build",
@@ -389,12 +454,41 @@ gst_cl_resample_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* A factor outside CLR_ADJUST_MIN .. CLR_ADJUST_MAX is refused with a
+ * warning the application sees on the bus, and the stream goes on at the
+ * factor it had. Where the factor lands in the stream: see
+ * gst_cl_resample_before_transform (). */
+static void
+gst_cl_resample_set_rate_adjust (GstClResample * self, gdouble adjust)
+{
+  gdouble was;
+
+  if (!(adjust >= CLR_ADJUST_MIN && adjust <= CLR_ADJUST_MAX)) {
+    GST_OBJECT_LOCK (self);
+    was = self->rate_adjust;
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("rate-adjust %g is out of range: it must be between %g and %g "
+            "(+-5 %%); the stream goes on at %.9g", adjust, CLR_ADJUST_MIN,
+            CLR_ADJUST_MAX, was), ("refused rate-adjust=%.17g", adjust));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  self->adjust_changed |= self->rate_adjust != adjust;
+  self->rate_adjust = adjust;
+  GST_OBJECT_UNLOCK (self);
+}
+
 static void
 gst_cl_resample_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstClResample *self = GST_CL_RESAMPLE (object);
 
+  if (prop_id == PROP_RATE_ADJUST) {
+    gst_cl_resample_set_rate_adjust (self, g_value_get_double (value));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_QUALITY:
@@ -452,6 +546,9 @@ gst_cl_resample_get_property (GObject * object, guint prop_id,
       break;
     case PROP_MAX_HOLD:
       g_value_set_uint64 (value, self->max_hold);
+      break;
+    case PROP_RATE_ADJUST:
+      g_value_set_double (value, self->rate_adjust);
       break;
     case PROP_DEVICE:
       g_value_set_string (value, self->device_spec);
@@ -511,6 +608,8 @@ gst_cl_resample_stop (GstBaseTransform * trans)
   /* a change still being built belongs to this run */
   gst_clr_builder_cancel (&self->builder);
   g_clear_pointer (&self->engine, clr_engine_free);
+  /* the next start takes the exact ratio again where rate-adjust is 1.0 */
+  self->variable = self->engine_variable = FALSE;
   gst_cl_resample_publish_latency (self);
   gst_clr_input_batch_clear (&self->held);
   gst_clr_close_device (GST_ELEMENT (self), &self->device);
@@ -687,6 +786,23 @@ gst_cl_resample_note_flow (GstClResample * self, GstFlowReturn ret)
   return gst_clr_run_note_flow (&self->run, GST_OBJECT (self), ret);
 }
 
+/* The lowest factor a filter built for `adjust` serves (CLR_ADJUST_GUARD) */
+static gdouble
+adjust_low_for (gdouble adjust)
+{
+  return MAX (CLR_ADJUST_MIN, MIN (1.0, adjust) * (1.0 - CLR_ADJUST_GUARD));
+}
+
+/* The variable ratio's part of cfg: a fixed ratio unless `variable` */
+static void
+config_variable (ClrEngineConfig * cfg, gboolean variable, gdouble adjust,
+    gdouble adjust_low)
+{
+  cfg->variable = variable;
+  cfg->adjust = variable ? adjust : 0.0;
+  cfg->adjust_low = variable ? adjust_low : 0.0;
+}
+
 static gboolean config_from_info (const GstAudioInfo * in,
     const GstAudioInfo * out, gint quality, guint taps, gdouble cutoff,
     GstClResamplePhase phase, ClrEngineConfig * cfg);
@@ -707,6 +823,10 @@ gst_cl_resample_engine_like (GstClResample * self, ClrDevice * dev,
     g_set_error (err, CLR_ERROR, CLR_ERROR_INVALID, "unsupported format");
     return NULL;
   }
+  /* the ratio and filter of the engine in use: its factor and slew carry
+   * over through the continuation */
+  config_variable (&cfg, clr_engine_is_variable (self->engine),
+      clr_engine_get_adjust_target (self->engine), self->engine_adjust_low);
   engine = clr_engine_new (dev, &cfg, err);
   if (engine && !clr_engine_continue_from (engine, self->engine, err))
     g_clear_pointer (&engine, clr_engine_free);
@@ -967,6 +1087,8 @@ config_from_info (const GstAudioInfo * in, const GstAudioInfo * out,
     gint quality, guint taps, gdouble cutoff, GstClResamplePhase phase,
     ClrEngineConfig * cfg)
 {
+  /* a fixed ratio unless config_variable () says otherwise */
+  config_variable (cfg, FALSE, 0.0, 0.0);
   cfg->phase = phase_alpha (phase);
   cfg->quality = quality;
   cfg->taps = taps;
@@ -1002,18 +1124,22 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
   guint taps;
   gdouble cutoff;
   GstClResamplePhase phase;
+  gdouble adjust;
 
   GST_OBJECT_LOCK (self);
   quality = self->quality;
   taps = self->taps;
   cutoff = self->cutoff;
   phase = self->phase;
+  adjust = self->rate_adjust;
+  self->adjust_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
   if (!config_from_info (&self->in_info, &self->out_info, quality, taps,
           cutoff, phase, &cfg)) {
     g_set_error (err, CLR_ERROR, CLR_ERROR_INVALID, "unsupported format");
     return NULL;
   }
+  config_variable (&cfg, self->variable, adjust, adjust_low_for (adjust));
   engine = clr_engine_new (dev, &cfg, err);
   if (engine && old && !clr_engine_continue_from (engine, old, err))
     g_clear_pointer (&engine, clr_engine_free);
@@ -1023,6 +1149,8 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
     self->engine_taps = taps;
     self->engine_cutoff = cutoff;
     self->engine_phase = phase;
+    self->engine_adjust_low = self->queued_adjust_low = cfg.adjust_low;
+    self->engine_variable = cfg.variable;
   }
   return engine;
 }
@@ -1104,6 +1232,7 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
   guint taps;
   gdouble cutoff;
   GstClResamplePhase phase;
+  gdouble adjust, low;
 
   GST_OBJECT_LOCK (self);
   job->spec = g_strdup (self->device_spec);
@@ -1111,8 +1240,13 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
   taps = self->taps;
   cutoff = job->cutoff = self->cutoff;
   phase = job->phase = self->phase;
+  adjust = self->rate_adjust;
   self->props_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
+  /* a variable ratio's filter reaches at least as low as the running
+   * one's: a new filter for a lower factor, never a narrower one */
+  low = self->variable ? MIN (adjust_low_for (adjust),
+      self->engine_variable ? self->engine_adjust_low : 1.0) : 0.0;
 
   job->current = self->device ? clr_device_ref (self->device) : NULL;
   job->new_device = !job->current || (g_strcmp0 (job->spec,
@@ -1120,12 +1254,16 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
       && g_strcmp0 (job->spec, self->device_spec_failed));
   job->filter_changed = quality != self->engine_quality
       || taps != self->engine_taps || cutoff != self->engine_cutoff
-      || phase != self->engine_phase;
+      || phase != self->engine_phase || self->variable !=
+      self->engine_variable || (self->variable
+      && low != self->engine_adjust_low);
   job->in_info = self->in_info;
   job->out_info = self->out_info;
   job->build = self->engine && (job->filter_changed || job->new_device)
       && config_from_info (&self->in_info, &self->out_info, quality, taps,
       cutoff, phase, &job->cfg);
+  config_variable (&job->cfg, self->variable, adjust, low);
+  self->queued_adjust_low = job->build ? low : self->engine_adjust_low;
   if (job->build && self->run.started) {
     job->snap = clr_engine_snapshot (self->engine, NULL);
     job->run_serial = self->run_serial;
@@ -1145,8 +1283,9 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   ClrEngineConfig cfg;
   ClrEngine *old = NULL;
   GError *err = NULL;
-  gboolean resampling;
+  gboolean resampling, continuing, variable;
   gint old_rate = 0;
+  gdouble adjust;
 
   if (!gst_audio_info_from_caps (&in, incaps)
       || !gst_audio_info_from_caps (&out, outcaps))
@@ -1157,12 +1296,21 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       || !config_from_info (&in, &out, CLR_QUALITY_DEFAULT, 0, 0.0,
           GST_CL_RESAMPLE_PHASE_LINEAR, &cfg))
     goto invalid_caps;
-  resampling = cfg.in_rate != cfg.out_rate;
+  GST_OBJECT_LOCK (self);
+  adjust = self->rate_adjust;
+  GST_OBJECT_UNLOCK (self);
+  /* A new input takes the exact ratio of its caps where rate-adjust is
+   * exactly 1.0; a stream continued at a new output rate keeps the
+   * variable ratio it had. Equal rates pass through only on the exact
+   * ratio. */
+  continuing = self->engine && self->run.started
+      && gst_audio_info_is_equal (&in, &self->in_info);
+  variable = adjust != 1.0 || (continuing && self->variable);
+  resampling = cfg.in_rate != cfg.out_rate || variable;
   if (resampling && !clr_engine_config_validate (&cfg, &err))
     goto refused;
 
-  if (self->engine && self->run.started && resampling
-      && gst_audio_info_is_equal (&in, &self->in_info)) {
+  if (continuing && resampling) {
     /* Only the output rate changes (a RECONFIGURE from downstream): the new
      * filter picks up the running stream where the old one is, after what
      * came at the old rate. */
@@ -1185,9 +1333,11 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gst_clr_input_batch_configure (&self->held,
       GST_AUDIO_INFO_LAYOUT (&in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED,
       GST_AUDIO_INFO_CHANNELS (&in), clr_format_size (cfg.format));
+  self->variable = variable;
 
   if (!resampling) {
     GST_INFO_OBJECT (self, "equal rates (%u Hz): passthrough", cfg.in_rate);
+    self->engine_variable = FALSE;
     gst_base_transform_set_passthrough (trans, TRUE);
     gst_cl_resample_publish_latency (self);
     return TRUE;
@@ -1280,8 +1430,11 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
     self->engine_taps = job->cfg.taps;
     self->engine_cutoff = job->cutoff;
     self->engine_phase = job->phase;
-    GST_DEBUG_OBJECT (self, "new filter: quality %d, taps %u",
-        job->cfg.quality, job->cfg.taps);
+    self->engine_variable = job->cfg.variable;
+    self->engine_adjust_low = job->cfg.adjust_low;
+    GST_DEBUG_OBJECT (self, "new filter: quality %d, taps %u%s",
+        job->cfg.quality, job->cfg.taps, job->cfg.variable ?
+        ", variable ratio" : "");
     gst_cl_resample_publish_latency (self);
   }
   if (job->new_device) {
@@ -1425,19 +1578,64 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf,
       && gst_cl_resample_ahead_of_clock (self, buf, lead);
 }
 
+/* Equal rates passed through until rate-adjust left 1.0: an engine of a
+ * variable ratio from this buffer on, its run starting here. The filter
+ * has no history of what passed through, so its first K/2 outputs fade in
+ * from silence (a few ms); set rate-adjust before the stream starts to
+ * have none of that. */
+static void
+gst_cl_resample_leave_passthrough (GstClResample * self)
+{
+  GError *err = NULL;
+
+  self->engine = gst_cl_resample_build_engine (self, self->device, NULL,
+      &err);
+  if (!self->engine) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("Could not apply rate-adjust; passing through at the caps' rate"),
+        ("%s", err->message));
+    g_clear_error (&err);
+    self->variable = FALSE;
+    return;
+  }
+  gst_cl_resample_reset_stream (self);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+  gst_cl_resample_publish_latency (self);
+}
+
 /* Runs before basetransform sizes the output buffer: a discontinuity drains
  * the old run here, so the new run's output size is what gets allocated. */
 static void
 gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
-  gboolean held_before = self->may_hold, changed;
+  gboolean held_before = self->may_hold, changed, adjust_changed;
   GstClockTime max_hold, lead = 0;
+  gdouble adjust;
 
   GST_OBJECT_LOCK (self);
   max_hold = self->max_hold;
   changed = self->props_changed;
+  adjust = self->rate_adjust;
+  adjust_changed = self->adjust_changed;
+  self->adjust_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
+  /* The first factor other than 1.0 leaves the exact ratio for a variable
+   * one: a new engine continues the stream, built off this thread as for a
+   * change of quality, while the exact one plays on. A factor below what
+   * the variable filter serves without aliasing has one built for it. */
+  if (adjust_changed && adjust != 1.0 && !self->engine_variable
+      && GST_AUDIO_INFO_IS_VALID (&self->in_info)) {
+    /* (again after a switch that failed: each new value tries anew) */
+    self->variable = TRUE;
+    if (gst_base_transform_is_passthrough (trans))
+      gst_cl_resample_leave_passthrough (self);
+    else
+      changed = TRUE;
+  }
+  if (self->engine_variable && adjust < MIN (self->engine_adjust_low,
+          self->queued_adjust_low))
+    changed = TRUE;
   /* asked even at max-hold 0: it learns whether upstream is live when a
    * run starts */
   self->may_hold = gst_cl_resample_may_hold (self, buf, &lead)
@@ -1461,6 +1659,10 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   if (changed)
     gst_cl_resample_queue_rebuild (self);
   gst_cl_resample_apply_properties (self, buf);
+  /* the factor from this buffer on, slewed (clr_engine_set_adjust ()):
+   * here, so that transform_size () and transform () count the same */
+  if (self->engine && self->engine_variable)
+    clr_engine_set_adjust (self->engine, adjust);
 
   if (!self->engine || !self->run.started)
     return;

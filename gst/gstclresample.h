@@ -38,6 +38,8 @@ struct _GstClResample
   GstClockTime max_hold;
   gchar *device_spec;
   gboolean props_changed;       /* applied at the next buffer */
+  gdouble rate_adjust;          /* the factor on the output rate asked for */
+  gboolean adjust_changed;      /* rate_adjust set while running */
 
   /* streaming state, only touched from the streaming thread (and from
    * start/stop, which basetransform serialises with it) */
@@ -52,6 +54,15 @@ struct _GstClResample
   guint engine_taps;
   gdouble engine_cutoff;
   GstClResamplePhase engine_phase;
+  /* the running stream's ratio is variable (rate-adjust): set from the
+   * first rate-adjust other than exactly 1.0 until the next new input
+   * caps or stop (gst_cl_resample_set_caps ()), so that a return to 1.0
+   * slews back within the same engine instead of switching filters */
+  gboolean variable;
+  gboolean engine_variable;     /* the engine in use runs one */
+  /* the lowest factor the running (and the queued) engine's filter serves
+   * without aliasing (ClrEngineConfig.adjust_low) */
+  gdouble engine_adjust_low, queued_adjust_low;
   /* live changes of quality, taps and device: the new engine (and device)
    * built on a thread of its own while the old one plays on */
   GstClrBuilder builder;

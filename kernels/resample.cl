@@ -289,7 +289,8 @@ locate (ulong pos, ulong I, ulong * p)
 
 /* The output frame i and channel c of a one-channel work-item, its phase
  * p, and its taps x in the window */
-#define CLR_LOCATE()                                                    \
+#define CLR_LOCATE() CLR_LOCATE_BY (D)
+#define CLR_LOCATE_BY(STEP)                                             \
   CLR_STREAM ();                                                        \
   const uint i = get_global_id (0);                                     \
   const uint c = get_global_id (1);                                     \
@@ -297,7 +298,13 @@ locate (ulong pos, ulong I, ulong * p)
     return;                                                             \
   ulong p;                                                              \
   __global const win_t *x = win + c * w_cstride + first_tap +           \
-      locate (phase0 + (ulong) i * D, I, &p)
+      locate (phase0 + (ulong) i * (STEP), I, &p)
+
+/* The interpolating kernels' step an output: the stream's own where its
+ * row has one (a variable ratio: gst/core/resample/clr-engine.h,
+ * CLR_VAR_I), so that streams whose ratios drift apart still share a
+ * launch; else the launch's D. In a kernel after CLR_STREAM (). */
+#define ROW_STEP (s_row[9] ? s_row[9] : D)
 
 /* ---- One channel a work-item: table, interp ---------------------------- */
 
@@ -351,7 +358,7 @@ clr_resample_table (CLR_KERNEL_ARGS)
 __kernel void
 clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 {
-  CLR_LOCATE ();
+  CLR_LOCATE_BY (ROW_STEP);
   const ulong pg = p * grid;
   const ulong q0 = pg / I;
   const acc_t u = (acc_t) (pg - q0 * I) / (acc_t) I;
@@ -427,7 +434,7 @@ clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
   if (i >= n_out || c0 >= channels)
     return;
   ulong p;
-  const ulong adv = locate (phase0 + (ulong) i * D, I, &p);
+  const ulong adv = locate (phase0 + (ulong) i * ROW_STEP, I, &p);
   const uint c1 = c0 + 1 < channels ? c0 + 1 : c0;
   __global const win_t *x0 = win + c0 * w_cstride + first_tap + adv;
   __global const win_t *x1 = win + c1 * w_cstride + first_tap + adv;

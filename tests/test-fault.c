@@ -1167,6 +1167,55 @@ test_resample_failover_fft (void)
   g_free (clean);
 }
 
+/* A variable ratio (rate-adjust, issue 48) moves as well: its position,
+ * step and filter go with the stream (clr_engine_continue_from ()), and
+ * the call that failed is finished on the new device
+ * (clr_engine_process_rest (), clr_engine_drain_rest ()). At the first
+ * launch, mid-stream and at the drain (20 buffers: 20 launches, then the
+ * drain's), each moved stream ends in EOS with the variable ratio's count
+ * (the output frames whose position m * D / 2^32 lies before the input's
+ * end), contiguous, bit for bit the run without a fault; a device=1
+ * stream beside them sees nothing. */
+static void
+test_resample_failover_variable (void)
+{
+  static const gchar *faults[] = { "clEnqueueNDRangeKernel:1+",
+    "clEnqueueNDRangeKernel:9+", "clEnqueueNDRangeKernel:21+"
+  };
+  static const gchar *props = "rate-adjust=1.0001";
+  const guint64 step = (guint64) llround (4294967296.0 * 44100 / (48000 *
+          1.0001));
+  const guint64 frames = (((guint64) 20 * 1024 << 32) + step - 1) / step;
+  gchar *clean;
+  Seen seen[MAX_STREAMS];
+  Child *c;
+  guint f;
+
+  if (!have_shim ())
+    return;
+  c = run_failover ("auto", 20, 48000, props, NULL, seen);
+  g_assert_cmpstr (seen[0].end, ==, "eos");
+  g_assert_cmpuint (seen[0].bytes, ==, frames * 2 * sizeof (float));
+  g_assert_cmpuint (seen[0].warnings, ==, 0);
+  clean = g_strdup (seen[0].sum);
+  child_free (c);
+  for (f = 0; f < G_N_ELEMENTS (faults); f++) {
+    guint i;
+
+    c = run_failover ("auto,1", 20, 48000, props, faults[f], seen);
+    for (i = 0; i < 2; i++) {
+      g_assert_cmpstr (seen[i].end, ==, "eos");
+      g_assert_cmpuint (seen[i].bytes, ==, frames * 2 * sizeof (float));
+      g_assert_cmpuint (seen[i].disconts, ==, 0);
+      g_assert_cmpuint (seen[i].holes, ==, 0);
+      g_assert_cmpstr (seen[i].sum, ==, clean);
+      g_assert_cmpuint (seen[i].warnings, ==, i == 0 ? 1 : 0);
+    }
+    child_free (c);
+  }
+  g_free (clean);
+}
+
 /* CLR_FAULT_DEVICE: the rules count and fail only the calls on that
  * device, its queue's and its own; all:N+ counts every call together */
 static void
@@ -1276,5 +1325,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fault/resample-failover-fft",
       test_resample_failover_fft);
   g_test_add_func ("/fault/resample-named-lost", test_resample_named_lost);
+  g_test_add_func ("/fault/resample-failover-variable",
+      test_resample_failover_variable);
   return g_test_run ();
 }

@@ -91,6 +91,10 @@ enum {
   CLR_ROW_O_FSTRIDE,
   CLR_ROW_O_CSTRIDE,
   CLR_ROW_ALIGN,
+  CLR_ROW_STEP,                 /* the interpolating kernels' step D an
+                                 * output, a variable ratio's own (so that
+                                 * streams of different ratios share a
+                                 * launch); 0: the launch's D */
 };
 
 typedef struct {

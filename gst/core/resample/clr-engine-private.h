@@ -14,6 +14,21 @@ G_BEGIN_DECLS
 
 typedef struct _ClrFftPath ClrFftPath;
 
+/* A variable ratio's state (clr-engine.h, CLR_VAR_I): the position of the
+ * next output frame (out_total) as input frame n plus p / CLR_VAR_I,
+ * moved on after every job; the step D an output; the factor it came
+ * from and the one it slews to, one slew step a grid cell of `cell`
+ * input frames (at most one a cell: `stepped` is the input frame of the
+ * last, so that a call of no input, or one that failed on its device and
+ * is finished by a successor, does not step twice). */
+typedef struct {
+  int64_t n;
+  uint64_t p;
+  uint64_t step;
+  double adjust, target;
+  int64_t stepped;
+} ClrVar;
+
 struct _ClrEngine {
   ClrDevice *dev;
   ClrEngineConfig cfg;
@@ -42,6 +57,9 @@ struct _ClrEngine {
                                  * the kernels of resample.cl */
   gboolean paced;               /* clr_engine_set_paced () */
   gboolean device_failed;       /* clr_engine_device_failed () */
+  gboolean var;                 /* a variable ratio: cfg.variable */
+  ClrVar v;
+  uint32_t cell;                /* input frames a slew step */
 };
 
 /* The window takes n_in frames of input (of silence: in == NULL) and the

@@ -13,6 +13,7 @@
  * staging, and the kernel, shared with every stream of the same
  * configuration, runs once for the whole batch.
  */
+#include <math.h>
 #include <string.h>
 #include "clr-engine-private.h"
 #include "conv/clr-conv.h"
@@ -63,6 +64,15 @@ clr_engine_config_validate (const ClrEngineConfig * cfg, GError ** error)
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "The phase must be between 0 (linear) and 1 (minimum) (got %g)",
         cfg->phase);
+    return FALSE;
+  }
+  if (cfg->variable && !((cfg->adjust == 0.0 || (cfg->adjust >= CLR_ADJUST_MIN
+                  && cfg->adjust <= CLR_ADJUST_MAX))
+          && (cfg->adjust_low == 0.0 || (cfg->adjust_low >= CLR_ADJUST_MIN
+                  && cfg->adjust_low <= CLR_ADJUST_MAX)))) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
+        "The rate adjust must be between %g and %g (got %g, filter for %g)",
+        CLR_ADJUST_MIN, CLR_ADJUST_MAX, cfg->adjust, cfg->adjust_low);
     return FALSE;
   }
   if (!(cfg->cutoff == 0.0 || (cfg->cutoff >= CLR_CUTOFF_MIN
@@ -223,12 +233,15 @@ static char *
 kernel_key (ClrEngine * e, const ClrTuning * tuning)
 {
   char *options = build_options (e, tuning);
+  /* (a variable ratio's filter also depends on the factor it is built
+   * down to: its fc) */
   char *key = g_strdup_printf ("%s|%s|%u>%u|q%d|k%u|c%.17g|ph%.17g|ch%u|ls%"
-      G_GSIZE_FORMAT "|l%u|s%u|i%d", options, e->plan.kernel, e->cfg.in_rate,
-      e->cfg.out_rate, e->filter.quality, e->filter.taps, e->filter.cutoff,
-      e->filter.phase, e->cfg.channels,
+      G_GSIZE_FORMAT "|l%u|s%u|i%d%s%.17g", options, e->plan.kernel,
+      e->cfg.in_rate, e->cfg.out_rate, e->filter.quality, e->filter.taps,
+      e->filter.cutoff, e->filter.phase, e->cfg.channels,
       e->plan.local_size, e->plan.lead, e->plan.span,
-      e->bank.interpolated);
+      e->bank.interpolated, e->var ? "|var" : "", e->var ? e->filter.fc :
+      0.0);
 
   g_free (options);
   return key;
@@ -280,6 +293,115 @@ make_kernel (gpointer data, ClrSchedKernelInfo * info, GError ** error)
   return TRUE;
 }
 
+/* A variable ratio's step an output frame for the factor `adjust` */
+static uint64_t
+var_step (ClrEngine * e, double adjust)
+{
+  return (uint64_t) llround ((double) CLR_VAR_I * e->cfg.in_rate /
+      ((double) e->cfg.out_rate * adjust));
+}
+
+/* Outputs from v's next on whose input position n(m) is <= last: with
+ * span = (last - v->n + 1) * I, those j with v->p + j * step < span */
+static uint64_t
+var_count (const ClrVar * v, int64_t last)
+{
+  uint64_t span;
+
+  if (last < v->n)
+    return 0;
+  span = (uint64_t) (last - v->n + 1) << 32;
+  return (span - v->p + v->step - 1) / v->step;
+}
+
+/* v's origin moved on by j outputs: the position stays exact */
+static void
+var_position (const ClrVar * v, uint64_t j, int64_t * n, uint64_t * p)
+{
+  const uint64_t pos = v->p + j * v->step;
+
+  *n = v->n + (int64_t) (pos >> 32);
+  *p = pos & (CLR_VAR_I - 1);
+}
+
+static void
+var_advance (ClrVar * v, uint64_t j)
+{
+  var_position (v, j, &v->n, &v->p);
+}
+
+/* The next job's input, len frames at most from input frame `at`: where
+ * the factor slews, one step at the start of each cell of e->cell frames
+ * (once: v->stepped), and no job across a cell's end, so that the steps
+ * fall where they would however the input is cut into buffers. */
+static size_t
+var_chunk (ClrEngine * e, ClrVar * v, int64_t at, size_t len)
+{
+  const double most = CLR_ADJUST_SLEW_PPM * 1e-6 * e->cell / e->cfg.in_rate;
+  double d;
+
+  if (v->adjust == v->target)
+    return len;
+  if (at % e->cell == 0 && v->stepped != at) {
+    d = v->target - v->adjust;
+    v->adjust = fabs (d) <= most ? v->target : v->adjust + (d > 0 ? most :
+        -most);
+    v->step = var_step (e, v->adjust);
+    v->stepped = at;
+  }
+  return MIN (len, (size_t) (e->cell - at % e->cell));
+}
+
+/* The input position of output out_total + j */
+static void
+position (ClrEngine * e, uint64_t j, int64_t * n, uint64_t * p)
+{
+  if (e->var)
+    var_position (&e->v, j, n, p);
+  else
+    clr_ratio_position (&e->ratio, e->out_total + j, n, p);
+}
+
+gboolean
+clr_engine_set_adjust (ClrEngine * e, double adjust)
+{
+  if (!e->var || !(adjust >= CLR_ADJUST_MIN && adjust <= CLR_ADJUST_MAX))
+    return FALSE;
+  e->v.target = adjust;
+  /* nothing played yet: no slew from a factor nobody heard */
+  if (e->in_total == 0 && e->out_total == 0) {
+    e->v.adjust = adjust;
+    e->v.step = var_step (e, adjust);
+  }
+  return TRUE;
+}
+
+double
+clr_engine_get_adjust (ClrEngine * e)
+{
+  return e->var ? e->v.adjust : 1.0;
+}
+
+double
+clr_engine_get_adjust_target (ClrEngine * e)
+{
+  return e->var ? e->v.target : 1.0;
+}
+
+gboolean
+clr_engine_is_variable (ClrEngine * e)
+{
+  return e->var;
+}
+
+void
+clr_engine_get_position (ClrEngine * e, int64_t * n, uint64_t * phase,
+    uint64_t * denom)
+{
+  position (e, 0, n, phase);
+  *denom = e->ratio.I;
+}
+
 ClrEngine *
 clr_engine_new (ClrDevice * dev, const ClrEngineConfig * cfg, GError ** error)
 {
@@ -309,9 +431,29 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
         clr_device_get_name (dev));
     goto failed;
   }
+  e->var = cfg->variable;
   clr_ratio_init (&e->ratio, cfg->in_rate, cfg->out_rate);
-  clr_filter_design_cut (&e->filter, &e->ratio, cfg->quality, cfg->taps,
-      cfg->cutoff);
+  if (e->var) {
+    /* The filter of the lowest output rate it serves: its lower Nyquist
+     * min (in, out * adjust_low) / 2, so that no factor down to
+     * adjust_low aliases. The ratio then is the variable one's: I =
+     * CLR_VAR_I, D its nominal step (clr-engine.h). */
+    ClrRatio design;
+    double low = cfg->adjust_low > 0.0 ? cfg->adjust_low : 1.0;
+
+    clr_ratio_init (&design, cfg->in_rate, (uint32_t) MIN (cfg->out_rate,
+            floor (cfg->out_rate * low)));
+    clr_filter_design_cut (&e->filter, &design, cfg->quality, cfg->taps,
+        cfg->cutoff);
+    e->ratio.I = CLR_VAR_I;
+    e->ratio.D = var_step (e, 1.0);
+    e->cell = MAX (1, cfg->in_rate / CLR_ADJUST_SLEW_STEPS);
+    e->v.adjust = e->v.target = cfg->adjust > 0.0 ? cfg->adjust : 1.0;
+    e->v.step = var_step (e, e->v.adjust);
+  } else {
+    clr_filter_design_cut (&e->filter, &e->ratio, cfg->quality, cfg->taps,
+        cfg->cutoff);
+  }
   if (!clr_filter_set_phase (&e->filter, &e->ratio, cfg->phase)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "Out of host memory "
         "for the %s-phase design of %u taps a phase (it takes up to %u "
@@ -339,7 +481,9 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   {
     uint64_t frame = (uint64_t) cfg->channels * e->ssize;
     uint64_t by_in = CLR_CHUNK_BYTES / frame;
-    uint64_t by_out = by_in * e->ratio.D / e->ratio.I;
+    /* (a variable ratio's I * by_in would pass 2^64) */
+    uint64_t by_out = e->var ? (uint64_t) ((double) by_in * cfg->in_rate /
+        (cfg->out_rate * CLR_ADJUST_MAX)) : by_in * e->ratio.D / e->ratio.I;
     e->chunk_in = (size_t) MAX (64, MIN (by_in, by_out));
   }
   clr_log (CLR_LOG_INFO, "%u -> %u Hz (I/D = %" G_GUINT64_FORMAT "/%"
@@ -487,6 +631,10 @@ clr_engine_reset (ClrEngine * e)
   e->in_total = 0;
   e->out_total = 0;
   e->drained = FALSE;
+  /* a new stream starts on input frame 0 at the factor it slewed to */
+  e->v.n = 0;
+  e->v.p = 0;
+  e->v.stepped = -1;
   if (e->fft) {
     clr_fft_reset (e);
     return;
@@ -505,14 +653,38 @@ clr_engine_get_company (ClrEngine * e)
   return e->sched ? clr_sched_get_company (e->sched) : 1;
 }
 
+/* A variable ratio's clr_engine_out_frames (): the jobs
+ * clr_engine_process () will run, their steps and slew with them */
+static size_t
+var_out_frames (ClrEngine * e, size_t in_frames)
+{
+  ClrVar v = e->v;
+  int64_t at = e->in_total;
+  size_t len, total = 0;
+  uint64_t n;
+
+  do {
+    len = var_chunk (e, &v, at, MIN (in_frames, e->chunk_in));
+    n = var_count (&v, at + (int64_t) len - 1 - e->lag);
+    var_advance (&v, n);
+    total += n;
+    at += len;
+    in_frames -= len;
+  } while (in_frames > 0);
+  return total;
+}
+
 size_t
 clr_engine_out_frames (ClrEngine * e, size_t in_frames)
 {
   int64_t last = e->in_total + (int64_t) in_frames - 1 - e->lag;
-  uint64_t upto = clr_ratio_out_upto (&e->ratio, last);
+  uint64_t upto;
 
   if (e->drained)
     return 0;
+  if (e->var)
+    return var_out_frames (e, in_frames);
+  upto = clr_ratio_out_upto (&e->ratio, last);
   return upto > e->out_total ? (size_t) (upto - e->out_total) : 0;
 }
 
@@ -521,6 +693,10 @@ clr_engine_drain_frames (ClrEngine * e)
 {
   if (e->drained)
     return 0;
+  /* a variable ratio: the outputs before the input's end at the step of
+   * now (a drain does not slew) */
+  if (e->var)
+    return (size_t) var_count (&e->v, e->in_total - 1);
   return (size_t) (clr_ratio_out_total (&e->ratio, e->in_total) -
       e->out_total);
 }
@@ -561,7 +737,7 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   size_t c;
   gboolean ok;
 
-  clr_ratio_position (&e->ratio, e->out_total, &n0, &p0);
+  position (e, 0, &n0, &p0);
   job.kern = e->kern;
   job.win_bytes = (e->plan.iv ? frames : pitch) * ch * ws;
   job.win_sample = ws;
@@ -580,6 +756,7 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   job.row[CLR_ROW_O_CSTRIDE] = e->cfg.planar ? n_out : 1;
   /* the stream index of the first tap, mod 4 */
   job.row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - behind + 1) % 4 + 4) % 4);
+  job.row[CLR_ROW_STEP] = e->var ? e->v.step : 0;
   /* the device memory the job takes in its batch, against the budget */
   if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,
           "input window and output", error))
@@ -643,7 +820,7 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
   *out_frames = 0;
   /* Keep what the next output needs: frames from j1 = n(m1) - K/2 + 1,
    * and `back` more. */
-  clr_ratio_position (&e->ratio, e->out_total + n_out, &n1, &p1);
+  position (e, n_out, &n1, &p1);
   j1 = n1 - behind + 1 - (int64_t) e->plan.back;
   g_assert (j1 >= e->win_start && j1 <= in_end);
   skip = (size_t) (j1 - e->win_start);
@@ -676,6 +853,8 @@ push (ClrEngine * e, const void *const *in, size_t n_in, size_t n_out,
   }
 
   e->in_total = in_end;
+  if (e->var)
+    var_advance (&e->v, n_out);
   e->out_total += n_out;
   e->win_start = j1;
   e->win_len = keep;
@@ -713,8 +892,11 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   *out_frames = 0;
   do {
     len = MIN (in_frames, e->chunk_in);
+    if (e->var)
+      len = var_chunk (e, &e->v, e->in_total, len);
     if (!(e->fft ? clr_fft_push : push) (e, in ? ip : NULL, len,
-            clr_engine_out_frames (e, len), op, &n, error))
+            e->var ? var_count (&e->v, e->in_total + (int64_t) len - 1 -
+                e->lag) : clr_engine_out_frames (e, len), op, &n, error))
       return FALSE;
     for (c = 0; c < n_planes; c++) {
       ip[c] = in ? (const char *) ip[c] + len * step : NULL;
@@ -738,6 +920,12 @@ struct _ClrEngineSnapshot {
   size_t len;
   uint64_t silent_tail;
   char *host;
+  /* the input position of its next output, n + p / denom, and a variable
+   * ratio's state */
+  int64_t pos_n;
+  uint64_t pos_p, pos_denom;
+  gboolean var;
+  ClrVar v;
 };
 
 ClrEngineSnapshot *
@@ -750,6 +938,9 @@ clr_engine_snapshot (ClrEngine * old, GError ** error)
       && old->hist.start < old->win_start);
 
   s->cfg = old->cfg;
+  s->var = old->var;
+  s->v = old->v;
+  clr_engine_get_position (old, &s->pos_n, &s->pos_p, &s->pos_denom);
   s->drained = old->drained;
   s->in_total = old->in_total;
   s->out_total = old->out_total;
@@ -809,7 +1000,27 @@ clr_engine_continue_from_snapshot (ClrEngine * e,
     return FALSE;
   }
   k0 = successor_first_out (e, s->out_total, s->cfg.out_rate);
-  clr_ratio_position (&e->ratio, k0, &n0, &p0);
+  if (e->var) {
+    /* exactly where the stream is: its next output's position (a fixed
+     * ratio's phase to the nearest 2^-32 below), at the factor it plays
+     * at (a fixed one's 1.0) slewing to the same target as before, or to
+     * this engine's own after a fixed ratio */
+    e->v.n = s->pos_n;
+    e->v.p = s->pos_denom == CLR_VAR_I ? s->pos_p :
+        (s->pos_p << 32) / s->pos_denom;
+    e->v.adjust = s->var ? s->v.adjust : 1.0;
+    e->v.target = s->var ? s->v.target : e->v.target;
+    e->v.stepped = s->var ? s->v.stepped : -1;
+    e->v.step = var_step (e, e->v.adjust);
+    n0 = e->v.n;
+  } else if (s->var) {
+    /* its timeline has left the rational grid for good */
+    g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID, "A fixed-ratio "
+        "resampler cannot continue a stream of a variable ratio");
+    return FALSE;
+  } else {
+    clr_ratio_position (&e->ratio, k0, &n0, &p0);
+  }
   j0 = n0 - behind + 1 - back;
   start = MIN (j0, s->start);
   pad = (size_t) (s->start - start);
@@ -900,7 +1111,7 @@ clr_engine_drain (ClrEngine * e, void *const *out, size_t * out_frames,
     return TRUE;
   }
   /* lag frames of silence complete the support of the last output frame */
-  ok = (e->fft ? clr_fft_push : push) (e, NULL, e->lag,
+  ok = (e->fft ? clr_fft_push : push) (e, NULL, e->lag, e->var ? want :
       MIN (want, clr_engine_out_frames (e, e->lag)), out, out_frames, error);
   /* not where the device failed: a successor continues the stream from
    * here and drains it (clr_engine_drain_rest ()) */

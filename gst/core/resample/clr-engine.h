@@ -27,6 +27,30 @@ G_BEGIN_DECLS
 /* A conversion may change the rate by at most this factor either way. */
 #define CLR_RATIO_MAX 1024u
 
+/* Variable ratio (rate adjust, issue 48). The output rate is out_rate
+ * times a factor `adjust` that may change at any time: no I/D reduces such
+ * a ratio, so a variable engine fixes the phase denominator at
+ * CLR_VAR_I = 2^32 and steps D = round (2^32 * in_rate / (out_rate *
+ * adjust)) input phases an output frame. Positions stay exact integer
+ * math (an origin at the next output, moved on after every job, so no
+ * error accumulates however long the stream); the rate is then exact to
+ * 1/D (0.00025 ppm at 44.1 -> 48 kHz), and an output's time to 2^-32 of an
+ * input sample. 2^32 keeps every product below 2^63: a job's positions
+ * reach (its input frames, at most 2^24) * 2^32, and the kernels' p *
+ * grid 2^42. The coefficients come from the interpolated grid
+ * (clr_resample_interp), as for coprime fixed ratios. */
+#define CLR_VAR_I (G_GUINT64_CONSTANT (1) << 32)
+/* The factors a variable engine takes: +-5 % */
+#define CLR_ADJUST_MIN 0.95
+#define CLR_ADJUST_MAX 1.05
+/* A change of the factor is slewed at this many ppm a second of input,
+ * in steps every millisecond of input (CLR_ADJUST_SLEW_STEPS a second):
+ * +100 ppm takes 10 ms, in steps of 10 ppm; the whole range, 10 s. The
+ * position never jumps, only its speed, so even an unslewed step would
+ * not click; slewing keeps the pitch change of a large step gradual. */
+#define CLR_ADJUST_SLEW_PPM 10000.0
+#define CLR_ADJUST_SLEW_STEPS 1000u
+
 typedef struct {
   uint32_t in_rate;
   uint32_t out_rate;
@@ -44,6 +68,14 @@ typedef struct {
                                  * CLR_CUTOFF_MAX); 0 = from quality */
   double phase;                 /* 0 linear, 0.5 intermediate, 1 minimum
                                  * (clr-phase.h) */
+  gboolean variable;            /* a variable ratio (CLR_VAR_I): the rate
+                                 * adjust may change while running */
+  double adjust;                /* variable: the factor on out_rate the
+                                 * stream starts at (0: 1.0) */
+  double adjust_low;            /* variable: the lowest factor the filter
+                                 * serves without aliasing (0: 1.0): its
+                                 * lower Nyquist is min (in_rate,
+                                 * out_rate * adjust_low) / 2 */
 } ClrEngineConfig;
 
 typedef struct _ClrEngine ClrEngine;
@@ -86,6 +118,23 @@ gboolean clr_engine_get_pinned (ClrEngine * e);
  * and a millisecond), where a throughput-bound stream's jobs never wait.
  * FALSE from the start. */
 void clr_engine_set_paced (ClrEngine * e, gboolean paced);
+
+/* Variable engines only: the factor on the output rate to slew to
+ * (CLR_ADJUST_SLEW_PPM), from the next clr_engine_process () on. Where the
+ * stream has not started (no input since the reset), it applies at once.
+ * FALSE (and nothing changes) outside CLR_ADJUST_MIN .. CLR_ADJUST_MAX or
+ * on a fixed-ratio engine. */
+gboolean clr_engine_set_adjust (ClrEngine * e, double adjust);
+/* The factor in effect now (1.0 on a fixed-ratio engine), and the one it
+ * slews to. */
+double clr_engine_get_adjust (ClrEngine * e);
+double clr_engine_get_adjust_target (ClrEngine * e);
+/* Whether the engine runs a variable ratio (ClrEngineConfig.variable) */
+gboolean clr_engine_is_variable (ClrEngine * e);
+/* The input position of the next output frame, as n + phase / denom (a
+ * variable engine's denom is CLR_VAR_I; a fixed one's I): for tests. */
+void clr_engine_get_position (ClrEngine * e, int64_t * n, uint64_t * phase,
+    uint64_t * denom);
 
 /* Input frames of delay the filter adds: output frame m needs input up to
  * t(m) + K/2. */

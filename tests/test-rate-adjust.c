@@ -1,0 +1,1155 @@
+/* clresample: rate-adjust, a factor on the output rate that may change
+ * while playing (issue 48, items 1 and 7). Real elements, the real OpenCL
+ * device; every count checked is the one the integer position math gives
+ * (clr-engine.h, CLR_VAR_I), every sample against a float64 reference. */
+#include <math.h>
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/audio/audio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include "resample/clr-engine.h"
+#include "clr-reference.h"
+#include "clr-signal.h"
+
+/* The step a variable ratio takes for factor a: 2^32 input phases a
+ * phase, D of them an output frame (clr-engine.h) */
+static guint64
+step_for (int in_rate, int out_rate, double a)
+{
+  return (guint64) llround (4294967296.0 * in_rate / ((double) out_rate * a));
+}
+
+/* Output frames of a whole stream of n input frames at step D: those m
+ * whose position floor (m D / 2^32) lies before the input's end */
+static guint64
+total_for (guint64 n, guint64 D)
+{
+  return ((n << 32) + D - 1) / D;
+}
+
+static gchar *
+caps_for (GstAudioFormat fmt, int rate, int ch)
+{
+  return g_strdup_printf ("audio/x-raw,format=%s,layout=interleaved,"
+      "rate=%d,channels=%d,channel-mask=(bitmask)0",
+      gst_audio_format_to_string (fmt), rate, ch);
+}
+
+static GstHarness *
+harness_for (const char *launch, GstAudioFormat fmt, int ch, int in_rate,
+    int out_rate)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  gchar *in = caps_for (fmt, in_rate, ch), *out = caps_for (fmt, out_rate,
+      ch);
+
+  gst_harness_set_sink_caps_str (h, out);
+  gst_harness_set_src_caps_str (h, in);
+  g_free (in);
+  g_free (out);
+  return h;
+}
+
+static void
+put_sample (guint8 * p, gsize i, GstAudioFormat fmt, double v)
+{
+  switch (fmt) {
+    case GST_AUDIO_FORMAT_F64:
+      ((double *) p)[i] = v;
+      break;
+    case GST_AUDIO_FORMAT_S16:
+      ((gint16 *) p)[i] = (gint16) CLAMP (lrint (v * 32768.0), -32768, 32767);
+      break;
+    default:
+      ((float *) p)[i] = (float) v;
+      break;
+  }
+}
+
+static double
+get_sample (const guint8 * p, gsize i, GstAudioFormat fmt)
+{
+  switch (fmt) {
+    case GST_AUDIO_FORMAT_F64:
+      return ((const double *) p)[i];
+    case GST_AUDIO_FORMAT_S16:
+      return ((const gint16 *) p)[i] / 32768.0;
+    default:
+      return ((const float *) p)[i];
+  }
+}
+
+static gsize
+sample_bytes (GstAudioFormat fmt)
+{
+  return fmt == GST_AUDIO_FORMAT_F64 ? 8 : fmt == GST_AUDIO_FORMAT_S16 ? 2 :
+      4;
+}
+
+/* What came out: every sample (interleaved doubles), the raw bytes, and
+ * each buffer's first frame and stamps */
+typedef struct
+{
+  GArray *data;
+  GByteArray *bytes;
+  GArray *pts, *dur, *frames;
+} Out;
+
+static void
+out_init (Out * o)
+{
+  o->data = g_array_new (FALSE, FALSE, sizeof (double));
+  o->bytes = g_byte_array_new ();
+  o->pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  o->dur = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  o->frames = g_array_new (FALSE, FALSE, sizeof (guint64));
+}
+
+static void
+out_clear (Out * o)
+{
+  g_array_unref (o->data);
+  g_byte_array_unref (o->bytes);
+  g_array_unref (o->pts);
+  g_array_unref (o->dur);
+  g_array_unref (o->frames);
+}
+
+static gsize
+out_frames (const Out * o, int ch)
+{
+  return o->data->len / ch;
+}
+
+static void
+pull_all (GstHarness * h, GstAudioFormat fmt, int ch, Out * o)
+{
+  GstBuffer *b;
+
+  while ((b = gst_harness_try_pull (h))) {
+    GstMapInfo map;
+    gsize i, n;
+    guint64 f = out_frames (o, ch);
+
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    n = map.size / sample_bytes (fmt);
+    for (i = 0; i < n; i++) {
+      double v = get_sample (map.data, i, fmt);
+      g_array_append_val (o->data, v);
+    }
+    g_byte_array_append (o->bytes, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+    g_array_append_val (o->pts, GST_BUFFER_PTS (b));
+    g_array_append_val (o->dur, GST_BUFFER_DURATION (b));
+    g_array_append_val (o->frames, f);
+    gst_buffer_unref (b);
+  }
+}
+
+/* At input frame `at` of the stream, before it is pushed */
+typedef void (*AtFunc) (GstHarness * h, gsize at, gpointer data);
+
+/* x (interleaved doubles, frames of ch) through `launch` from in_rate to
+ * out_rate in buffers of `piece` frames, stamped from the frame count;
+ * then EOS */
+static void
+run_stream (const char *launch, GstAudioFormat fmt, int ch, int in_rate,
+    int out_rate, const double *x, gsize frames, gsize piece, AtFunc at,
+    gpointer data, Out * o)
+{
+  GstHarness *h = harness_for (launch, fmt, ch, in_rate, out_rate);
+  gsize pos = 0, i;
+
+  out_init (o);
+  while (pos < frames) {
+    gsize n = MIN (piece, frames - pos);
+    GstBuffer *b = gst_buffer_new_allocate (NULL, n * ch *
+        sample_bytes (fmt), NULL);
+    GstMapInfo map;
+
+    if (at)
+      at (h, pos, data);
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    for (i = 0; i < n * ch; i++)
+      put_sample (map.data, i, fmt, x[pos * ch + i]);
+    gst_buffer_unmap (b, &map);
+    GST_BUFFER_PTS (b) = gst_util_uint64_scale_int_round (pos, GST_SECOND,
+        in_rate);
+    GST_BUFFER_DURATION (b) = gst_util_uint64_scale_int_round (pos + n,
+        GST_SECOND, in_rate) - GST_BUFFER_PTS (b);
+    GST_BUFFER_OFFSET (b) = pos;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    pull_all (h, fmt, ch, o);
+    pos += n;
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_all (h, fmt, ch, o);
+  gst_harness_teardown (h);
+}
+
+/* amp sin (2 pi f_c t / rate) on each channel c, f_c = f (1 + c / 2) */
+static double *
+sine (gsize frames, int ch, double f, int rate, double amp)
+{
+  double *x = g_new (double, frames * ch);
+  gsize i;
+  int c;
+
+  for (i = 0; i < frames; i++)
+    for (c = 0; c < ch; c++)
+      x[i * ch + c] = amp * sin (2.0 * G_PI * f * (1.0 + c / 2.0) *
+          (double) i / rate);
+  return x;
+}
+
+/* The error of o against the ideal sine at output m's exact input
+ * position t(m) = m * D / I (input samples), over outputs [skip, n -
+ * skip), in dB of the sine's RMS: THD+N against the float64 truth */
+static double
+error_db (const Out * o, int ch, double f, int in_rate, double amp,
+    guint64 I, guint64 D, gsize skip)
+{
+  const gsize n = out_frames (o, ch);
+  double e2 = 0.0, s2 = 0.0;
+  gsize m;
+  int c;
+
+  fail_unless (n > 2 * skip);
+  for (m = skip; m < n - skip; m++) {
+    /* m * D as n + p / I exactly (I, D < 2^43, m < 2^20) */
+    const guint64 q = (guint64) m * D;
+    const double t = (double) (q / I) + (double) (q % I) / (double) I;
+
+    for (c = 0; c < ch; c++) {
+      const double want = amp * sin (2.0 * G_PI * f * (1.0 + c / 2.0) * t /
+          in_rate);
+      const double d = g_array_index (o->data, double, m * ch + c) - want;
+      e2 += d * d;
+      s2 += want * want;
+    }
+  }
+  return 10.0 * log10 (e2 / s2);
+}
+
+/* Buffers stamped from the frame count at the output caps' rate, each
+ * where the one before ended */
+static void
+check_stamps (const Out * o, int out_rate)
+{
+  guint i;
+
+  for (i = 0; i < o->pts->len; i++) {
+    guint64 f = g_array_index (o->frames, guint64, i);
+    GstClockTime pts = g_array_index (o->pts, GstClockTime, i);
+    GstClockTime dur = g_array_index (o->dur, GstClockTime, i);
+
+    fail_unless_equals_uint64 (pts, gst_util_uint64_scale_int_round (f,
+            GST_SECOND, out_rate));
+    if (i + 1 < o->pts->len)
+      fail_unless_equals_uint64 (pts + dur, g_array_index (o->pts,
+              GstClockTime, i + 1));
+  }
+}
+
+typedef struct
+{
+  int in_rate, out_rate;
+  double adjust;
+} CountCase;
+
+/* A constant factor: exactly the frames the integer math gives, within
+ * one frame of n * out / in * a, stamped at the caps' rate */
+GST_START_TEST (test_counts)
+{
+  static const CountCase cases[] = {
+    {44100, 48000, 1.0001}, {44100, 48000, 0.9995}, {48000, 44100, 1.03},
+    {48000, 48000, 1.000125}, {48000, 48000, 0.95}, {44100, 44101, 1.05},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const CountCase *k = &cases[i];
+    const gsize n = k->in_rate / 2 + 123;
+    double *x = sine (n, 1, 440.0, k->in_rate, 0.5);
+    gchar *launch = g_strdup_printf ("clresample max-hold=0 rate-adjust=%.17g",
+        k->adjust);
+    const guint64 D = step_for (k->in_rate, k->out_rate, k->adjust);
+    const guint64 want = total_for (n, D);
+    const double ideal = (double) n * k->out_rate / k->in_rate * k->adjust;
+    Out o;
+
+    run_stream (launch, GST_AUDIO_FORMAT_F32, 1, k->in_rate, k->out_rate, x,
+        n, 1000, NULL, NULL, &o);
+    GST_INFO ("%d -> %d Hz x %.9g: %" G_GSIZE_FORMAT " frames, %.3f ideal",
+        k->in_rate, k->out_rate, k->adjust, out_frames (&o, 1), ideal);
+    fail_unless_equals_uint64 (out_frames (&o, 1), want);
+    fail_unless (fabs ((double) want - ideal) <= 1.0);
+    check_stamps (&o, k->out_rate);
+    /* a variable ratio is not the caps' ratio: the sine comes out at the
+     * adjusted positions */
+    fail_unless (error_db (&o, 1, 440.0, k->in_rate, 0.5, G_GUINT64_CONSTANT
+            (1) << 32, D, 200) < -80.0);
+    out_clear (&o);
+    g_free (launch);
+    g_free (x);
+  }
+}
+
+GST_END_TEST;
+
+/* 1 kHz, 44.1 -> 48 kHz, at the fixed ratio and at a steady 1.0001: the
+ * error against the float64 truth within 6 dB of the fixed ratio's */
+static void
+quality_case (GstAudioFormat fmt, int quality, double *fixed_db,
+    double *var_db)
+{
+  const gsize n = 44100;
+  double *x = sine (n, 1, 1000.0, 44100, 0.5);
+  gchar *l_fixed = g_strdup_printf ("clresample max-hold=0 quality=%d",
+      quality);
+  gchar *l_var = g_strdup_printf ("clresample max-hold=0 quality=%d "
+      "rate-adjust=1.0001", quality);
+  Out o;
+
+  run_stream (l_fixed, fmt, 1, 44100, 48000, x, n, 1024, NULL, NULL, &o);
+  *fixed_db = error_db (&o, 1, 1000.0, 44100, 0.5, 160, 147, 4800);
+  out_clear (&o);
+  run_stream (l_var, fmt, 1, 44100, 48000, x, n, 1024, NULL, NULL, &o);
+  *var_db = error_db (&o, 1, 1000.0, 44100, 0.5, G_GUINT64_CONSTANT (1) << 32,
+      step_for (44100, 48000, 1.0001), 4800);
+  out_clear (&o);
+  g_printerr ("1 kHz 44.1 -> 48 kHz %s quality %d: fixed %.1f dB, "
+      "rate-adjust=1.0001 %.1f dB\n", gst_audio_format_to_string (fmt),
+      quality, *fixed_db, *var_db);
+  g_free (l_fixed);
+  g_free (l_var);
+  g_free (x);
+}
+
+GST_START_TEST (test_quality)
+{
+  static const struct
+  {
+    GstAudioFormat fmt;
+    int quality;
+  } cases[] = {
+    {GST_AUDIO_FORMAT_F32, 4}, {GST_AUDIO_FORMAT_F32, 10},
+    {GST_AUDIO_FORMAT_F64, 10},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    double fixed, var;
+
+    quality_case (cases[i].fmt, cases[i].quality, &fixed, &var);
+    fail_unless (var <= fixed + 6.0, "%s q%d: %.1f dB against %.1f fixed",
+        gst_audio_format_to_string (cases[i].fmt), cases[i].quality, var,
+        fixed);
+  }
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  gsize at[4];
+  double adjust[4];
+} Steps;
+
+static void
+set_steps (GstHarness * h, gsize pos, gpointer data)
+{
+  Steps *s = data;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (s->at); i++)
+    if (s->at[i] == pos) {
+      GstElement *e = gst_harness_find_element (h, "clresample");
+
+      g_object_set (e, "rate-adjust", s->adjust[i], NULL);
+      gst_object_unref (e);
+    }
+}
+
+/* A 100 Hz sine, rate-adjust stepped while playing: from the exact ratio
+ * to +500 ppm (a switch to the variable ratio), to -500 ppm, back to 1.0.
+ * No click: no second difference past the sine's own (A w^2, w at the
+ * fastest the factor makes it) and the filter's noise; the tone clean at
+ * the end. A position off by 0.05 input samples at a switch would add
+ * A w 0.05 = 3e-4 to a second difference. */
+GST_START_TEST (test_no_click)
+{
+  const gsize n = 44100 * 2;
+  const double amp = 0.5, f = 100.0;
+  double *x = sine (n, 1, f, 44100, amp);
+  Steps steps = { {44100 / 2, 44100, 44100 * 3 / 2, G_MAXSIZE},
+  {1.0005, 0.9995, 1.0, 1.0}
+  };
+  const double w = 2.0 * G_PI * f / (48000 * 0.9995);
+  const double bound = amp * w * w * 1.01 + 2e-5;
+  double worst = 0.0;
+  ClrSineFit fit;
+  float *tail;
+  gsize m, len;
+  Out o;
+
+  run_stream ("clresample max-hold=0", GST_AUDIO_FORMAT_F32, 1, 44100, 48000,
+      x, n, 441, set_steps, &steps, &o);
+  /* the factors' frames: between 1.0 and 1.0005 of 48000 a second */
+  GST_INFO ("%" G_GSIZE_FORMAT " frames", out_frames (&o, 1));
+  fail_unless (out_frames (&o, 1) > 96000 && out_frames (&o, 1) < 96000 +
+      24 + 1);
+  check_stamps (&o, 48000);
+  /* not the stream's own start and end, where the sine starts and stops
+   * abruptly */
+  for (m = 200; m + 1 < out_frames (&o, 1) - 200; m++) {
+    const double *y = (const double *) o.data->data;
+    const double d2 = fabs (y[m + 1] - 2.0 * y[m] + y[m - 1]);
+
+    if (d2 > bound && g_getenv ("CLR_TEST_DUMP"))
+      g_printerr ("d2 %g at %" G_GSIZE_FORMAT "\n", d2, m);
+    worst = MAX (worst, d2);
+  }
+  GST_INFO ("worst second difference %g, bound %g", worst, bound);
+  fail_unless (worst <= bound, "a click: second difference %g > %g", worst,
+      bound);
+  /* slewed back to 1.0: a clean 100 Hz tone over the last 0.3 s */
+  len = 48000 * 3 / 10;
+  tail = g_new (float, len);
+  for (m = 0; m < len; m++)
+    tail[m] = (float) g_array_index (o.data, double, out_frames (&o, 1) -
+        len - 200 + m);
+  clr_sine_fit (tail, 0, len, 1, 0, f, 48000, &fit);
+  GST_INFO ("after the steps: THD+N %.1f dB", clr_sine_fit_thdn_db (&fit));
+  fail_unless (clr_sine_fit_thdn_db (&fit) < -90.0);
+  g_free (tail);
+  out_clear (&o);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+static void
+set_then_unset (GstHarness * h, gsize pos, gpointer data)
+{
+  (void) data;
+  if (pos == 0) {
+    GstElement *e = gst_harness_find_element (h, "clresample");
+
+    g_object_set (e, "rate-adjust", 1.0001, NULL);
+    g_object_set (e, "rate-adjust", 1.0, NULL);
+    gst_object_unref (e);
+  }
+}
+
+/* Exactly 1.0, set or never set: the exact rational path, the same
+ * bytes as without the property, and equal rates pass through */
+GST_START_TEST (test_exactly_one)
+{
+  const gsize n = 20000;
+  double *x = sine (n, 2, 997.0, 44100, 0.5);
+  Out a, b, c;
+  gsize i;
+
+  run_stream ("clresample max-hold=0", GST_AUDIO_FORMAT_F32, 2, 44100, 48000,
+      x, n, 1000, NULL, NULL, &a);
+  run_stream ("clresample max-hold=0 rate-adjust=1.0", GST_AUDIO_FORMAT_F32,
+      2, 44100, 48000, x, n, 1000, NULL, NULL, &b);
+  fail_unless_equals_int (a.bytes->len, b.bytes->len);
+  fail_unless (memcmp (a.bytes->data, b.bytes->data, a.bytes->len) == 0);
+  /* set and set back before a buffer went through: still the exact ratio */
+  run_stream ("clresample max-hold=0", GST_AUDIO_FORMAT_F32, 2, 44100, 48000,
+      x, n, 1000, set_then_unset, NULL, &c);
+  fail_unless_equals_int (a.bytes->len, c.bytes->len);
+  fail_unless (memcmp (a.bytes->data, c.bytes->data, a.bytes->len) == 0);
+  out_clear (&a);
+  out_clear (&b);
+  out_clear (&c);
+  /* equal rates at 1.0: the input's bytes */
+  run_stream ("clresample max-hold=0 rate-adjust=1.0", GST_AUDIO_FORMAT_F32,
+      2, 48000, 48000, x, n, 1000, NULL, NULL, &a);
+  fail_unless_equals_int (out_frames (&a, 2), n);
+  for (i = 0; i < n * 2; i++)
+    fail_unless (g_array_index (a.data, double, i) == (float) x[i]);
+  out_clear (&a);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+static void
+set_at_12000 (GstHarness * h, gsize pos, gpointer data)
+{
+  if (pos == 12000) {
+    GstElement *e = gst_harness_find_element (h, "clresample");
+
+    g_object_set (e, "rate-adjust", *(double *) data, NULL);
+    gst_object_unref (e);
+  }
+}
+
+/* Equal rates pass through until rate-adjust leaves 1.0: the input's
+ * samples up to there, then a variable ratio from that buffer on (its
+ * frames exactly the integer math's), the stamps contiguous across */
+GST_START_TEST (test_leave_passthrough)
+{
+  const gsize n = 36000;
+  double *x = sine (n, 1, 440.0, 48000, 0.5), adjust = 1.001;
+  gsize i;
+  Out o;
+
+  run_stream ("clresample max-hold=0", GST_AUDIO_FORMAT_F32, 1, 48000, 48000,
+      x, n, 1000, set_at_12000, &adjust, &o);
+  fail_unless_equals_uint64 (out_frames (&o, 1), 12000 + total_for (n -
+          12000, step_for (48000, 48000, adjust)));
+  for (i = 0; i < 12000; i++)
+    fail_unless (g_array_index (o.data, double, i) == (float) x[i]);
+  check_stamps (&o, 48000);
+  out_clear (&o);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+static void
+set_at_quarter (GstHarness * h, gsize pos, gpointer data)
+{
+  if (pos == 12000) {
+    GstElement *e = gst_harness_find_element (h, "clresample");
+
+    g_object_set (e, "rate-adjust", *(double *) data, NULL);
+    gst_object_unref (e);
+  }
+}
+
+/* Downsampling 48 -> 44.1 kHz at 0.999, then 0.99 while playing: the
+ * filter serves down to 0.999 * (1 - 0.002) only, so the element builds
+ * one for 0.99 and switches to it. A tone at 21.95 kHz, past the output's
+ * Nyquist at 0.99 (21.83 kHz) but inside the first filter's transition
+ * band, must stay at the quality's stopband (125 dB at quality 4) once
+ * the factor slewed there: no aliasing. */
+GST_START_TEST (test_no_alias_down)
+{
+  const gsize n = 48000 * 3 / 2;
+  double *x = sine (n, 1, 21950.0, 48000, 0.5), to = 0.99, e2 = 0.0, db;
+  gsize m, from, len;
+  Out o;
+
+  run_stream ("clresample max-hold=0 rate-adjust=0.999",
+      GST_AUDIO_FORMAT_F64, 1, 48000, 44100, x, n, 480, set_at_quarter, &to,
+      &o);
+  /* the last 0.3 s but the tail, at 0.99 since 0.9 s of slew */
+  len = 44100 * 3 / 10;
+  from = out_frames (&o, 1) - len - 200;
+  for (m = from; m < from + len; m++)
+    e2 += g_array_index (o.data, double, m) * g_array_index (o.data, double,
+        m);
+  db = 10.0 * log10 (e2 / len / (0.5 * 0.5 / 2));
+  g_printerr ("alias of 21.95 kHz at 48 -> 44.1 kHz x 0.99: %.1f dB\n", db);
+  fail_unless (db < -120.0, "alias %.1f dB", db);
+  out_clear (&o);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstBus *bus;
+  gsize at;
+  double bad;
+} Bad;
+
+static void
+set_bad (GstHarness * h, gsize pos, gpointer data)
+{
+  Bad *b = data;
+  GstElement *e = gst_harness_find_element (h, "clresample");
+
+  if (pos == 0) {
+    b->bus = gst_bus_new ();
+    gst_element_set_bus (e, b->bus);
+  }
+  if (pos == b->at)
+    g_object_set (e, "rate-adjust", b->bad, NULL);
+  gst_object_unref (e);
+}
+
+/* 1.2 and 0.9 while playing at 1.0001: refused with a warning that says
+ * what to do, and the stream goes on at 1.0001 (its frame count says so) */
+GST_START_TEST (test_bad_input)
+{
+  static const double bad[] = { 1.2, 0.9, 1.0500001 };
+  const gsize n = 44100;
+  double *x = sine (n, 1, 440.0, 44100, 0.5);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    Bad b = { NULL, 20000, bad[i] };
+    GstMessage *msg;
+    GError *err = NULL;
+    gchar *debug = NULL, *expect;
+    Out o;
+
+    run_stream ("clresample max-hold=0 rate-adjust=1.0001",
+        GST_AUDIO_FORMAT_F32, 1, 44100, 48000, x, n, 1000, set_bad, &b, &o);
+    fail_unless_equals_uint64 (out_frames (&o, 1), total_for (n,
+            step_for (44100, 48000, 1.0001)));
+    msg = gst_bus_pop_filtered (b.bus, GST_MESSAGE_WARNING);
+    fail_unless (msg != NULL, "no warning for rate-adjust=%g", bad[i]);
+    gst_message_parse_warning (msg, &err, &debug);
+    GST_INFO ("warning: %s", err->message);
+    expect = g_strdup_printf ("rate-adjust %g is out of range", bad[i]);
+    fail_unless (strstr (err->message, expect) != NULL, "%s", err->message);
+    fail_unless (strstr (err->message, "between 0.95 and 1.05") != NULL);
+    fail_unless (strstr (err->message, "goes on at 1.0001") != NULL,
+        "%s", err->message);
+    fail_unless (gst_bus_pop_filtered (b.bus, GST_MESSAGE_ERROR) == NULL);
+    g_free (expect);
+    g_error_free (err);
+    g_free (debug);
+    gst_message_unref (msg);
+    gst_object_unref (b.bus);
+    out_clear (&o);
+  }
+  g_free (x);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstAudioFormat fmt;
+  int ch;
+  double adjust;
+  double bound_db;
+  double got_db;
+  gsize frames, want;
+} Stream;
+
+static gpointer
+run_one (gpointer data)
+{
+  Stream *s = data;
+  const gsize n = 44100 / 2;
+  double *x = sine (n, s->ch, 1000.0, 44100, 0.5);
+  gchar *launch = g_strdup_printf ("clresample max-hold=0 rate-adjust=%.17g",
+      s->adjust);
+  const guint64 D = step_for (44100, 48000, s->adjust);
+  Out o;
+
+  run_stream (launch, s->fmt, s->ch, 44100, 48000, x, n, 441, NULL, NULL,
+      &o);
+  s->frames = out_frames (&o, s->ch);
+  s->want = total_for (n, D);
+  s->got_db = error_db (&o, s->ch, 1000.0, 44100, 0.5, G_GUINT64_CONSTANT (1)
+      << 32, D, 200);
+  out_clear (&o);
+  g_free (launch);
+  g_free (x);
+  return NULL;
+}
+
+/* F32, F64 and S16, mono and stereo, each at its own factor, all at once
+ * in one process: the streams of one format and layout may share launches
+ * (test_engine_batched makes sure they do), each with its own step in its
+ * row. Every count exact, every stream
+ * within its format's bound of the float64 truth. */
+GST_START_TEST (test_formats_batched)
+{
+  Stream streams[] = {
+    {GST_AUDIO_FORMAT_F32, 1, 1.0001, -95.0},
+    {GST_AUDIO_FORMAT_F32, 1, 0.9993, -95.0},
+    {GST_AUDIO_FORMAT_F32, 2, 1.0002, -95.0},
+    {GST_AUDIO_FORMAT_F32, 2, 0.9998, -95.0},
+    {GST_AUDIO_FORMAT_F64, 1, 1.0003, -95.0},
+    {GST_AUDIO_FORMAT_F64, 2, 0.9997, -95.0},
+    {GST_AUDIO_FORMAT_S16, 1, 1.0004, -85.0},
+    {GST_AUDIO_FORMAT_S16, 2, 0.9996, -85.0},
+  };
+  GThread *t[G_N_ELEMENTS (streams)];
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (streams); i++)
+    t[i] = g_thread_new ("stream", run_one, &streams[i]);
+  for (i = 0; i < G_N_ELEMENTS (streams); i++)
+    g_thread_join (t[i]);
+  for (i = 0; i < G_N_ELEMENTS (streams); i++) {
+    Stream *s = &streams[i];
+
+    GST_INFO ("%s %d ch x %.9g: %" G_GSIZE_FORMAT " frames, %.1f dB",
+        gst_audio_format_to_string (s->fmt), s->ch, s->adjust, s->frames,
+        s->got_db);
+    fail_unless_equals_uint64 (s->frames, s->want);
+    fail_unless (s->got_db < s->bound_db, "%s %d ch: %.1f dB",
+        gst_audio_format_to_string (s->fmt), s->ch, s->got_db);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- The engine alone ------------------------------------------------ */
+
+static ClrDevice *device;
+
+static ClrEngine *
+var_engine (int in_rate, int out_rate, int ch, double adjust)
+{
+  ClrEngineConfig cfg = { 0, };
+  GError *err = NULL;
+  ClrEngine *e;
+
+  /* in the test's own process: gst-check forks a child for each test,
+   * and an OpenCL platform does not survive a fork */
+  if (!device && !(device = clr_device_acquire ("auto", &err)))
+    g_error ("no OpenCL device for the tests: %s", err->message);
+
+  cfg.in_rate = in_rate;
+  cfg.out_rate = out_rate;
+  cfg.channels = ch;
+  cfg.quality = CLR_QUALITY_DEFAULT;
+  cfg.format = CLR_FORMAT_F32;
+  cfg.variable = adjust > 0.0;
+  cfg.adjust = adjust;
+  cfg.adjust_low = adjust > 0.0 ? MIN (adjust, 1.0) : 0.0;
+  cfg.history = 4096;
+  e = clr_engine_new (device, &cfg, &err);
+  fail_unless (e != NULL, "%s", err ? err->message : "");
+  return e;
+}
+
+/* in[0..n) through e in pieces of 1 to 3000 frames, then drained */
+static float *
+engine_run (ClrEngine * e, const float *in, gsize n, int ch, gsize * got)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (float));
+  guint32 seed = 7;
+  gsize pos = 0, k;
+  GError *err = NULL;
+
+  while (pos < n) {
+    gsize len = MIN (n - pos, 1 + (seed = seed * 1664525u + 1013904223u) %
+        3000), want = clr_engine_out_frames (e, len);
+    const void *ip[1] = { in + pos * ch };
+    void *op[1];
+
+    g_array_set_size (out, out->len + want * ch);
+    op[0] = &g_array_index (out, float, out->len - want * ch);
+    fail_unless (clr_engine_process (e, ip, len, op, &k, &err), "%s",
+        err ? err->message : "");
+    fail_unless_equals_uint64 (k, want);
+    pos += len;
+  }
+  k = clr_engine_drain_frames (e);
+  {
+    void *op[1];
+    gsize d;
+
+    g_array_set_size (out, out->len + k * ch);
+    op[0] = &g_array_index (out, float, out->len - k * ch);
+    fail_unless (clr_engine_drain (e, op, &d, &err));
+    fail_unless_equals_uint64 (d, k);
+  }
+  *got = out->len / ch;
+  return (float *) g_array_free (out, FALSE);
+}
+
+/* A constant factor against the float64 reference of the same filter at
+ * the same exact positions (ratio 2^32 / D): every sample within 1e-5,
+ * the count exact, in buffers of any size; non-interleaved planes the
+ * same samples */
+GST_START_TEST (test_engine_reference)
+{
+  static const CountCase cases[] = {
+    {44100, 48000, 1.0003}, {48000, 44100, 0.97}, {48000, 48000, 1.02},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const CountCase *k = &cases[i];
+    const gsize n = 6000;
+    const int ch = 2;
+    float *in = g_new (float, n * ch), *got;
+    ClrEngine *e = var_engine (k->in_rate, k->out_rate, ch, k->adjust);
+    ClrRatio r = { k->in_rate, k->out_rate, G_GUINT64_CONSTANT (1) << 32,
+      step_for (k->in_rate, k->out_rate, k->adjust)
+    };
+    double *ref, worst = 0.0;
+    gsize n_ref, n_got, j;
+
+    fail_unless (clr_engine_is_variable (e));
+    fail_unless_equals_string (clr_engine_get_kernel (e),
+        "clr_resample_interp_c2");
+    clr_signal_noise (in, n * ch, 0.5, 1000 + i);
+    got = engine_run (e, in, n, ch, &n_got);
+    ref = clr_reference_resample (&r, clr_engine_get_filter (e), in, n, ch,
+        &n_ref);
+    fail_unless_equals_uint64 (n_got, n_ref);
+    fail_unless_equals_uint64 (n_got, total_for (n, r.D));
+    for (j = 0; j < n_ref * ch; j++)
+      worst = MAX (worst, fabs (got[j] - ref[j]));
+    GST_INFO ("%d -> %d x %g: worst %g", k->in_rate, k->out_rate, k->adjust,
+        worst);
+    fail_unless (worst <= 1e-5, "worst %g", worst);
+    /* non-interleaved: the same samples, plane by plane */
+    {
+      ClrEngineConfig cfg = { 0, };
+      GError *err = NULL;
+      ClrEngine *pe;
+      float *planes = g_new (float, n * ch), *pout;
+      gsize c, f, want, drained, got_n;
+      const void *ip[2] = { planes, planes + n };
+      void *op[2];
+
+      cfg.in_rate = k->in_rate;
+      cfg.out_rate = k->out_rate;
+      cfg.channels = ch;
+      cfg.quality = CLR_QUALITY_DEFAULT;
+      cfg.format = CLR_FORMAT_F32;
+      cfg.planar = TRUE;
+      cfg.variable = TRUE;
+      cfg.adjust = k->adjust;
+      cfg.adjust_low = MIN (k->adjust, 1.0);
+      pe = clr_engine_new (device, &cfg, &err);
+      fail_unless (pe != NULL);
+      for (c = 0; c < (gsize) ch; c++)
+        for (f = 0; f < n; f++)
+          planes[c * n + f] = in[f * ch + c];
+      want = clr_engine_out_frames (pe, n);
+      drained = n_got - want;
+      pout = g_new (float, n_got * ch);
+      op[0] = pout;
+      op[1] = pout + want;
+      fail_unless (clr_engine_process (pe, ip, n, op, &got_n, &err));
+      fail_unless_equals_uint64 (got_n, want);
+      fail_unless_equals_uint64 (clr_engine_drain_frames (pe), drained);
+      {
+        float *tail = g_new (float, drained * ch + 1);
+        void *tp[2] = { tail, tail + drained };
+
+        fail_unless (clr_engine_drain (pe, tp, &got_n, &err));
+        fail_unless_equals_uint64 (got_n, drained);
+        for (c = 0; c < (gsize) ch; c++)
+          for (f = 0; f < n_got; f++)
+            fail_unless (got[f * ch + c] == (f < want ? pout[c * want + f] :
+                    tail[c * drained + f - want]));
+        g_free (tail);
+      }
+      g_free (pout);
+      g_free (planes);
+      clr_engine_free (pe);
+    }
+    g_free (ref);
+    g_free (got);
+    g_free (in);
+    clr_engine_free (e);
+  }
+}
+
+GST_END_TEST;
+
+/* A successor continues a variable stream where it is, bit for bit (the
+ * same filter on the same device), its factor and slew with it; a fixed
+ * ratio's stream continues on a variable one at its exact position; and a
+ * fixed ratio refuses a variable one's stream */
+GST_START_TEST (test_engine_continuation)
+{
+  const gsize n = 9000, half = 4321;
+  const int ch = 1;
+  float *in = g_new (float, n), *whole, *a, *b;
+  ClrEngine *e, *s, *f;
+  gsize n_whole, na, nb, k;
+  GError *err = NULL;
+  int64_t pn, qn;
+  uint64_t pp, qp, pd, qd;
+  const void *ip[1];
+  void *op[1];
+
+  clr_signal_noise (in, n, 0.5, 99);
+  /* the whole stream on one engine, slewing from 1.0 to 1.002 from
+   * frame half on */
+  e = var_engine (44100, 48000, ch, 1.0);
+  a = g_new (float, 2 * n);
+  ip[0] = in;
+  op[0] = a;
+  fail_unless (clr_engine_process (e, ip, half, op, &na, &err));
+  fail_unless (clr_engine_set_adjust (e, 1.002));
+  fail_unless (!clr_engine_set_adjust (e, 1.2));
+  fail_unless_equals_float (clr_engine_get_adjust_target (e), 1.002);
+  k = clr_engine_out_frames (e, n - half);
+  ip[0] = in + half;
+  op[0] = a + na;
+  fail_unless (clr_engine_process (e, ip, n - half, op, &nb, &err));
+  fail_unless_equals_uint64 (nb, k);
+  /* 10000 ppm/s: 0.2 s of input to reach it, more than the stream */
+  fail_unless (clr_engine_get_adjust (e) > 1.0
+      && clr_engine_get_adjust (e) < 1.002);
+  whole = a;
+  n_whole = na + nb;
+  clr_engine_free (e);
+
+  /* the same, cut over to a successor in mid-slew */
+  e = var_engine (44100, 48000, ch, 1.0);
+  b = g_new (float, 2 * n);
+  ip[0] = in;
+  op[0] = b;
+  fail_unless (clr_engine_process (e, ip, half, op, &na, &err));
+  fail_unless (clr_engine_set_adjust (e, 1.002));
+  ip[0] = in + half;
+  op[0] = b + na;
+  fail_unless (clr_engine_process (e, ip, 1500, op, &nb, &err));
+  s = var_engine (44100, 48000, ch, 1.0);
+  fail_unless (clr_engine_continue_from (s, e, &err));
+  clr_engine_get_position (e, &pn, &pp, &pd);
+  clr_engine_get_position (s, &qn, &qp, &qd);
+  fail_unless (pn == qn && pp == qp && pd == qd);
+  fail_unless_equals_float (clr_engine_get_adjust (s),
+      clr_engine_get_adjust (e));
+  fail_unless_equals_float (clr_engine_get_adjust_target (s), 1.002);
+  ip[0] = in + half + 1500;
+  op[0] = b + na + nb;
+  fail_unless (clr_engine_process (s, ip, n - half - 1500, op, &k, &err));
+  fail_unless_equals_uint64 (na + nb + k, n_whole);
+  fail_unless (memcmp (whole, b, n_whole * sizeof (float)) == 0);
+
+  /* a fixed ratio refuses the variable stream */
+  f = var_engine (44100, 48000, ch, 0.0);
+  fail_if (clr_engine_continue_from (f, s, &err));
+  fail_unless (err && strstr (err->message, "variable"));
+  g_clear_error (&err);
+  /* and a variable ratio continues a fixed one at its exact position
+   * (160 phases: 2^32 / 160 is exact in 2^-32 units only to the floor) */
+  clr_engine_reset (f);
+  ip[0] = in;
+  op[0] = a;
+  fail_unless (clr_engine_process (f, ip, 3001, op, &na, &err));
+  clr_engine_free (s);
+  s = var_engine (44100, 48000, ch, 1.0);
+  fail_unless (clr_engine_continue_from (s, f, &err));
+  clr_engine_get_position (f, &pn, &pp, &pd);
+  clr_engine_get_position (s, &qn, &qp, &qd);
+  fail_unless_equals_uint64 (pd, 160);
+  fail_unless_equals_uint64 (qd, G_GUINT64_CONSTANT (1) << 32);
+  fail_unless (pn == qn && qp == (pp << 32) / 160);
+  fail_unless_equals_uint64 (clr_engine_get_out_total (s),
+      clr_engine_get_out_total (f));
+
+  clr_engine_free (e);
+  clr_engine_free (s);
+  clr_engine_free (f);
+  g_free (a);
+  g_free (b);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+/* in[0..n) through e in pieces of `piece` frames (0: random, 1 to 3000),
+ * the factor set to `to` before input frame `at`; then drained */
+static float *
+engine_run_step (ClrEngine * e, const float *in, gsize n, gsize piece,
+    gsize at, double to, gsize * got)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (float));
+  guint32 seed = 11;
+  gsize pos = 0, k, d;
+  GError *err = NULL;
+  void *op[1] = { NULL };
+
+  while (pos < n) {
+    gsize len = piece ? piece : 1 + (seed = seed * 1664525u + 1013904223u) %
+        3000, want;
+    const void *ip[1] = { in + pos };
+
+    if (pos <= at && pos + len > at && pos < at)
+      len = at - pos;
+    len = MIN (len, n - pos);
+    if (pos == at)
+      fail_unless (clr_engine_set_adjust (e, to));
+    if (piece == 1) {
+      /* calls of no input take no step of the slew */
+      fail_unless_equals_uint64 (clr_engine_out_frames (e, 0), 0);
+      fail_unless (clr_engine_process (e, ip, 0, op, &k, &err));
+      fail_unless_equals_uint64 (k, 0);
+    }
+    want = clr_engine_out_frames (e, len);
+    g_array_set_size (out, out->len + want);
+    op[0] = &g_array_index (out, float, out->len - want);
+    fail_unless (clr_engine_process (e, ip, len, op, &k, &err));
+    fail_unless_equals_uint64 (k, want);
+    pos += len;
+  }
+  k = clr_engine_drain_frames (e);
+  g_array_set_size (out, out->len + k);
+  op[0] = &g_array_index (out, float, out->len - k);
+  fail_unless (clr_engine_drain (e, op, &d, &err));
+  fail_unless_equals_uint64 (d, k);
+  *got = out->len;
+  return (float *) g_array_free (out, FALSE);
+}
+
+/* A slew runs at 10000 ppm a second in steps every millisecond of input
+ * (44 frames at 44.1 kHz: 9.98 ppm a step), at the same input frames
+ * however the input is cut: the same samples from buffers of 1 (each after
+ * a call of none), 441 and 1 to 3000 frames. +2000 ppm takes 201 steps from a change on the grid. */
+GST_START_TEST (test_engine_slew)
+{
+  const gsize n = 20000, at = 2200;
+  float *in = g_new (float, n), *ref, *got;
+  static const gsize pieces[] = { 441, 1, 0 };
+  gsize n_ref, n_got, i;
+  ClrEngine *e;
+  float one[1] = { 0 }, sink[8];
+  const void *ip[1] = { one };
+  void *op[1] = { sink };
+  gsize k;
+  GError *err = NULL;
+
+  clr_signal_noise (in, n, 0.5, 5);
+  e = var_engine (44100, 48000, 1, 1.0);
+  ref = engine_run_step (e, in, n, 4096, at, 1.002, &n_ref);
+  fail_unless_equals_float (clr_engine_get_adjust (e), 1.002);
+  for (i = 0; i < G_N_ELEMENTS (pieces); i++) {
+    clr_engine_reset (e);
+    fail_unless (clr_engine_set_adjust (e, 1.0));
+    got = engine_run_step (e, in, n, pieces[i], at, 1.002, &n_got);
+    fail_unless_equals_uint64 (n_got, n_ref);
+    fail_unless (memcmp (got, ref, n_ref * sizeof (float)) == 0,
+        "pieces of %" G_GSIZE_FORMAT ": other samples", pieces[i]);
+    g_free (got);
+  }
+  /* the rate: 200 steps of 0.01 * 44 / 44100 after 200 cells from the
+   * change, still short of it; the 201st reaches it */
+  clr_engine_reset (e);
+  fail_unless (clr_engine_set_adjust (e, 1.0));
+  for (i = 0; i < at + 200 * 44; i++) {
+    if (i == at)
+      fail_unless (clr_engine_set_adjust (e, 1.002));
+    fail_unless (clr_engine_process (e, ip, 1, op, &k, &err));
+  }
+  fail_unless (fabs (clr_engine_get_adjust (e) - (1.0 + 200 * 0.01 * 44 /
+              44100.0)) < 1e-12, "%.12g", clr_engine_get_adjust (e));
+  fail_unless (clr_engine_get_adjust (e) < 1.002);
+  fail_unless (clr_engine_process (e, ip, 1, op, &k, &err));
+  fail_unless_equals_float (clr_engine_get_adjust (e), 1.002);
+  clr_engine_free (e);
+  g_free (ref);
+  g_free (in);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  double adjust;
+  const float *in;
+  gsize n;
+  float *out;
+  gsize got;
+  guint company;                /* the most streams a batch held */
+} Paced;
+
+static gpointer
+run_paced (gpointer data)
+{
+  Paced *p = data;
+  ClrEngine *e = var_engine (44100, 48000, 1, p->adjust);
+  gsize pos = 0, k, cap = p->n * 2;
+  GError *err = NULL;
+
+  /* live-like: each job may wait a moment for other streams' jobs */
+  clr_engine_set_paced (e, TRUE);
+  p->out = g_new (float, cap);
+  p->got = 0;
+  while (pos < p->n) {
+    gsize len = MIN (441, p->n - pos);
+    const void *ip[1] = { p->in + pos };
+    void *op[1] = { p->out + p->got };
+
+    fail_unless (clr_engine_process (e, ip, len, op, &k, &err));
+    p->got += k;
+    p->company = MAX (p->company, clr_engine_get_company (e));
+    pos += len;
+  }
+  {
+    void *op[1] = { p->out + p->got };
+    fail_unless (clr_engine_drain (e, op, &k, &err));
+    p->got += k;
+  }
+  clr_engine_free (e);
+  return NULL;
+}
+
+/* Streams at different factors share launches (each its own step in its
+ * row of the batch): four at once, paced as live streams are, so that
+ * their jobs meet in the device's batches; every one sample for sample
+ * its own float64 reference. */
+GST_START_TEST (test_engine_batched)
+{
+  static const double adjust[] = { 1.0001, 0.9993, 1.0305, 0.96 };
+  const gsize n = 44100 / 2;
+  float *in = g_new (float, n);
+  Paced p[G_N_ELEMENTS (adjust)];
+  GThread *t[G_N_ELEMENTS (adjust)];
+  guint i, company = 0;
+
+  clr_signal_noise (in, n, 0.5, 42);
+  /* the device and the kernel made before the threads race for them */
+  clr_engine_free (var_engine (44100, 48000, 1, 1.0));
+  for (i = 0; i < G_N_ELEMENTS (adjust); i++) {
+    p[i] = (Paced) {
+    adjust[i], in, n, NULL, 0, 0};
+    t[i] = g_thread_new ("paced", run_paced, &p[i]);
+  }
+  for (i = 0; i < G_N_ELEMENTS (adjust); i++)
+    g_thread_join (t[i]);
+  for (i = 0; i < G_N_ELEMENTS (adjust); i++) {
+    ClrEngine *e = var_engine (44100, 48000, 1, adjust[i]);
+    ClrRatio r = { 44100, 48000, G_GUINT64_CONSTANT (1) << 32,
+      step_for (44100, 48000, adjust[i])
+    };
+    gsize n_ref, j;
+    double *ref = clr_reference_resample (&r, clr_engine_get_filter (e), in,
+        n, 1, &n_ref), worst = 0.0;
+
+    fail_unless_equals_uint64 (p[i].got, n_ref);
+    for (j = 0; j < n_ref; j++)
+      worst = MAX (worst, fabs (p[i].out[j] - ref[j]));
+    GST_INFO ("x %g: worst %g, batches of up to %u streams", adjust[i], worst,
+        p[i].company);
+    fail_unless (worst <= 1e-5, "x %g: worst %g", adjust[i], worst);
+    company = MAX (company, p[i].company);
+    g_free (ref);
+    g_free (p[i].out);
+    clr_engine_free (e);
+  }
+  fail_unless (company >= 2, "the streams never shared a batch");
+  g_free (in);
+}
+
+GST_END_TEST;
+
+static Suite *
+rate_adjust_suite (void)
+{
+  Suite *s = suite_create ("rate-adjust");
+  TCase *tc = tcase_create ("general");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_engine_reference);
+  tcase_add_test (tc, test_engine_continuation);
+  tcase_add_test (tc, test_engine_slew);
+  tcase_add_test (tc, test_engine_batched);
+  tcase_add_test (tc, test_counts);
+  tcase_add_test (tc, test_exactly_one);
+  tcase_add_test (tc, test_leave_passthrough);
+  tcase_add_test (tc, test_no_alias_down);
+  tcase_add_test (tc, test_bad_input);
+  tcase_add_test (tc, test_no_click);
+  tcase_add_test (tc, test_quality);
+  tcase_add_test (tc, test_formats_batched);
+  return s;
+}
+
+GST_CHECK_MAIN (rate_adjust);
