@@ -1660,9 +1660,15 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
     gst_cl_resample_queue_rebuild (self);
   gst_cl_resample_apply_properties (self, buf);
   /* the factor from this buffer on, slewed (clr_engine_set_adjust ()):
-   * here, so that transform_size () and transform () count the same */
-  if (self->engine && self->engine_variable)
+   * here, so that transform_size () and transform () count the same. Input
+   * held before it goes through first, at the factor it came with: else a
+   * file's conversion applied each factor up to max-hold late, a ramp as
+   * steps of half a second. */
+  if (self->engine && self->engine_variable) {
+    if (adjust != clr_engine_get_adjust_target (self->engine))
+      gst_cl_resample_flush_held (self);
     clr_engine_set_adjust (self->engine, adjust);
+  }
 
   if (!self->engine || !self->run.started)
     return;

@@ -358,18 +358,23 @@ typedef struct
 } Steps;
 
 static void
-set_steps (GstHarness * h, gsize pos, gpointer data)
+set_steps_on (GstElement * e, gsize pos, gpointer data)
 {
   Steps *s = data;
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (s->at); i++)
-    if (s->at[i] == pos) {
-      GstElement *e = gst_harness_find_element (h, "clresample");
-
+    if (s->at[i] == pos)
       g_object_set (e, "rate-adjust", s->adjust[i], NULL);
-      gst_object_unref (e);
-    }
+}
+
+static void
+set_steps (GstHarness * h, gsize pos, gpointer data)
+{
+  GstElement *e = gst_harness_find_element (h, "clresample");
+
+  set_steps_on (e, pos, data);
+  gst_object_unref (e);
 }
 
 /* A 100 Hz sine, rate-adjust stepped while playing: from the exact ratio
@@ -425,6 +430,120 @@ GST_START_TEST (test_no_click)
   fail_unless (clr_sine_fit_thdn_db (&fit) < -90.0);
   g_free (tail);
   out_clear (&o);
+  g_free (x);
+}
+
+GST_END_TEST;
+
+/* Steps applied on clresample's sink pad as each buffer arrives: the
+ * factor set just before the buffer that starts at s->at[i] */
+static GstPadProbeReturn
+steps_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstElement *e = GST_ELEMENT (gst_pad_get_parent (pad));
+
+  set_steps_on (e, GST_BUFFER_OFFSET (b), data);
+  gst_object_unref (e);
+  return GST_PAD_PROBE_OK;
+}
+
+/* x (stereo F32, 44.1 kHz) to 48 kHz through a real pipeline, appsrc !
+ * clresample max-hold=HOLD ! appsink, not live and not synced: pushed as
+ * fast as it goes, ahead of the pipeline's clock as a file's conversion
+ * is. The output's bytes into o->bytes, its buffers counted in o->pts. */
+static void
+run_pipeline (guint64 max_hold, const double *x, gsize frames, gsize piece,
+    Steps * steps, Out * o)
+{
+  gchar *launch = g_strdup_printf ("appsrc name=src format=time ! "
+      "audio/x-raw,format=F32LE,rate=44100,channels=2,layout=interleaved ! "
+      "clresample name=r max-hold=%" G_GUINT64_FORMAT " ! "
+      "audio/x-raw,rate=48000 ! appsink name=sink sync=false", max_hold);
+  GstElement *pipe = gst_parse_launch (launch, NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  GstElement *r = gst_bin_get_by_name (GST_BIN (pipe), "r");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  GstPad *pad = gst_element_get_static_pad (r, "sink");
+  GstSample *sample;
+  GstFlowReturn ret;
+  gsize pos = 0, i;
+
+  fail_unless (pipe != NULL);
+  out_init (o);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, steps_probe, steps,
+      NULL);
+  fail_unless (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (pos = 0; pos < frames; pos += piece) {
+    gsize n = MIN (piece, frames - pos);
+    GstBuffer *b = gst_buffer_new_allocate (NULL, n * 2 * sizeof (float),
+        NULL);
+    GstMapInfo map;
+
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    for (i = 0; i < n * 2; i++)
+      ((float *) map.data)[i] = (float) x[pos * 2 + i];
+    gst_buffer_unmap (b, &map);
+    GST_BUFFER_PTS (b) = gst_util_uint64_scale_int_round (pos, GST_SECOND,
+        44100);
+    GST_BUFFER_DURATION (b) = gst_util_uint64_scale_int_round (pos + n,
+        GST_SECOND, 44100) - GST_BUFFER_PTS (b);
+    GST_BUFFER_OFFSET (b) = pos;
+    g_signal_emit_by_name (src, "push-buffer", b, &ret);
+    gst_buffer_unref (b);
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  for (;;) {
+    GstMapInfo map;
+
+    g_signal_emit_by_name (sink, "pull-sample", &sample);
+    if (!sample)
+      break;
+    gst_buffer_map (gst_sample_get_buffer (sample), &map, GST_MAP_READ);
+    g_byte_array_append (o->bytes, map.data, map.size);
+    gst_buffer_unmap (gst_sample_get_buffer (sample), &map);
+    g_array_append_val (o->pts, GST_BUFFER_PTS (gst_sample_get_buffer
+            (sample)));
+    gst_sample_unref (sample);
+  }
+  fail_unless (o->bytes->len > 0);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+  gst_object_unref (r);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (launch);
+}
+
+/* A stream converted ahead of the clock gathers its input (max-hold) into
+ * larger jobs: a factor set before a buffer applies from that buffer on
+ * all the same, not from wherever the held input next goes through (which
+ * held a ramp's factor for half a second at a time). The output is the
+ * same to the bit as buffer by buffer: the steps fall on input frames,
+ * however the input is cut. */
+GST_START_TEST (test_held_input)
+{
+  const gsize n = 44100 * 2;
+  double *x = sine (n, 2, 1000.0, 44100, 0.5);
+  Steps steps = { {4410, 44100 / 2, 44100, 44100 * 3 / 2},
+  {1.0002, 1.0005, 0.9995, 1.0}
+  };
+  Out held, alone;
+
+  run_pipeline (GST_SECOND, x, n, 441, &steps, &held);
+  run_pipeline (0, x, n, 441, &steps, &alone);
+  GST_INFO ("held: %u buffers, buffer by buffer: %u", held.pts->len,
+      alone.pts->len);
+  /* it did hold: fewer, larger buffers */
+  fail_unless (held.pts->len < alone.pts->len / 2);
+  fail_unless_equals_uint64 (held.bytes->len, alone.bytes->len);
+  fail_unless (memcmp (held.bytes->data, alone.bytes->data,
+          held.bytes->len) == 0);
+  out_clear (&held);
+  out_clear (&alone);
   g_free (x);
 }
 
@@ -1147,6 +1266,7 @@ rate_adjust_suite (void)
   tcase_add_test (tc, test_no_alias_down);
   tcase_add_test (tc, test_bad_input);
   tcase_add_test (tc, test_no_click);
+  tcase_add_test (tc, test_held_input);
   tcase_add_test (tc, test_quality);
   tcase_add_test (tc, test_formats_batched);
   return s;
