@@ -8,7 +8,7 @@
  *                per block, slewed over the block's output as its own
  *                example does
  *   speex        speexdsp, speex_resampler_set_rate_frac per block with a
- *                fine fraction (256 x the rates)
+ *                fine fraction (denominator 65535, the finest it takes)
  *   zita         zita-resampler's VResampler, set_rratio per block
  *   ideal        the analytic output of an ideal resampler following the
  *                same adjust: "smooth" the continuous trajectory, "step" the
@@ -81,7 +81,6 @@
 #define RAMP_SLOPE 500e-6       /* per second */
 #define RAMP_CORNER_S 0.5
 #define GUARD_BINS 48
-#define SPEEX_FRAC 256
 #define RUN_TIMEOUT_S 600
 
 typedef enum
@@ -570,13 +569,19 @@ run_soxr (const Ctx * ctx, Con * c, Metric m, Mode mode, const double *in,
   return TRUE;
 }
 
+/* num / den = input per output = in / (out a), den fixed at 65535. On a
+ * change of den speexdsp rescales its phase (floored, and refused as an
+ * overflow unless samp_frac_num * den fits 32 bits, so den < 2^16); with
+ * den fixed the phase carries over exactly and the ratio moves in steps
+ * of 1 / 65535 (~15 ppm): it measured 15 - 20 dB better during the ramp
+ * than the best fraction with a new den at each block. */
+#define SPEEX_DEN 65535
 static void
 speex_frac (gint in_rate, gint out_rate, double a, spx_uint32_t * num,
     spx_uint32_t * den)
 {
-  /* input per output = in / (out a), to 1 part in 256 in_rate */
-  *den = (spx_uint32_t) out_rate * SPEEX_FRAC;
-  *num = (spx_uint32_t) llround ((double) in_rate * SPEEX_FRAC / a);
+  *den = SPEEX_DEN;
+  *num = (spx_uint32_t) llround ((double) in_rate / out_rate / a * SPEEX_DEN);
 }
 
 static gboolean
