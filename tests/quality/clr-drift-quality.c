@@ -154,6 +154,7 @@ typedef struct
   double ramp_s;
   double block_ms;
   gchar *device;
+  gchar *dump_dir;
   gboolean verbose;
   GPtrArray *cons;
 } Ctx;
@@ -885,6 +886,17 @@ run_all (Ctx * ctx)
             ok = run_ideal (ctx, c, m, d, frames, &o, &err);
             break;
         }
+        if (ok && ctx->dump_dir) {
+          /* DIR/<contestant>-<metric>-<mode>.f64: the output, float64
+           * native-endian mono at the metric's output rate */
+          gchar *fn = g_strdup_printf ("%s/%s-%s-%s.f64", ctx->dump_dir,
+              c->name, metric_names[m], mode_names[d]);
+          g_mkdir_with_parents (ctx->dump_dir, 0755);
+          if (!g_file_set_contents (fn, (const gchar *) o.data,
+                  o.frames * sizeof (double), NULL))
+            g_printerr ("could not write %s\n", fn);
+          g_free (fn);
+        }
         if (ok && !analyse (ctx, m, d, &o, &c->worst[m][d], &c->mean[m][d],
                 &c->band[m][d], &err))
           ok = FALSE;
@@ -1097,7 +1109,7 @@ check_all (const Ctx * ctx)
 int
 main (int argc, char **argv)
 {
-  Ctx ctx = { 10.0, 10.0, NULL, FALSE, NULL };
+  Ctx ctx = { 10.0, 10.0, NULL, NULL, FALSE, NULL };
   gchar *json = NULL, *only = NULL;
   gboolean check = FALSE;
   GError *err = NULL;
@@ -1117,6 +1129,9 @@ main (int argc, char **argv)
         "MS"},
     {"device", 0, 0, G_OPTION_ARG_STRING, &ctx.device,
         "clresample's device property", "SPEC"},
+    {"dump", 0, 0, G_OPTION_ARG_FILENAME, &ctx.dump_dir,
+        "Write every output to DIR/<contestant>-<metric>-<mode>.f64",
+        "DIR"},
     {"verbose", 'v', 0, G_OPTION_ARG_NONE, &ctx.verbose, "Every run", NULL},
     {NULL}
   };
