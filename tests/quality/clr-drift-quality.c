@@ -853,9 +853,16 @@ add_default_contestants (Ctx * ctx, const char *only)
 static void
 run_all (Ctx * ctx)
 {
-  gboolean have_adjust = clr_has_rate_adjust ();
+  gboolean have_adjust = FALSE;
   int m, d;
   guint i;
+
+  /* only where a clresample column asks: no element, no OpenCL, else */
+  for (i = 0; i < ctx->cons->len; i++)
+    if (((Con *) g_ptr_array_index (ctx->cons, i))->kind == K_CLR) {
+      have_adjust = clr_has_rate_adjust ();
+      break;
+    }
 
   for (m = 0; m < N_METRICS; m++)
     for (d = 0; d < N_MODES; d++) {
