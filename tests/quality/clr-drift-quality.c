@@ -549,8 +549,9 @@ run_soxr (const Ctx * ctx, Con * c, Metric m, Mode mode, const double *in,
       used += idone;
       ob.len += odone;
     }
+    /* output frames in flight, as input frames */
     if (isnan (o->latency) && off >= (gsize) in_rate)
-      o->latency = soxr_delay (s) * io * a;
+      o->latency = soxr_delay (s) * io / a;
   }
   while (!e) {
     size_t odone = 0;
@@ -576,8 +577,9 @@ run_soxr (const Ctx * ctx, Con * c, Metric m, Mode mode, const double *in,
  * change of den speexdsp rescales its phase (floored, and refused as an
  * overflow unless samp_frac_num * den fits 32 bits, so den < 2^16); with
  * den fixed the phase carries over exactly and the ratio moves in steps
- * of 1 / 65535 (~15 ppm): it measured 15 - 20 dB better during the ramp
- * than the best fraction with a new den at each block. */
+ * of 1 / 65535 (~15 ppm; steady's 1.0001 is met to within 8 ppm): it
+ * measured 15 - 20 dB better during the ramp than the best fraction with a
+ * new den at each block. */
 #define SPEEX_DEN 65535
 static void
 speex_frac (gint in_rate, gint out_rate, double a, spx_uint32_t * num,
@@ -600,8 +602,13 @@ run_speex (const Ctx * ctx, Con * c, Metric m, Mode mode, const double *in,
   int e = 0;
   gint64 t0 = g_get_monotonic_time ();
 
-  speex_frac (in_rate, out_rate, block_adjust (ctx, mode, in_rate, 0), &num,
-      &den);
+  /* fixed: the exact rates, as speexdsp is used at a fixed ratio */
+  if (mode == MODE_FIXED) {
+    num = in_rate;
+    den = out_rate;
+  } else
+    speex_frac (in_rate, out_rate, block_adjust (ctx, mode, in_rate, 0),
+        &num, &den);
   st = speex_resampler_init_frac (1, num, den, in_rate, out_rate, c->quality,
       &e);
   if (!st) {
