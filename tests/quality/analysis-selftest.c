@@ -300,6 +300,60 @@ test_sweep (void)
   free (x);
 }
 
+/* clr-drift-quality's ramp (drift_d () there): the adjust a = 1 + d(t), d
+ * a triangle of 500 ppm/s (10 s period, +-1250 ppm) whose corners turn
+ * over 0.5 s along a raised cosine, on 44.1 -> 48 kHz, so an ideal
+ * resampler's 1 kHz tone leaves at 1000 / a(t) Hz of the output's nominal
+ * rate. That ideal chirp, phase integrated in long double, must read far
+ * below every resampler on the harness's windows (8192 frames, Kaiser 38,
+ * +-48 bins): the method's own floor. (With sharp corners it reads
+ * -144 dB on the windows that hold one: the jump in the sweep rate is
+ * there in the signal, so the ramp's corners are rounded.) */
+static double
+ramp_d (double t)
+{
+  const double p = 10.0, s = 500e-6, tau = 0.5;
+  double u = fmod (t, p), lin = s * (p / 4.0 - tau / 2.0);
+
+  if (u < p / 4.0 - tau / 2.0)
+    return s * u;
+  if (u < p / 4.0 + tau / 2.0)
+    return lin + s * tau / M_PI * sin (M_PI / tau * (u - p / 4.0 + tau / 2.0));
+  if (u < 3.0 * p / 4.0 - tau / 2.0)
+    return lin - s * (u - p / 4.0 - tau / 2.0);
+  if (u < 3.0 * p / 4.0 + tau / 2.0)
+    return -lin - s * tau / M_PI *
+        sin (M_PI / tau * (u - 3.0 * p / 4.0 + tau / 2.0));
+  return -lin + s * (u - 3.0 * p / 4.0 - tau / 2.0);
+}
+
+static void
+test_chirp_window (void)
+{
+  const double fs = 48000.0, f0 = 1000.0;
+  const size_t n = (size_t) (fs * 10.5), win = 8192;
+  double *x = malloc (sizeof (double) * n), worst = 0.0;
+  long double ph = 0.0L;
+  size_t i, start;
+
+  for (i = 0; i < n; i++) {
+    x[i] = 0.891 * sin (2.0 * M_PI * (double) ph);
+    /* midpoint rule: the frequency half a frame on */
+    ph += (long double) f0 / (1.0L + ramp_d ((i + 0.5) / fs)) / fs;
+    ph -= floorl (ph);
+  }
+  for (start = 0; start + win <= n; start += win / 2) {
+    double r = clr_window_thdn (x, 1, start, win, fs, f0 * 0.99, f0 * 1.01,
+        48, CLR_SPECTRUM_BETA, NULL);
+    if (r > worst)
+      worst = r;
+  }
+  check (10.0 * log10 (worst) < -150.0,
+      "ideal chirp (500 ppm/s): worst window THD+N (dB)",
+      10.0 * log10 (worst), -150.0);
+  free (x);
+}
+
 int
 main (void)
 {
@@ -309,6 +363,7 @@ main (void)
   test_fft ();
   test_correlate ();
   test_sweep ();
+  test_chirp_window ();
   printf ("%d passed, %d failed\n", n_pass, n_fail);
   return n_fail ? 1 : 0;
 }

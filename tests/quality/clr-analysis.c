@@ -616,3 +616,57 @@ clr_rng_uniform01 (uint64_t * state)
   *state = s;
   return ((s * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
 }
+
+double
+clr_peak_power (const double *ps, size_t n, double fs, double f_lo,
+    double f_hi, size_t guard, size_t * peak_bin)
+{
+  double lo = ceil (f_lo * (double) n / fs);
+  double hi = floor (f_hi * (double) n / fs);
+  long double s = 0.0L;
+  size_t k, kp, k0, k1;
+
+  if (lo < 0.0)
+    lo = 0.0;
+  if (hi > (double) (n / 2))
+    hi = (double) (n / 2);
+  if (hi < lo)
+    return -1.0;
+  kp = (size_t) lo;
+  for (k = (size_t) lo; k <= (size_t) hi; k++)
+    if (ps[k] > ps[kp])
+      kp = k;
+  k0 = kp > guard ? kp - guard : 0;
+  k1 = kp + guard < n / 2 ? kp + guard : n / 2;
+  for (k = k0; k <= k1; k++)
+    s += ps[k];
+  if (peak_bin)
+    *peak_bin = kp;
+  return (double) s;
+}
+
+double
+clr_window_thdn (const double *x, size_t stride, size_t start, size_t n,
+    double fs, double f_lo, double f_hi, size_t guard, double beta,
+    double *fund_hz)
+{
+  double *ps = clr_power_spectrum (x, stride, start, n, beta);
+  long double total = 0.0L;
+  double fund;
+  size_t k, kp = 0;
+
+  if (!ps)
+    return -1.0;
+  fund = clr_peak_power (ps, n, fs, f_lo, f_hi, guard, &kp);
+  /* summed apart, not total - fund, so that a rest 10^-20 of the
+   * fundamental does not drown in the rounding of the difference */
+  for (k = 0; k <= n / 2; k++)
+    if (k + guard < kp || k > kp + guard)
+      total += ps[k];
+  free (ps);
+  if (fund <= 0.0)
+    return -1.0;
+  if (fund_hz)
+    *fund_hz = kp * fs / (double) n;
+  return (double) (total / fund);
+}

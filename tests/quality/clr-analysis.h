@@ -148,6 +148,27 @@ void clr_tone_correlate (const double *x, size_t stride, size_t start,
     size_t len, int64_t fs, const ClrFreq * f, int nf, double *amp,
     double *phase);
 
+/* Power within +-guard bins of the largest bin whose frequency lies in
+ * [f_lo, f_hi], from a spectrum ps of an n-point transform at fs (as
+ * clr_power_spectrum gives). *peak_bin (may be NULL) gets that bin.
+ * Returns -1 when the range holds no bin. */
+double clr_peak_power (const double *ps, size_t n, double fs, double f_lo,
+    double f_hi, size_t guard, size_t * peak_bin);
+
+/* THD+N of one tone whose frequency moves, on one window: the Kaiser
+ * (beta) power spectrum of x[start .. start + n) (n a power of two), the
+ * fundamental taken as the +-guard bins around the largest bin in
+ * [f_lo, f_hi], everything else (dc to fs / 2) as distortion and noise.
+ * Returns the ratio rest / fundamental (a power ratio, not dB), or -1 when
+ * n is not a power of two or the range holds no bin; *fund_hz (may be
+ * NULL) gets the peak bin's frequency. A tone whose frequency moves by far
+ * less than a bin within the window keeps its energy within the main lobe
+ * (+-12.2 bins at beta 38), so the figure is the resampler's, not the
+ * sweep's (analysis-selftest checks an ideal chirp). */
+double clr_window_thdn (const double *x, size_t stride, size_t start,
+    size_t n, double fs, double f_lo, double f_hi, size_t guard, double beta,
+    double *fund_hz);
+
 /* 20 log10 (x), with -999 for x <= 0. */
 double clr_db (double x);
 
