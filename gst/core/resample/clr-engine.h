@@ -43,13 +43,17 @@ G_BEGIN_DECLS
 /* The factors a variable engine takes: +-5 % */
 #define CLR_ADJUST_MIN 0.95
 #define CLR_ADJUST_MAX 1.05
-/* A change of the factor is slewed at this many ppm a second of input,
- * in steps every millisecond of input (CLR_ADJUST_SLEW_STEPS a second):
- * +100 ppm takes 10 ms, in steps of 10 ppm; the whole range, 10 s. The
- * position never jumps, only its speed, so even an unslewed step would
- * not click; slewing keeps the pitch change of a large step gradual. */
+/* A change of the factor is slewed: the step grows by the same amount
+ * every output frame (the frequency a straight line, never a step) over
+ * CLR_ADJUST_SLEW_TIME seconds of output, or longer where that would pass
+ * CLR_ADJUST_SLEW_PPM ppm a second: +5 ppm takes 10 ms, +100 ppm too
+ * (10000 ppm/s), the whole range 10 s. A new target restarts it from the
+ * step of the next output. Targets set every 10 ms along a ramp so give
+ * the ramp itself, 10 ms late, in straight pieces; steps of the factor
+ * (the slew in 1 ms cells of earlier versions) put sidebands around
+ * every tone, at -116 dB for a ramp of 500 ppm/s set every 10 ms. */
 #define CLR_ADJUST_SLEW_PPM 10000.0
-#define CLR_ADJUST_SLEW_STEPS 1000u
+#define CLR_ADJUST_SLEW_TIME 0.010
 
 typedef struct {
   uint32_t in_rate;
