@@ -127,7 +127,8 @@ gboolean clr_engine_get_pinned (ClrEngine * e);
 void clr_engine_set_paced (ClrEngine * e, gboolean paced);
 
 /* Variable engines only: the factor on the output rate to slew to
- * (CLR_ADJUST_SLEW_PPM), from the next clr_engine_process () on. Where the
+ * (CLR_ADJUST_SLEW_TIME), from the next output frame on; the same target
+ * again leaves a slew as it is. Where the
  * stream has not started (no input since the reset), it applies at once.
  * FALSE (and nothing changes) outside CLR_ADJUST_MIN .. CLR_ADJUST_MAX or
  * on a fixed-ratio engine. */
