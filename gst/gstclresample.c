@@ -39,8 +39,9 @@
  * `rate-adjust` is a factor on the output rate for clock-drift correction
  * (1.0001: 100 ppm more output frames of each input frame; 0.95 to 1.05,
  * other values refused with a warning while the stream goes on). It may
- * change while playing: slewed at 10000 ppm a second in 1 ms steps, the
- * output's position in the input never jumping. The output caps keep
+ * change while playing: slewed smoothly, the frequency in a straight
+ * line over 20 ms of output (at most 10000 ppm a second), the output's
+ * position in the input never jumping. The output caps keep
  * their rate and the timestamps go on contiguously from the output's
  * frame count at that rate. At exactly 1.0, never changed, the stream
  * keeps the exact rational ratio; any other value moves it to a variable
@@ -349,9 +350,11 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
    * keep their rate; their buffers' timestamps go on from frame counts at
    * that rate, contiguous, so downstream sees the stream's timeline
    * stretched by the factor. Settable while playing (and controllable):
-   * a change slews at 10000 ppm a second in 1 ms steps of input (+100 ppm
-   * takes 10 ms), and the output's position in the input never jumps, so
-   * there is no click. Factors between 0.95 and 1.05; another value is
+   * a change slews smoothly, the step growing by the same amount every
+   * output frame over 20 ms of output (longer past 200 ppm: at most
+   * 10000 ppm a second), so a ramp set buffer by buffer comes out as a
+   * smooth sweep, not a staircase; the output's position in the input
+   * never jumps, so there is no click. Factors between 0.95 and 1.05; another value is
    * refused with a warning on the bus and the stream goes on at the
    * previous one.
    *
@@ -372,8 +375,8 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
   g_object_class_install_property (gobject_class, PROP_RATE_ADJUST,
       g_param_spec_double ("rate-adjust", "Rate adjust",
           "Factor on the output rate (clock-drift correction): 1.0001 makes "
-          "100 ppm more output frames; 0.95 to 1.05, slewed at 10000 ppm/s "
-          "while playing; other values are refused with a warning",
+          "100 ppm more output frames; 0.95 to 1.05, slewed over 20 ms (at "
+          "most 10000 ppm/s) while playing; other values are refused with a warning",
           0.0, G_MAXDOUBLE, 1.0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,

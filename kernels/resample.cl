@@ -289,8 +289,8 @@ locate (ulong pos, ulong I, ulong * p)
 
 /* The output frame i and channel c of a one-channel work-item, its phase
  * p, and its taps x in the window */
-#define CLR_LOCATE() CLR_LOCATE_BY (D)
-#define CLR_LOCATE_BY(STEP)                                             \
+#define CLR_LOCATE() CLR_LOCATE_BY (phase0 + (ulong) i * D)
+#define CLR_LOCATE_BY(POS)                                              \
   CLR_STREAM ();                                                        \
   const uint i = get_global_id (0);                                     \
   const uint c = get_global_id (1);                                     \
@@ -298,13 +298,27 @@ locate (ulong pos, ulong I, ulong * p)
     return;                                                             \
   ulong p;                                                              \
   __global const win_t *x = win + c * w_cstride + first_tap +           \
-      locate (phase0 + (ulong) i * (STEP), I, &p)
+      locate (POS, I, &p)
 
-/* The interpolating kernels' step an output: the stream's own where its
- * row has one (a variable ratio: gst/core/resample/clr-engine.h,
- * CLR_VAR_I), so that streams whose ratios drift apart still share a
- * launch; else the launch's D. In a kernel after CLR_STREAM (). */
-#define ROW_STEP (s_row[9] ? s_row[9] : D)
+/* The interpolating kernels' position of output i, phases from the first
+ * output's frame: a variable ratio's own (gst/core/resample/clr-engine.h,
+ * CLR_VAR_I) where its row has a step, so that streams whose ratios drift
+ * apart still share a launch; else the launch's D. A slewing ratio's step
+ * grows by dD (word 10, two's complement) an output for its first L
+ * outputs (word 11), then is the target's, r (word 12) past the last
+ * increment: the frequency moves in a straight line, not in steps.
+ * Exact in ulong arithmetic mod 2^64, as the true position is below 2^63
+ * (m (m - 1) / 2 fits for m < 2^32). Rows without a slew (words 10-12
+ * zero) give i * step, as before. */
+CLR_INLINE ulong
+row_pos (__global const ulong * s_row, ulong phase0, ulong D, ulong i)
+{
+  const ulong step = s_row[9] ? s_row[9] : D;
+  const ulong m = min (i, s_row[11]);
+
+  return phase0 + i * step + s_row[10] * (m * (m - 1) / 2 + m * (i - m))
+      + s_row[12] * (i - m);
+}
 
 /* ---- One channel a work-item: table, interp ---------------------------- */
 
@@ -358,7 +372,7 @@ clr_resample_table (CLR_KERNEL_ARGS)
 __kernel void
 clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 {
-  CLR_LOCATE_BY (ROW_STEP);
+  CLR_LOCATE_BY (row_pos (s_row, phase0, D, i));
   const ulong pg = p * grid;
   const ulong q0 = pg / I;
   const acc_t u = (acc_t) (pg - q0 * I) / (acc_t) I;
@@ -434,7 +448,7 @@ clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
   if (i >= n_out || c0 >= channels)
     return;
   ulong p;
-  const ulong adv = locate (phase0 + (ulong) i * ROW_STEP, I, &p);
+  const ulong adv = locate (row_pos (s_row, phase0, D, i), I, &p);
   const uint c1 = c0 + 1 < channels ? c0 + 1 : c0;
   __global const win_t *x0 = win + c0 * w_cstride + first_tap + adv;
   __global const win_t *x1 = win + c1 * w_cstride + first_tap + adv;

@@ -9,11 +9,13 @@
  * tests' time (8192 taps at 4x: 45 % of test-element's). */
 #define CLR_REFERENCE_ROWS_MAX 4096
 
-double *
-clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
-    const float *in, size_t n_in, unsigned channels, size_t * n_out)
+/* Output m at r's position of m, or at (pn[m], pp[m]) where given */
+static double *
+resample (const ClrRatio * r, const int64_t * pn, const uint64_t * pp,
+    size_t total, const ClrFilter * f, const float *in, size_t n_in,
+    unsigned channels)
 {
-  size_t total = clr_ratio_out_total (r, n_in), m;
+  size_t m;
   double *out = g_new0 (double, total * channels);
   const size_t row_len = (size_t) f->taps + 4;
   double *h = g_new (double, row_len);
@@ -35,7 +37,12 @@ clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
     const double *row;
     unsigned c;
 
-    clr_ratio_position (r, m, &n, &p);
+    if (pn) {
+      n = pn[m];
+      p = pp[m];
+    } else {
+      clr_ratio_position (r, m, &n, &p);
+    }
     frac = (double) p / (double) r->I;
     lo = n - behind - 1;
     hi = n + ahead + 1;
@@ -64,6 +71,24 @@ clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
   }
   g_free (h);
   clr_phase_proto_unref (proto);
-  *n_out = total;
   return out;
+}
+
+double *
+clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
+    const float *in, size_t n_in, unsigned channels, size_t * n_out)
+{
+  *n_out = clr_ratio_out_total (r, n_in);
+  return resample (r, NULL, NULL, *n_out, f, in, n_in, channels);
+}
+
+double *
+clr_reference_resample_at (const ClrFilter * f, uint64_t I,
+    const int64_t * n, const uint64_t * p, size_t total, const float *in,
+    size_t n_in, unsigned channels)
+{
+  /* the phases' denominator is all of r a position needs */
+  const ClrRatio r = { 1, 1, I, 1 };
+
+  return resample (&r, n, p, total, f, in, n_in, channels);
 }

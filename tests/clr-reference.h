@@ -18,4 +18,10 @@
 double *clr_reference_resample (const ClrRatio * r, const ClrFilter * f,
     const float *in, size_t n_in, unsigned channels, size_t * n_out);
 
+/* The same sum at given positions: output m at n[m] + p[m] / I (a
+ * variable ratio's, I = 2^32), total of them. */
+double *clr_reference_resample_at (const ClrFilter * f, uint64_t I,
+    const int64_t * n, const uint64_t * p, size_t total, const float *in,
+    size_t n_in, unsigned channels);
+
 #endif

@@ -95,6 +95,11 @@ enum {
                                  * output, a variable ratio's own (so that
                                  * streams of different ratios share a
                                  * launch); 0: the launch's D */
+  CLR_ROW_SLEW,                 /* a slewing step's increment an output
+                                 * (two's complement; 0: none) */
+  CLR_ROW_SLEW_LEN,             /* the outputs it grows for */
+  CLR_ROW_SLEW_REST,            /* the step's last rounding, after them
+                                 * (resample.cl's row_pos ()) */
 };
 
 typedef struct {

@@ -16,17 +16,19 @@ typedef struct _ClrFftPath ClrFftPath;
 
 /* A variable ratio's state (clr-engine.h, CLR_VAR_I): the position of the
  * next output frame (out_total) as input frame n plus p / CLR_VAR_I,
- * moved on after every job; the step D an output; the factor it came
- * from and the one it slews to, one slew step a grid cell of `cell`
- * input frames (at most one a cell: `stepped` is the input frame of the
- * last, so that a call of no input, or one that failed on its device and
- * is finished by a successor, does not step twice). */
+ * moved on after every job; `step` the step from it to the one after; a
+ * slew's: the step grows by `inc` an output for `rem` more outputs, then
+ * is `to` (the target's step; `to` - step - rem * inc, below |inc| / 2,
+ * is the last increment's rounding). `adjust` is the factor of `to` once
+ * the slew ends, `target` the factor it slews to. */
 typedef struct {
   int64_t n;
   uint64_t p;
   uint64_t step;
+  int64_t inc;
+  uint64_t rem;
+  uint64_t to;
   double adjust, target;
-  int64_t stepped;
 } ClrVar;
 
 struct _ClrEngine {
@@ -59,7 +61,6 @@ struct _ClrEngine {
   gboolean device_failed;       /* clr_engine_device_failed () */
   gboolean var;                 /* a variable ratio: cfg.variable */
   ClrVar v;
-  uint32_t cell;                /* input frames a slew step */
 };
 
 /* The window takes n_in frames of input (of silence: in == NULL) and the

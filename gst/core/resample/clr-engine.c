@@ -301,24 +301,59 @@ var_step (ClrEngine * e, double adjust)
       ((double) e->cfg.out_rate * adjust));
 }
 
+/* The factor of the step `step` */
+static double
+var_factor (ClrEngine * e, uint64_t step)
+{
+  return (double) CLR_VAR_I * e->cfg.in_rate / ((double) e->cfg.out_rate *
+      (double) step);
+}
+
+/* The phases from v's next output to the j-th after it: the step grows by
+ * inc an output for rem outputs, then is `to` (resample.cl's row_pos (),
+ * the same integers) */
+static uint64_t
+var_offset (const ClrVar * v, uint64_t j)
+{
+  const uint64_t m = MIN (j, v->rem);
+  const uint64_t rest = v->to - v->step - v->rem * (uint64_t) v->inc;
+
+  return j * v->step + (uint64_t) v->inc * (m * (m - 1) / 2 + m * (j - m))
+      + rest * (j - m);
+}
+
 /* Outputs from v's next on whose input position n(m) is <= last: with
- * span = (last - v->n + 1) * I, those j with v->p + j * step < span */
+ * span = (last - v->n + 1) * I, those j with v->p + offset (j) < span.
+ * Positions rise with j (every step is positive), each step at least the
+ * smaller of the slew's ends: a bisection between 0 and the j that
+ * reaches span at that step. */
 static uint64_t
 var_count (const ClrVar * v, int64_t last)
 {
-  uint64_t span;
+  const uint64_t least = MIN (v->step, v->to);
+  uint64_t span, lo = 0, hi, mid;
 
   if (last < v->n)
     return 0;
   span = (uint64_t) (last - v->n + 1) << 32;
-  return (span - v->p + v->step - 1) / v->step;
+  if (span <= v->p)
+    return 0;
+  hi = (span - v->p + least - 1) / least;
+  while (hi - lo > 1) {
+    mid = lo + (hi - lo) / 2;
+    if (v->p + var_offset (v, mid) < span)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
 }
 
 /* v's origin moved on by j outputs: the position stays exact */
 static void
 var_position (const ClrVar * v, uint64_t j, int64_t * n, uint64_t * p)
 {
-  const uint64_t pos = v->p + j * v->step;
+  const uint64_t pos = v->p + var_offset (v, j);
 
   *n = v->n + (int64_t) (pos >> 32);
   *p = pos & (CLR_VAR_I - 1);
@@ -328,28 +363,57 @@ static void
 var_advance (ClrVar * v, uint64_t j)
 {
   var_position (v, j, &v->n, &v->p);
+  if (j < v->rem) {
+    v->step += j * (uint64_t) v->inc;
+    v->rem -= j;
+  } else if (v->rem > 0) {
+    /* the slew's end: its target in effect */
+    v->step = v->to;
+    v->rem = 0;
+    v->inc = 0;
+    v->adjust = v->target;
+  }
 }
 
-/* The next job's input, len frames at most from input frame `at`: where
- * the factor slews, one step at the start of each cell of e->cell frames
- * (once: v->stepped), and no job across a cell's end, so that the steps
- * fall where they would however the input is cut into buffers. */
-static size_t
-var_chunk (ClrEngine * e, ClrVar * v, int64_t at, size_t len)
+/* v slews from its step now to the target's: the step grows by the same
+ * amount every output, over CLR_ADJUST_SLEW_TIME of output (no steeper
+ * than CLR_ADJUST_SLEW_PPM a second), so that the frequency follows a
+ * straight line and a ramp of targets set every few milliseconds one of
+ * straight pieces, not a staircase (whose every step is heard as
+ * sidebands). Integer: inc = round (d / outputs), then as many outputs
+ * as reach d nearest, the rest (below |inc| / 2) in the last step. The
+ * slew starts at the next output, so that it falls where it would however
+ * the input is cut. */
+static void
+var_slew (ClrEngine * e, ClrVar * v)
 {
-  const double most = CLR_ADJUST_SLEW_PPM * 1e-6 * e->cell / e->cfg.in_rate;
-  double d;
+  const uint64_t to = var_step (e, v->target);
+  const int64_t d = (int64_t) (to - v->step);
+  double outputs = e->cfg.out_rate * CLR_ADJUST_SLEW_TIME;
 
-  if (v->adjust == v->target)
-    return len;
-  if (at % e->cell == 0 && v->stepped != at) {
-    d = v->target - v->adjust;
-    v->adjust = fabs (d) <= most ? v->target : v->adjust + (d > 0 ? most :
-        -most);
-    v->step = var_step (e, v->adjust);
-    v->stepped = at;
+  outputs = MAX (outputs, fabs ((double) d) / (double) v->step /
+      (CLR_ADJUST_SLEW_PPM * 1e-6) * e->cfg.out_rate);
+  v->to = to;
+  v->inc = llround ((double) d / outputs);
+  if (d == 0) {
+    v->rem = 0;
+    v->adjust = v->target;
+  } else if (v->inc == 0) {
+    v->inc = d > 0 ? 1 : -1;
+    v->rem = (uint64_t) ABS (d);
+  } else {
+    v->rem = (uint64_t) llround ((double) d / (double) v->inc);
   }
-  return MIN (len, (size_t) (e->cell - at % e->cell));
+}
+
+/* v playing `adjust`, no slew */
+static void
+var_hold (ClrEngine * e, ClrVar * v, double adjust)
+{
+  v->adjust = v->target = adjust;
+  v->step = v->to = var_step (e, adjust);
+  v->inc = 0;
+  v->rem = 0;
 }
 
 /* The input position of output out_total + j */
@@ -367,11 +431,14 @@ clr_engine_set_adjust (ClrEngine * e, double adjust)
 {
   if (!e->var || !(adjust >= CLR_ADJUST_MIN && adjust <= CLR_ADJUST_MAX))
     return FALSE;
-  e->v.target = adjust;
-  /* nothing played yet: no slew from a factor nobody heard */
-  if (e->in_total == 0 && e->out_total == 0) {
-    e->v.adjust = adjust;
-    e->v.step = var_step (e, adjust);
+  /* nothing played yet: no slew from a factor nobody heard; the same
+   * target again (the element sets it every buffer) leaves the slew as
+   * it is, so that it runs the same however the input is cut */
+  if (e->in_total == 0 && e->out_total == 0)
+    var_hold (e, &e->v, adjust);
+  else if (adjust != e->v.target) {
+    e->v.target = adjust;
+    var_slew (e, &e->v);
   }
   return TRUE;
 }
@@ -379,7 +446,9 @@ clr_engine_set_adjust (ClrEngine * e, double adjust)
 double
 clr_engine_get_adjust (ClrEngine * e)
 {
-  return e->var ? e->v.adjust : 1.0;
+  if (!e->var)
+    return 1.0;
+  return e->v.rem > 0 ? var_factor (e, e->v.step) : e->v.adjust;
 }
 
 double
@@ -447,9 +516,7 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
         cfg->cutoff);
     e->ratio.I = CLR_VAR_I;
     e->ratio.D = var_step (e, 1.0);
-    e->cell = MAX (1, cfg->in_rate / CLR_ADJUST_SLEW_STEPS);
-    e->v.adjust = e->v.target = cfg->adjust > 0.0 ? cfg->adjust : 1.0;
-    e->v.step = var_step (e, e->v.adjust);
+    var_hold (e, &e->v, cfg->adjust > 0.0 ? cfg->adjust : 1.0);
   } else {
     clr_filter_design_cut (&e->filter, &e->ratio, cfg->quality, cfg->taps,
         cfg->cutoff);
@@ -634,7 +701,6 @@ clr_engine_reset (ClrEngine * e)
   /* a new stream starts on input frame 0 at the factor it slewed to */
   e->v.n = 0;
   e->v.p = 0;
-  e->v.stepped = -1;
   if (e->fft) {
     clr_fft_reset (e);
     return;
@@ -653,27 +719,6 @@ clr_engine_get_company (ClrEngine * e)
   return e->sched ? clr_sched_get_company (e->sched) : 1;
 }
 
-/* A variable ratio's clr_engine_out_frames (): the jobs
- * clr_engine_process () will run, their steps and slew with them */
-static size_t
-var_out_frames (ClrEngine * e, size_t in_frames)
-{
-  ClrVar v = e->v;
-  int64_t at = e->in_total;
-  size_t len, total = 0;
-  uint64_t n;
-
-  do {
-    len = var_chunk (e, &v, at, MIN (in_frames, e->chunk_in));
-    n = var_count (&v, at + (int64_t) len - 1 - e->lag);
-    var_advance (&v, n);
-    total += n;
-    at += len;
-    in_frames -= len;
-  } while (in_frames > 0);
-  return total;
-}
-
 size_t
 clr_engine_out_frames (ClrEngine * e, size_t in_frames)
 {
@@ -682,8 +727,10 @@ clr_engine_out_frames (ClrEngine * e, size_t in_frames)
 
   if (e->drained)
     return 0;
+  /* a variable ratio's count follows its slew, however the input is cut
+   * into jobs */
   if (e->var)
-    return var_out_frames (e, in_frames);
+    return (size_t) var_count (&e->v, last);
   upto = clr_ratio_out_upto (&e->ratio, last);
   return upto > e->out_total ? (size_t) (upto - e->out_total) : 0;
 }
@@ -693,8 +740,8 @@ clr_engine_drain_frames (ClrEngine * e)
 {
   if (e->drained)
     return 0;
-  /* a variable ratio: the outputs before the input's end at the step of
-   * now (a drain does not slew) */
+  /* a variable ratio: the outputs before the input's end, its slew
+   * going on */
   if (e->var)
     return (size_t) var_count (&e->v, e->in_total - 1);
   return (size_t) (clr_ratio_out_total (&e->ratio, e->in_total) -
@@ -756,7 +803,13 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   job.row[CLR_ROW_O_CSTRIDE] = e->cfg.planar ? n_out : 1;
   /* the stream index of the first tap, mod 4 */
   job.row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - behind + 1) % 4 + 4) % 4);
-  job.row[CLR_ROW_STEP] = e->var ? e->v.step : 0;
+  if (e->var) {
+    job.row[CLR_ROW_STEP] = e->v.step;
+    job.row[CLR_ROW_SLEW] = (cl_ulong) e->v.inc;
+    job.row[CLR_ROW_SLEW_LEN] = e->v.rem;
+    job.row[CLR_ROW_SLEW_REST] = e->v.to - e->v.step - e->v.rem *
+        (uint64_t) e->v.inc;
+  }
   /* the device memory the job takes in its batch, against the budget */
   if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,
           "input window and output", error))
@@ -892,11 +945,8 @@ clr_engine_process (ClrEngine * e, const void *const *in, size_t in_frames,
   *out_frames = 0;
   do {
     len = MIN (in_frames, e->chunk_in);
-    if (e->var)
-      len = var_chunk (e, &e->v, e->in_total, len);
     if (!(e->fft ? clr_fft_push : push) (e, in ? ip : NULL, len,
-            e->var ? var_count (&e->v, e->in_total + (int64_t) len - 1 -
-                e->lag) : clr_engine_out_frames (e, len), op, &n, error))
+            clr_engine_out_frames (e, len), op, &n, error))
       return FALSE;
     for (c = 0; c < n_planes; c++) {
       ip[c] = in ? (const char *) ip[c] + len * step : NULL;
@@ -1005,13 +1055,24 @@ clr_engine_continue_from_snapshot (ClrEngine * e,
      * ratio's phase to the nearest 2^-32 below), at the factor it plays
      * at (a fixed one's 1.0) slewing to the same target as before, or to
      * this engine's own after a fixed ratio */
+    if (s->var && s->cfg.out_rate == e->cfg.out_rate) {
+      e->v = s->v;
+    } else {
+      /* another output rate: from the factor it plays at now, slewing on
+       * to the target from there */
+      const double target = s->var ? s->v.target : e->v.target;
+
+      var_hold (e, &e->v, !s->var ? 1.0 : s->v.rem > 0 ?
+          (double) CLR_VAR_I * s->cfg.in_rate / ((double) s->cfg.out_rate *
+              (double) s->v.step) : s->v.adjust);
+      if (target != e->v.adjust) {
+        e->v.target = target;
+        var_slew (e, &e->v);
+      }
+    }
     e->v.n = s->pos_n;
     e->v.p = s->pos_denom == CLR_VAR_I ? s->pos_p :
         (s->pos_p << 32) / s->pos_denom;
-    e->v.adjust = s->var ? s->v.adjust : 1.0;
-    e->v.target = s->var ? s->v.target : e->v.target;
-    e->v.stepped = s->var ? s->v.stepped : -1;
-    e->v.step = var_step (e, e->v.adjust);
     n0 = e->v.n;
   } else if (s->var) {
     /* its timeline has left the rational grid for good */
