@@ -362,6 +362,27 @@ clr_resample_table (CLR_KERNEL_ARGS)
   STORE_OUT (i, c, y);
 }
 
+/* The interpolating kernels' coefficients of phase p (clr_resample_interp,
+ * _c2): the cubic's weights w0..w3 of the four grid rows h0..h3 around
+ * p / I, and tap k's coefficient CLR_ROWS (L) from them, L loading 1, 4
+ * or 8 taps. The weighted rows stay one expression: where the compiler
+ * fuses a multiply into the add that takes it, it still does. */
+#define CLR_GRID_ROWS()                                                 \
+  const ulong pg = p * grid;                                            \
+  const ulong q0 = pg / I;                                              \
+  const acc_t u = (acc_t) (pg - q0 * I) / (acc_t) I;                    \
+  const acc_t um1 = u - 1, um2 = u - 2, up1 = u + 1;                    \
+  const acc_t w0 = -u * um1 * um2 / 6;                                  \
+  const acc_t w1 = up1 * um1 * um2 / 2;                                 \
+  const acc_t w2 = -up1 * u * um2 / 2;                                  \
+  const acc_t w3 = up1 * u * um1 / 6;                                   \
+  __global const coef_t *h0 = coef + q0 * taps;                         \
+  __global const coef_t *h1 = p ? h0 + taps : coef + (grid + 3) * taps; \
+  __global const coef_t *h2 = h0 + 2 * taps;                            \
+  __global const coef_t *h3 = h0 + 3 * taps
+#define CLR_ROWS(L) (w0 * L (h0, k) + w1 * L (h1, k) + w2 * L (h2, k) \
+    + w3 * L (h3, k))
+
 /* Rows on a grid of `grid` points per input sample (row q = position
  * (q-1)/grid), for ratios whose I is too large for one row per phase. The
  * coefficients of phase p are a cubic Lagrange interpolation of the four rows
@@ -373,27 +394,11 @@ __kernel void
 clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 {
   CLR_LOCATE_BY (row_pos (s_row, phase0, D, i));
-  const ulong pg = p * grid;
-  const ulong q0 = pg / I;
-  const acc_t u = (acc_t) (pg - q0 * I) / (acc_t) I;
-  const acc_t um1 = u - 1, um2 = u - 2, up1 = u + 1;
-  const acc_t w0 = -u * um1 * um2 / 6;
-  const acc_t w1 = up1 * um1 * um2 / 2;
-  const acc_t w2 = -up1 * u * um2 / 2;
-  const acc_t w3 = up1 * u * um1 / 6;
-  __global const coef_t *h0 = coef + q0 * taps;
-  __global const coef_t *h1 = p ? h0 + taps : coef + (grid + 3) * taps;
-  __global const coef_t *h2 = h0 + 2 * taps;
-  __global const coef_t *h3 = h0 + 3 * taps;
+  CLR_GRID_ROWS ();
   acc_t y;
 
-  /* the weighted rows one expression, as they always were: where the
-   * compiler fuses a multiply into the add that takes it, it still does */
-#define ROWS(L) (w0 * L (h0, k) + w1 * L (h1, k) + w2 * L (h2, k) \
-    + w3 * L (h3, k))
 #define ROW_AT(h, k) (h)[k]
-  CLR_DOT (y, ROWS (LOAD8), ROWS (LOAD4), ROWS (ROW_AT));
-#undef ROWS
+  CLR_DOT (y, CLR_ROWS (LOAD8), CLR_ROWS (LOAD4), CLR_ROWS (ROW_AT));
 #undef ROW_AT
   STORE_OUT (i, c, y);
 }
@@ -452,36 +457,21 @@ clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
   const uint c1 = c0 + 1 < channels ? c0 + 1 : c0;
   __global const win_t *x0 = win + c0 * w_cstride + first_tap + adv;
   __global const win_t *x1 = win + c1 * w_cstride + first_tap + adv;
-  const ulong pg = p * grid;
-  const ulong q0 = pg / I;
-  const acc_t u = (acc_t) (pg - q0 * I) / (acc_t) I;
-  const acc_t um1 = u - 1, um2 = u - 2, up1 = u + 1;
-  const acc_t w0 = -u * um1 * um2 / 6;
-  const acc_t w1 = up1 * um1 * um2 / 2;
-  const acc_t w2 = -up1 * u * um2 / 2;
-  const acc_t w3 = up1 * u * um1 / 6;
-  __global const coef_t *h0 = coef + q0 * taps;
-  __global const coef_t *h1 = p ? h0 + taps : coef + (grid + 3) * taps;
-  __global const coef_t *h2 = h0 + 2 * taps;
-  __global const coef_t *h3 = h0 + 3 * taps;
+  CLR_GRID_ROWS ();
   acc8_t a8 = 0.0, b8 = 0.0;
   uint k = 0;
 
-  /* the weighted rows one expression, as in clr_resample_interp */
-#define ROWS(L) (w0 * L (h0, k) + w1 * L (h1, k) + w2 * L (h2, k) \
-    + w3 * L (h3, k))
   for (; k + 8 <= taps; k += 8) {
-    const acc8_t h8 = ROWS (LOAD8);
+    const acc8_t h8 = CLR_ROWS (LOAD8);
     a8 = fma (h8, LOAD8 (x0, k), a8);
     b8 = fma (h8, LOAD8 (x1, k), b8);
   }
   acc4_t a4 = a8.lo + a8.hi, b4 = b8.lo + b8.hi;
   if (k < taps) {
-    const acc4_t h4 = ROWS (LOAD4);
+    const acc4_t h4 = CLR_ROWS (LOAD4);
     a4 = fma (h4, LOAD4 (x0, k), a4);
     b4 = fma (h4, LOAD4 (x1, k), b4);
   }
-#undef ROWS
   STORE_OUT (i, c0, sum4_scaled (a4));
   if (c1 != c0)
     STORE_OUT (i, c1, sum4_scaled (b4));
