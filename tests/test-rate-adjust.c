@@ -631,17 +631,6 @@ GST_START_TEST (test_leave_passthrough)
 
 GST_END_TEST;
 
-static void
-set_at_quarter (GstHarness * h, gsize pos, gpointer data)
-{
-  if (pos == 12000) {
-    GstElement *e = gst_harness_find_element (h, "clresample");
-
-    g_object_set (e, "rate-adjust", *(double *) data, NULL);
-    gst_object_unref (e);
-  }
-}
-
 /* Downsampling 48 -> 44.1 kHz at 0.999, then 0.99 while playing: the
  * filter serves down to 0.999 * (1 - 0.002) only, so the element builds
  * one for 0.99 and switches to it. A tone at 21.95 kHz, past the output's
@@ -656,7 +645,7 @@ GST_START_TEST (test_no_alias_down)
   Out o;
 
   run_stream ("clresample max-hold=0 rate-adjust=0.999",
-      GST_AUDIO_FORMAT_F64, 1, 48000, 44100, x, n, 480, set_at_quarter, &to,
+      GST_AUDIO_FORMAT_F64, 1, 48000, 44100, x, n, 480, set_at_12000, &to,
       &o);
   /* the last 0.3 s but the tail, at 0.99 since 0.9 s of slew */
   len = 44100 * 3 / 10;
