@@ -1158,6 +1158,51 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
   return engine;
 }
 
+/* self->engine built on the device in use (continuing `old` where there is
+ * one), or, where its build failed because the device is lost (it no
+ * longer answers: clr_device_lose ()) and the device is "auto", on
+ * another, as a running stream moves (gst_cl_resample_fail_over ()): a
+ * device can be lost between the streams' set-ups as well as during
+ * them. FALSE with *err the error to post. */
+static gboolean
+gst_cl_resample_start_engine (GstClResample * self, ClrEngine * old,
+    GError ** err)
+{
+  ClrDevice *from = self->device, *dev;
+  ClrEngine *engine = NULL;
+  GError *why = NULL;
+  gchar *msg;
+
+  self->engine = gst_cl_resample_build_engine (self, from, old, err);
+  if (self->engine)
+    return TRUE;
+  if (!clr_device_lose (from, err)
+      || !clr_device_spec_is_auto (self->device_spec_in_use))
+    return FALSE;
+  dev = clr_device_acquire_other (from, &why);
+  if (dev)
+    engine = gst_cl_resample_build_engine (self, dev, old, &why);
+  if (!engine)
+    goto stuck;
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED, ("%s; the stream starts on "
+          "device %s '%s'", (*err)->message, clr_device_get_where (dev),
+          clr_device_get_name (dev)), (NULL));
+  g_clear_error (err);
+  gst_cl_resample_move_to (self, dev, engine);
+  return TRUE;
+
+stuck:
+  msg = g_strdup_printf ("%s; no other device takes the stream: %s",
+      (*err)->message, why->message);
+  g_clear_error (err);
+  g_error_free (why);
+  g_set_error_literal (err, CLR_ERROR, CLR_ERROR_LOST, msg);
+  g_free (msg);
+  if (dev)
+    clr_device_unref (dev);
+  return FALSE;
+}
+
 /* A live change of quality, taps or device, for the builder's thread: all
  * it needs, none of the element's state. */
 typedef struct
@@ -1346,7 +1391,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return TRUE;
   }
   gst_base_transform_set_passthrough (trans, FALSE);
-  self->engine = gst_cl_resample_build_engine (self, self->device, old, &err);
+  gst_cl_resample_start_engine (self, old, &err);
   if (old) {
     /* where the old rate's last buffer ended (as it was stamped) */
     if (self->engine) {
@@ -1591,9 +1636,7 @@ gst_cl_resample_leave_passthrough (GstClResample * self)
 {
   GError *err = NULL;
 
-  self->engine = gst_cl_resample_build_engine (self, self->device, NULL,
-      &err);
-  if (!self->engine) {
+  if (!gst_cl_resample_start_engine (self, NULL, &err)) {
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("Could not apply rate-adjust; passing through at the caps' rate"),
         ("%s", err->message));

@@ -345,10 +345,20 @@ failover_main (const gchar * list, guint buffers, guint rate,
     gst_bus_set_sync_handler (bus, watch_message, &w[i], NULL);
     gst_object_unref (bus);
   }
+  /* every stream set up and its first buffer through (prerolled) before
+   * any plays on: a loss placed at a launch (NAME:N! past the first
+   * buffers' launches) then comes mid-stream in every stream, whichever
+   * thread ran first. A set-up on a lost device has its own test
+   * (test_resample_failover_setup ()). */
+  deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
+  for (i = 0; i < n; i++)
+    gst_element_set_state (w[i].pipeline, GST_STATE_PAUSED);
+  for (i = 0; i < n; i++)
+    gst_element_get_state (w[i].pipeline, NULL, NULL,
+        MAX (deadline - g_get_monotonic_time (), 0) * GST_USECOND);
   for (i = 0; i < n; i++)
     gst_element_set_state (w[i].pipeline, GST_STATE_PLAYING);
 
-  deadline = g_get_monotonic_time () + END_TIMEOUT_S * G_TIME_SPAN_SECOND;
   for (i = 0; i < n; i++) {
     w[i].end = wait_end (w[i].pipeline, deadline, "posted error: ");
     ended += strcmp (w[i].end, "timeout") != 0;
@@ -971,12 +981,13 @@ test_platform_list_fault (void)
 
 /* PoCL's CPU driver twice: two devices that give the same results */
 #define TWO_DEVICES "pthread pthread"
-/* Device 0 lost at its 400th call, counted over every function together:
- * from there every call on it fails, clGetDeviceInfo too. Streams of
- * N_BUFFERS buffers make thousands of calls on it after a set-up of
- * about 60 (fewer the more their jobs share a launch, more the longer
- * their waits poll), so it comes mid-stream */
-#define LOST_DEVICE_0 "all:400+"
+/* Device 0 lost at its 30th kernel launch: from there every call on it
+ * fails, clGetDeviceInfo too. The streams are set up and prerolled first
+ * (failover_main ()), at most one launch each; each launch runs at most
+ * one buffer of a stream, so by the 30th every stream on device 0 has
+ * had output and none has run its N_BUFFERS, whichever way their jobs
+ * met in launches */
+#define LOST_DEVICE_0 "clEnqueueNDRangeKernel:30!"
 /* the longest a named device's stream may take to post its error */
 #define ERROR_WITHIN_MS 1000.0
 #define MAX_STREAMS 16
@@ -1106,6 +1117,47 @@ test_resample_failover (void)
   child_free (c);
 }
 
+/* Device 0 lost while a stream on device=auto is being set up (at its
+ * first kernel's creation, before any output): the stream starts on
+ * device 1 with one warning naming the lost device and the one it starts
+ * on, and ends in EOS whole, bit for bit the run without a fault; a
+ * device=1 stream beside it sees nothing. A named device's stream posts
+ * an error naming the device instead. */
+static void
+test_resample_failover_setup (void)
+{
+  const gchar *clean;
+  Seen seen[MAX_STREAMS];
+  Child *c;
+  guint i;
+
+  if (!have_shim ())
+    return;
+  clean = fault_free_sum ("clresample");
+  c = run_failover ("auto,1", N_BUFFERS, 48000, "", "clCreateKernel:1!",
+      seen);
+  for (i = 0; i < 2; i++) {
+    assert_whole (&seen[i], N_BUFFERS, 48000, clean);
+    g_assert_cmpuint (seen[i].warnings, ==, i == 0 ? 1 : 0);
+  }
+  g_assert_cmpuint (seen[0].before, ==, 0);
+  g_assert_cmpuint (count_posted (c->err, "posted warning: OpenCL device "
+          "0:0 ", "is lost: clCreateKernel failed"), ==, 1);
+  g_assert_cmpuint (count_posted (c->err, "posted warning: OpenCL device "
+          "0:0 ", "; the stream starts on device 0:1 "), ==, 1);
+  child_free (c);
+
+  c = run_failover ("0,1", N_BUFFERS, 48000, "", "clCreateKernel:1!", seen);
+  g_assert_cmpstr (seen[0].end, ==, "error");
+  g_assert_cmpuint (seen[0].bytes, ==, 0);
+  assert_whole (&seen[1], N_BUFFERS, 48000, clean);
+  g_assert_cmpuint (seen[1].warnings, ==, 0);
+  g_assert_cmpuint (count_posted (c->err, "posted error: Could not set up "
+          "OpenCL resampling 44100 -> 48000 Hz on ", "OpenCL device 0:0 "),
+      ==, 1);
+  child_free (c);
+}
+
 /* A failed buffer is run again on the new device whichever it was: the
  * first launch, and the drain at EOS (20 buffers: 20 launches, one a
  * buffer, then the drain's) */
@@ -1158,7 +1210,7 @@ test_resample_failover_fft (void)
     return;
   clean = failover_clean_sum (N_BUFFERS, 88200, "taps=2048");
   c = run_failover ("auto,auto,1", N_BUFFERS, 88200, "taps=2048",
-      "all:300+", seen);
+      LOST_DEVICE_0, seen);
   for (i = 0; i < 3; i++) {
     assert_whole (&seen[i], N_BUFFERS, 88200, i < 2 ? seen[i].sum : clean);
     g_assert_cmpuint (seen[i].warnings, ==, i < 2 ? 1 : 0);
@@ -1320,6 +1372,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fault/shim-device", test_shim_device);
   g_test_add_func ("/fault/platform-list-fault", test_platform_list_fault);
   g_test_add_func ("/fault/resample-failover", test_resample_failover);
+  g_test_add_func ("/fault/resample-failover-setup",
+      test_resample_failover_setup);
   g_test_add_func ("/fault/resample-failover-edges",
       test_resample_failover_edges);
   g_test_add_func ("/fault/resample-failover-fft",

@@ -19,7 +19,12 @@
  *                                 of all of them, counted together (a
  *                                 device lost at one moment: every
  *                                 function fails from then on, the rarely
- *                                 called ones too)
+ *                                 called ones too); NAME:N! every
+ *                                 wrapped call from NAME's N-th on (a
+ *                                 device lost at a step of the program's
+ *                                 own, its 30th launch say, not at a call
+ *                                 count that depends on how the threads
+ *                                 met)
  *   CLR_FAULT_DEVICE=K            count and fail only the calls on the
  *                                 K-th device (0-based, over all platforms
  *                                 in ICD order, as the elements' device=K):
@@ -120,6 +125,7 @@ typedef struct
   int func;                     /* a function, ANY_FUNC or ALL_CALLS */
   unsigned long n;
   int from;                     /* N+ */
+  int all_from;                 /* N!: then every call */
 } Rule;
 
 static Rule rules[MAX_RULES];
@@ -134,6 +140,7 @@ static atomic_ulong sequence;   /* every wrapped call, for the random mode */
 static atomic_ulong all_calls;  /* every wrapped call, for all:N */
 static void *_Atomic reals[N_FUNCS];
 static atomic_llong first_us;   /* clr_fault_first_us () */
+static atomic_int lost;         /* an N! rule was met */
 
 /* CLR_FAULT_DEVICE: its index (-1: every call counts), and the device */
 static long target_index = -1;
@@ -177,9 +184,11 @@ parse_rules (const char *spec)
     }
     r.n = strtoul (colon + 1, &after, 10);
     r.from = (*after == '+');
-    if (r.from)
+    r.all_from = (*after == '!');
+    if (r.from || r.all_from)
       after++;
-    if (r.n == 0 || after != end || n_rules == MAX_RULES) {
+    if (r.n == 0 || after != end || n_rules == MAX_RULES
+        || (r.all_from && r.func < 0)) {
       fprintf (stderr, "clr-fault: bad CLR_FAULT entry '%.*s'\n",
           (int) (end - p), p);
       abort ();
@@ -265,7 +274,7 @@ fault_hit (int func)
 {
   unsigned long n = atomic_fetch_add (&counts[func], 1) + 1;
   unsigned long all = atomic_fetch_add (&all_calls, 1) + 1;
-  int i, hit = 0;
+  int i, hit = atomic_load (&lost);
 
   for (i = 0; i < n_rules && !hit; i++) {
     unsigned long k = rules[i].func == ALL_CALLS ? all : n;
@@ -273,6 +282,8 @@ fault_hit (int func)
     if (rules[i].func == ANY_FUNC || rules[i].func == ALL_CALLS
         || rules[i].func == func)
       hit = rules[i].from ? k >= rules[i].n : k == rules[i].n;
+    if (hit && rules[i].all_from)
+      atomic_store (&lost, 1);
   }
   if (!hit && random_p > 0) {
     uint64_t k = atomic_fetch_add (&sequence, 1);
