@@ -188,7 +188,7 @@ void
 typedef struct _Dropping Dropping;
 struct _Dropping
 {
-  GstMiniObject *object;
+  gpointer object;                /* a GstMiniObject or a GObject */
   GstMemory *memory[16];
   guint n_memory;
   Dropping *outer;              /* a drop this one is inside of */
@@ -218,6 +218,47 @@ gst_mini_object_unref (GstMiniObject * mini_object)
   dropping = &d;
   gst_mini_object_unref_fn (mini_object);
   dropping = d.outer;
+}
+
+/* GObjects (elements, pads, the plugin's own) the same: each drop through
+ * g_object_unref () releases on the object (+ 1), and what the last drop
+ * finalizes acquires there first: its blocks freed (the free hook), and
+ * the locks its finalize clears (below; a GRecMutex is pthread's, which
+ * the sanitizer sees destroyed, and the last drop is often on another
+ * thread than the last unlock: gst_element_call_async ()'s pool). */
+void
+g_object_unref (gpointer object)
+{
+  Dropping d = { object, {NULL}, 0, dropping };
+
+  REAL (g_object_unref, void (*)(gpointer));
+  if (object)
+    __tsan_release ((char *) object + 1);
+  dropping = &d;
+  g_object_unref_fn (object);
+  dropping = d.outer;
+}
+
+/* every object this thread is dropping (a finalize is inside one) */
+static void
+acquire_dropped (void)
+{
+  Dropping *d;
+  guint i;
+
+  for (d = dropping; d; d = d->outer) {
+    __tsan_acquire ((char *) d->object + 1);
+    for (i = 0; i < d->n_memory; i++)
+      __tsan_acquire ((char *) d->memory[i] + 1);
+  }
+}
+
+void
+g_rec_mutex_clear (GRecMutex * rec_mutex)
+{
+  REAL (g_rec_mutex_clear, void (*)(GRecMutex *));
+  acquire_dropped ();
+  g_rec_mutex_clear_fn (rec_mutex);
 }
 
 /* A buffer's memory mapped, read or written and unmapped by one thread
@@ -256,16 +297,9 @@ malloc_hook (const volatile void *ptr, size_t size)
 static void
 free_hook (const volatile void *ptr)
 {
-  Dropping *d;
-  guint i;
-
   if (ptr)
     __tsan_acquire ((char *) ptr + 1);
-  for (d = dropping; d; d = d->outer) {
-    __tsan_acquire ((char *) d->object + 1);
-    for (i = 0; i < d->n_memory; i++)
-      __tsan_acquire ((char *) d->memory[i] + 1);
-  }
+  acquire_dropped ();
 }
 
 /* (the sanitizer takes both hooks or neither) */
