@@ -49,6 +49,24 @@
  * grid, docs/quality.md "Rate adjust") until new input caps or a
  * restart, also when set back to 1.0.
  *
+ * `follow-drift` makes the element follow its source's clock: where the
+ * input's samples run on one clock (a sound card's, an RTP sender's) and
+ * its timestamps on the pipeline's, the output's timeline, counted in
+ * samples, would leave the timestamps by their difference (100 ppm, 0.36 s
+ * an hour) and a sink synced to the clock would drop or repeat. The
+ * element measures, at each buffer, how far its output's timeline lags
+ * the input's timestamps and steers the variable ratio with a loop (0.3
+ * Hz, critically damped) that holds the lag at `drift-delay` (0 by
+ * default: the output's timestamps are the input's): locked within 5 s
+ * of the start and of a change of 500 ppm, then within microseconds. The
+ * drift it measures is the `drift` property, in ppm, and is posted as a
+ * "clresample-drift" element message (drift, locked, error, factor) at
+ * the start, at lock and each `drift-notify` ppm of change. A jump of the
+ * timestamps (40 ms off where the buffer before ended, or DISCONT) starts
+ * a new run; the drift carries over. `rate-adjust` has no effect on a
+ * stream that follows drift. Equal rates are resampled too (48 kHz to 48
+ * kHz across two clocks).
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 -v audiotestsrc num-buffers=100 ! audio/x-raw,rate=44100 ! \
@@ -123,6 +141,7 @@ GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
  * audioresample quality=10's speed, 0.2 s at 1.35x, 0.5 s at 1.7-1.9x
  * (docs/performance.md). */
 #define DEFAULT_MAX_HOLD (GST_SECOND / 2)
+#define DEFAULT_DRIFT_NOTIFY 1.0
 #define CLR_HOLD_MAX_BYTES (8u << 20)
 /* On a GPU, that is shared out among the streams whose jobs share the
  * device's batches: a batch then holds `max-hold` of input of them all
@@ -166,6 +185,10 @@ enum
   PROP_DEVICE,
   PROP_DEVICE_NAME,
   PROP_RATE_ADJUST,
+  PROP_FOLLOW_DRIFT,
+  PROP_DRIFT_DELAY,
+  PROP_DRIFT_NOTIFY,
+  PROP_DRIFT,
 };
 
 #define DEFAULT_DEVICE GST_CLR_DEFAULT_DEVICE
@@ -379,6 +402,63 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
           "most 10000 ppm/s) while playing; other values are refused with a warning",
           0.0, G_MAXDOUBLE, 1.0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClResample:follow-drift:
+   *
+   * Follow the source's clock against the pipeline's (see the element's
+   * description): the output's timeline is steered to the input's
+   * timestamps, whatever the source's clock does, and its drift is
+   * measured. Read when a stream's caps come; rate-adjust has no effect on
+   * such a stream.
+   */
+  g_object_class_install_property (gobject_class, PROP_FOLLOW_DRIFT,
+      g_param_spec_boolean ("follow-drift", "Follow drift",
+          "Follow the source's clock: steer the ratio so that the output's "
+          "timeline keeps to the input's timestamps (ASRC), measuring the "
+          "drift; from the next stream's caps", FALSE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClResample:drift-delay:
+   *
+   * With follow-drift: how far behind the input's timestamps the output's
+   * are held, in nanoseconds (0: at them). A run's output starts that far
+   * behind and the loop keeps it there. It shifts this stream against the
+   * pipeline's others, as a sink's ts-offset would (lip-sync with a
+   * display's delay, say); the latency the element reports does not
+   * change. Read when a stream's caps come.
+   */
+  g_object_class_install_property (gobject_class, PROP_DRIFT_DELAY,
+      g_param_spec_uint64 ("drift-delay", "Drift delay",
+          "With follow-drift: how far behind the input's timestamps the "
+          "output's are held (ns)", 0, GST_SECOND, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClResample:drift-notify:
+   *
+   * With follow-drift: the change of the measured drift, in ppm, that
+   * posts a "clresample-drift" element message (one also comes at a
+   * stream's start and when the loop locks or loses lock).
+   */
+  g_object_class_install_property (gobject_class, PROP_DRIFT_NOTIFY,
+      g_param_spec_double ("drift-notify", "Drift notify",
+          "With follow-drift: the change of the drift (ppm) that posts a "
+          "clresample-drift message", 0.001, 10000.0, DEFAULT_DRIFT_NOTIFY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  /**
+   * GstClResample:drift:
+   *
+   * With follow-drift: the source's clock against the pipeline's as
+   * measured, in ppm (+100: its samples come 100 ppm faster than its
+   * nominal rate says).
+   */
+  g_object_class_install_property (gobject_class, PROP_DRIFT,
+      g_param_spec_double ("drift", "Drift",
+          "With follow-drift: the source's clock against the pipeline's, as "
+          "measured (ppm; + is fast)", -G_MAXDOUBLE, G_MAXDOUBLE, 0.0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           GST_CLR_DEVICE_BLURB,
@@ -435,6 +515,8 @@ gst_cl_resample_init (GstClResample * self)
   self->max_hold = DEFAULT_MAX_HOLD;
   self->device_spec = g_strdup (DEFAULT_DEVICE);
   self->rate_adjust = 1.0;
+  self->drift_notify = DEFAULT_DRIFT_NOTIFY;
+  gst_clr_drift_init (&self->drift, 0, DEFAULT_DRIFT_NOTIFY);
   gst_clr_run_reset (&self->run);
   self->join_frame = G_MAXUINT64;
   gst_clr_builder_init (&self->builder, "clr-build",
@@ -513,6 +595,15 @@ gst_cl_resample_set_property (GObject * object, guint prop_id,
     case PROP_MAX_HOLD:
       self->max_hold = g_value_get_uint64 (value);
       break;
+    case PROP_FOLLOW_DRIFT:
+      self->follow_drift = g_value_get_boolean (value);
+      break;
+    case PROP_DRIFT_DELAY:
+      self->drift_delay = g_value_get_uint64 (value);
+      break;
+    case PROP_DRIFT_NOTIFY:
+      self->drift_notify = g_value_get_double (value);
+      break;
     case PROP_DEVICE:
       g_free (self->device_spec);
       self->device_spec = g_value_dup_string (value);
@@ -552,6 +643,18 @@ gst_cl_resample_get_property (GObject * object, guint prop_id,
       break;
     case PROP_RATE_ADJUST:
       g_value_set_double (value, self->rate_adjust);
+      break;
+    case PROP_FOLLOW_DRIFT:
+      g_value_set_boolean (value, self->follow_drift);
+      break;
+    case PROP_DRIFT_DELAY:
+      g_value_set_uint64 (value, self->drift_delay);
+      break;
+    case PROP_DRIFT_NOTIFY:
+      g_value_set_double (value, self->drift_notify);
+      break;
+    case PROP_DRIFT:
+      g_value_set_double (value, self->drift.drift_ppm);
       break;
     case PROP_DEVICE:
       g_value_set_string (value, self->device_spec);
@@ -719,6 +822,7 @@ gst_cl_resample_reset_stream (GstClResample * self)
   gst_clr_input_batch_clear (&self->held);
   self->may_hold = FALSE;
   self->join_frame = G_MAXUINT64;
+  gst_clr_drift_restart (&self->drift);
 }
 
 static void
@@ -738,6 +842,10 @@ gst_cl_resample_stamp (GstClResample * self, GstBuffer * buf, guint64 first,
   }
   if (first + n > self->join_frame)
     self->join_frame = G_MAXUINT64;
+  /* held behind the input's timestamps by the set point
+   * (gst_cl_resample_follow ()) */
+  if (self->following && GST_BUFFER_PTS_IS_VALID (buf))
+    GST_BUFFER_PTS (buf) += self->drift.delay;
 }
 
 static GstBuffer *
@@ -794,6 +902,21 @@ static gdouble
 adjust_low_for (gdouble adjust)
 {
   return MAX (CLR_ADJUST_MIN, MIN (1.0, adjust) * (1.0 - CLR_ADJUST_GUARD));
+}
+
+/* The factor a new engine starts at, and the lowest its filter serves:
+ * rate-adjust's (`adjust`), or on a stream that follows drift the loop's
+ * now, its filter reaching the loop's lowest */
+static gdouble
+gst_cl_resample_start_factor (GstClResample * self, gdouble adjust,
+    gdouble * low)
+{
+  if (!self->following) {
+    *low = adjust_low_for (adjust);
+    return adjust;
+  }
+  *low = adjust_low_for (1.0 - CLR_DRIFT_LOOP_LIMIT);
+  return gst_clr_drift_get_factor (&self->drift);
 }
 
 /* The variable ratio's part of cfg: a fixed ratio unless `variable` */
@@ -1127,7 +1250,7 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
   guint taps;
   gdouble cutoff;
   GstClResamplePhase phase;
-  gdouble adjust;
+  gdouble adjust, low;
 
   GST_OBJECT_LOCK (self);
   quality = self->quality;
@@ -1142,7 +1265,8 @@ gst_cl_resample_build_engine (GstClResample * self, ClrDevice * dev,
     g_set_error (err, CLR_ERROR, CLR_ERROR_INVALID, "unsupported format");
     return NULL;
   }
-  config_variable (&cfg, self->variable, adjust, adjust_low_for (adjust));
+  adjust = gst_cl_resample_start_factor (self, adjust, &low);
+  config_variable (&cfg, self->variable, adjust, low);
   engine = clr_engine_new (dev, &cfg, err);
   if (engine && old && !clr_engine_continue_from (engine, old, err))
     g_clear_pointer (&engine, clr_engine_free);
@@ -1293,8 +1417,9 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
   GST_OBJECT_UNLOCK (self);
   /* a variable ratio's filter reaches at least as low as the running
    * one's: a new filter for a lower factor, never a narrower one */
-  low = self->variable ? MIN (adjust_low_for (adjust),
-      self->engine_variable ? self->engine_adjust_low : 1.0) : 0.0;
+  adjust = gst_cl_resample_start_factor (self, adjust, &low);
+  low = self->variable ? MIN (low, self->engine_variable ?
+      self->engine_adjust_low : 1.0) : 0.0;
 
   job->current = self->device ? clr_device_ref (self->device) : NULL;
   job->new_device = !job->current || (g_strcmp0 (job->spec,
@@ -1333,7 +1458,9 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GError *err = NULL;
   gboolean resampling, continuing, variable;
   gint old_rate = 0;
-  gdouble adjust;
+  gdouble adjust, notify;
+  gboolean follow;
+  GstClockTime delay;
 
   if (!gst_audio_info_from_caps (&in, incaps)
       || !gst_audio_info_from_caps (&out, outcaps))
@@ -1346,14 +1473,18 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto invalid_caps;
   GST_OBJECT_LOCK (self);
   adjust = self->rate_adjust;
+  follow = self->follow_drift;
+  delay = self->drift_delay;
+  notify = self->drift_notify;
   GST_OBJECT_UNLOCK (self);
   /* A new input takes the exact ratio of its caps where rate-adjust is
-   * exactly 1.0; a stream continued at a new output rate keeps the
-   * variable ratio it had. Equal rates pass through only on the exact
-   * ratio. */
+   * exactly 1.0 and it does not follow drift; a stream continued at a new
+   * output rate keeps the variable ratio it had, and its loop. Equal rates
+   * pass through only on the exact ratio. */
   continuing = self->engine && self->run.started
       && gst_audio_info_is_equal (&in, &self->in_info);
-  variable = adjust != 1.0 || (continuing && self->variable);
+  follow = continuing ? self->following : follow;
+  variable = adjust != 1.0 || follow || (continuing && self->variable);
   resampling = cfg.in_rate != cfg.out_rate || variable;
   if (resampling && !clr_engine_config_validate (&cfg, &err))
     goto refused;
@@ -1372,6 +1503,10 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     gst_cl_resample_drain (self);
     g_clear_pointer (&self->engine, clr_engine_free);
     gst_cl_resample_reset_stream (self);
+    self->following = follow;
+    GST_OBJECT_LOCK (self);
+    gst_clr_drift_init (&self->drift, delay, notify);
+    GST_OBJECT_UNLOCK (self);
   }
   self->in_info = in;
   self->out_info = out;
@@ -1649,6 +1784,40 @@ gst_cl_resample_leave_passthrough (GstClResample * self)
   gst_cl_resample_publish_latency (self);
 }
 
+/* A stream that follows drift (follow-drift): whether buf starts a new run
+ * (against the buffer before: gst_clr_drift_is_discont ()); where it
+ * continues the run, the loop is given the delay of the output's next
+ * frame (the run's start, the set point and the output's frames so far)
+ * behind the input it is made from (the engine's position, the input
+ * given since and buf's timestamp). The factor for the output rate from
+ * buf on. */
+static gdouble
+gst_cl_resample_follow (GstClResample * self, GstBuffer * buf,
+    gboolean * discont)
+{
+  const gint in_rate = GST_AUDIO_INFO_RATE (&self->in_info);
+  const gint out_rate = GST_AUDIO_INFO_RATE (&self->out_info);
+  int64_t n;
+  uint64_t phase, denom;
+  gdouble lag;
+  GstClockTime out_time;
+
+  *discont = self->engine && self->run.started
+      && gst_clr_drift_is_discont (&self->drift, GST_ELEMENT (self), buf,
+      in_rate);
+  if (!self->engine || !self->run.started || *discont
+      || !GST_CLOCK_TIME_IS_VALID (self->run.t0))
+    return gst_clr_drift_get_factor (&self->drift);
+  clr_engine_get_position (self->engine, &n, &phase, &denom);
+  lag = (gdouble) (clr_engine_get_in_total (self->engine) +
+      self->held.frames) - ((gdouble) n + (gdouble) phase / denom);
+  out_time = self->run.t0 + self->drift.delay +
+      gst_util_uint64_scale_int_round (clr_engine_get_out_total
+      (self->engine), GST_SECOND, out_rate);
+  return gst_clr_drift_measure (&self->drift, GST_ELEMENT (self), buf,
+      out_time, lag, in_rate);
+}
+
 /* Runs before basetransform sizes the output buffer: a discontinuity drains
  * the old run here, so the new run's output size is what gets allocated. */
 static void
@@ -1656,6 +1825,7 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
   gboolean held_before = self->may_hold, changed, adjust_changed;
+  gboolean follow_discont = FALSE, discont;
   GstClockTime max_hold, lead = 0;
   gdouble adjust;
 
@@ -1666,6 +1836,11 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   adjust_changed = self->adjust_changed;
   self->adjust_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
+  /* the loop's factor in place of rate-adjust's */
+  if (self->following) {
+    adjust = gst_cl_resample_follow (self, buf, &follow_discont);
+    adjust_changed = FALSE;
+  }
   /* The first factor other than 1.0 leaves the exact ratio for a variable
    * one: a new engine continues the stream, built off this thread as for a
    * change of quality, while the exact one plays on. A factor below what
@@ -1711,20 +1886,29 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
    * file's conversion applied each factor up to max-hold late, a ramp as
    * steps of half a second. */
   if (self->engine && self->engine_variable) {
-    if (adjust != clr_engine_get_adjust_target (self->engine))
+    /* (the loop's factor is not the user's: held input takes it too) */
+    if (!self->following
+        && adjust != clr_engine_get_adjust_target (self->engine))
       gst_cl_resample_flush_held (self);
     clr_engine_set_adjust (self->engine, adjust);
   }
 
-  if (!self->engine || !self->run.started)
-    return;
-  /* a GAP buffer costs no device work, and goes out on its own */
-  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
-    gst_cl_resample_flush_held (self);
-  if (gst_clr_is_discont (GST_ELEMENT (self), buf, self->run.t0,
-          clr_engine_get_in_total (self->engine) + self->held.frames,
-          GST_AUDIO_INFO_RATE (&self->in_info)))
-    gst_cl_resample_drain (self);
+  if (self->engine && self->run.started) {
+    /* a GAP buffer costs no device work, and goes out on its own */
+    if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+      gst_cl_resample_flush_held (self);
+    /* a stream that follows drift leaves its sample count's timeline by
+     * design: checked against the buffer before instead */
+    discont = self->following ? follow_discont :
+        gst_clr_is_discont (GST_ELEMENT (self), buf, self->run.t0,
+        clr_engine_get_in_total (self->engine) + self->held.frames,
+        GST_AUDIO_INFO_RATE (&self->in_info));
+    if (discont)
+      gst_cl_resample_drain (self);
+  }
+  if (self->following && GST_AUDIO_INFO_BPF (&self->in_info) > 0)
+    gst_clr_drift_note (&self->drift, buf, gst_buffer_get_size (buf) /
+        GST_AUDIO_INFO_BPF (&self->in_info));
 }
 
 static GstFlowReturn

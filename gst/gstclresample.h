@@ -7,6 +7,7 @@
 #include <gst/audio/audio.h>
 #include "core/resample/clr-engine.h"
 #include "gstclrinputbatch.h"
+#include "gstclrdrift.h"
 #include "gstclrbuilder.h"
 #include "gstclredge.h"
 #include "gstclrcommon.h"
@@ -40,6 +41,9 @@ struct _GstClResample
   gboolean props_changed;       /* applied at the next buffer */
   gdouble rate_adjust;          /* the factor on the output rate asked for */
   gboolean adjust_changed;      /* rate_adjust set while running */
+  gboolean follow_drift;        /* follow-drift */
+  GstClockTime drift_delay;     /* drift-delay */
+  gdouble drift_notify;         /* drift-notify, ppm */
 
   /* streaming state, only touched from the streaming thread (and from
    * start/stop, which basetransform serialises with it) */
@@ -60,6 +64,10 @@ struct _GstClResample
    * slews back within the same engine instead of switching filters */
   gboolean variable;
   gboolean engine_variable;     /* the engine in use runs one */
+  /* the stream follows its source's clock (follow-drift when its caps
+   * came): the loop's factor, not rate-adjust, on the output rate */
+  gboolean following;
+  GstClrDrift drift;
   /* the lowest factor the running (and the queued) engine's filter serves
    * without aliasing (ClrEngineConfig.adjust_low) */
   gdouble engine_adjust_low, queued_adjust_low;
