@@ -15,6 +15,12 @@
  *   source             no element: the ceiling (R = 44100, S = 441)
  *   clresample-q4      clresample quality=4 ! audio/x-raw,rate=48000
  *   clresample-q10     the same, quality=10
+ *   clresample-q4-adjust  quality=4, each branch at a ratio of its own
+ *                      (rate-adjust 1 + ((37 i) mod 1001 - 500) ppm for
+ *                      branch i: the variable ratio's kernels, every
+ *                      launch mixing streams of different steps; issue 48)
+ *   clresample-q4-follow  quality=4, follow-drift=true: each branch's
+ *                      loop sets its factor at every buffer (issue 48)
  *   clresample-q10-nohold  the same, max-hold=0 (every buffer converted as
  *                      it comes: the lowest latency a buffer)
  *   audioresample-q10  audioresample quality=10 ! audio/x-raw,rate=48000
@@ -97,6 +103,8 @@ typedef struct
   guint frames;                 /* samplesperbuffer; clfirfilter's block */
   gboolean fir;                 /* the lowpass kernel, Options.taps long */
   gboolean no_hold;             /* clresample max-hold=0 */
+  gint drift;                   /* clresample: 1 rate-adjust a branch, 2
+                                 * follow-drift */
 } Workload;
 
 static const Workload workloads[] = {
@@ -104,6 +112,10 @@ static const Workload workloads[] = {
   {"clresample-q4", "clresample", 4, 48000, 44100, 441, FALSE},
   {"clresample-q10", "clresample", 10, 48000, 44100, 441, FALSE},
   {"clresample-q10-nohold", "clresample", 10, 48000, 44100, 441, FALSE, TRUE},
+  {"clresample-q4-adjust", "clresample", 4, 48000, 44100, 441, FALSE, FALSE,
+      1},
+  {"clresample-q4-follow", "clresample", 4, 48000, 44100, 441, FALSE, FALSE,
+      2},
   {"audioresample-q10", "audioresample", 10, 48000, 44100, 441, FALSE},
   {"clfirfilter-256", "clfirfilter", -1, 0, 48000, 256, TRUE},
   {"clfirfilter-1024", "clfirfilter", -1, 0, 48000, 1024, TRUE},
@@ -225,8 +237,8 @@ make_capsfilter (const gchar * caps_str)
  * workload). FALSE with *error set when an element is missing. */
 static gboolean
 add_branch (GstBin * pipe, const Options * o, const Workload * w,
-    GValueArray * kernel, gint n_buffers, Branch * b, GstElement ** element,
-    gchar ** error)
+    GValueArray * kernel, gint n_buffers, guint index, Branch * b,
+    GstElement ** element, gchar ** error)
 {
   GstElement *chain[5] = { NULL };
   gchar *caps_str = clr_bench_caps_string (FALSE, w->rate, 2);
@@ -264,6 +276,11 @@ add_branch (GstBin * pipe, const Options * o, const Workload * w,
     g_object_set (*element, "quality", w->quality, NULL);
   if (w->no_hold)
     g_object_set (*element, "max-hold", (guint64) 0, NULL);
+  if (w->drift == 1)
+    g_object_set (*element, "rate-adjust", 1.0 + ((37 * (gint) index) % 1001
+            - 500) * 1e-6, NULL);
+  else if (w->drift == 2)
+    g_object_set (*element, "follow-drift", TRUE, NULL);
   if (kernel)
     g_object_set (*element, "kernel", kernel, NULL);
   if (w->element && g_str_equal (w->element, "clfirfilter"))
@@ -376,7 +393,7 @@ run_one (const Options * o, const Workload * w, guint n)
   for (i = 0; i < n && !error; i++) {
     GstElement *el;
 
-    if (add_branch (GST_BIN (pipe), o, w, kernel, n_buffers, &b[i], &el,
+    if (add_branch (GST_BIN (pipe), o, w, kernel, n_buffers, i, &b[i], &el,
             &error) && !first)
       first = el;
   }
@@ -751,7 +768,8 @@ main (int argc, char **argv)
         "Seconds of audio a stream (default 30)", "S"},
     {"workloads", 'w', 0, G_OPTION_ARG_STRING, &workloads_text,
         "Workloads (default all): source, clresample-q4, clresample-q10, "
-          "clresample-q10-nohold, "
+          "clresample-q10-nohold, clresample-q4-adjust, "
+          "clresample-q4-follow, "
           "audioresample-q10, clfirfilter-256, clfirfilter-1024, "
           "audiofirfilter", "W,.."},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &o.device,
@@ -867,6 +885,11 @@ main (int argc, char **argv)
           (guint) counts[i], whole, "clresample-q10", "audioresample-q10");
       print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
           (guint) counts[i], whole, "clresample-q10", "source");
+      /* drifting ratios against the fixed one (issue 48: >= 0.7) */
+      print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
+          (guint) counts[i], whole, "clresample-q4-adjust", "clresample-q4");
+      print_ratio (res, sel, n_sel, i, n_counts, repeat, o.seconds,
+          (guint) counts[i], whole, "clresample-q4-follow", "clresample-q4");
     }
   }
   printf ("load average at the end: %.2f\n", load_average ());

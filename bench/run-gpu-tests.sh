@@ -60,6 +60,9 @@ run formats-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-formats
 run dropin $t/test-dropin
 # variable ratios (issue 48): the step in each stream's row, batched
 run rate-adjust $t/test-rate-adjust
+# follow-drift: the loop alone, then the element on the GPU (issue 48)
+run drift-loop $t/test-drift-loop
+run drift $t/test-drift
 run redesign $t/test-redesign
 run firfilter-api $t/test-firfilter-api
 # many convolutions in the device's shared batches (issue 25), and the
