@@ -17,6 +17,14 @@
 
 G_BEGIN_DECLS
 
+/* The most a following stream holds back (max-hold's cap): the loop sees
+ * a factor act only once the input held is converted, so a hold delays
+ * the loop by its length; half a second (max-hold's default) is 54
+ * degrees at the loop's frequency, and put FM sidebands of -129 dB around
+ * a tone whose fixed ratio gives -148 (tests/quality/clr-follow-quality);
+ * 20 ms is 2 degrees */
+#define GST_CLR_DRIFT_MAX_HOLD (20 * GST_MSECOND)
+
 typedef struct
 {
   ClrDriftLoop loop;

@@ -1836,10 +1836,11 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
   adjust_changed = self->adjust_changed;
   self->adjust_changed = FALSE;
   GST_OBJECT_UNLOCK (self);
-  /* the loop's factor in place of rate-adjust's */
+  /* the loop's factor in place of rate-adjust's, and a short hold */
   if (self->following) {
     adjust = gst_cl_resample_follow (self, buf, &follow_discont);
     adjust_changed = FALSE;
+    max_hold = MIN (max_hold, GST_CLR_DRIFT_MAX_HOLD);
   }
   /* The first factor other than 1.0 leaves the exact ratio for a variable
    * one: a new engine continues the stream, built off this thread as for a
