@@ -21,13 +21,18 @@
  *   timestamps at the input's again), the drift carried over;
  * - 48 kHz to 48 kHz: resampled, not passed through;
  * - the "clresample-drift" messages: the first at the start, one at lock,
- *   their drift as the property's. */
+ *   their drift as the property's;
+ * - in real time on the system clock, a live source 8000 ppm slow into
+ *   fakesink sync=true: followed, one run and no buffer late; at the
+ *   fixed ratio, restarts (the run's timestamp check) where the drift
+ *   passes 40 ms. */
 #include <math.h>
 #include <string.h>
 #include <gst/gst.h>
 #include <gst/audio/audio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/app/gstappsrc.h>
 
 #define IN_RATE 44100
 #define FRAMES 441
@@ -433,6 +438,169 @@ GST_START_TEST (test_messages)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* in real time: a live source on its own clock into a synced sink */
+
+#define LIVE_S 10.0
+/* drops at the start (the device's first kernels) are not drift's */
+#define LIVE_FROM_S 2.0
+#define LIVE_PPM -8000.0
+
+typedef struct
+{
+  GstElement *src;
+  GstClock *clock;
+  GstClockTime base;
+  gboolean stop;
+} Feeder;
+
+/* The source: a buffer of 441 frames whenever its clock, running 8000 ppm
+ * slow against the pipeline's, has made them (waiting on the pipeline's
+ * clock until then), stamped with that running time */
+static gpointer
+feed (gpointer data)
+{
+  Feeder *f = data;
+  const double eps = LIVE_PPM * 1e-6;
+  guint64 k = 0;
+
+  while (!f->stop && k < LIVE_S * IN_RATE) {
+    const GstClockTime t = (GstClockTime) llround ((k + FRAMES) /
+        (IN_RATE * (1.0 + eps)) * GST_SECOND);
+    GstClockID id = gst_clock_new_single_shot_id (f->clock, f->base + t);
+    GstBuffer *b = gst_buffer_new_allocate (NULL, FRAMES * sizeof (float),
+        NULL);
+    GstMapInfo map;
+    guint i;
+
+    gst_clock_id_wait (id, NULL);
+    gst_clock_id_unref (id);
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    for (i = 0; i < FRAMES; i++)
+      ((float *) map.data)[i] = AMP * sin (2 * G_PI * TONE * (k + i) /
+          IN_RATE);
+    gst_buffer_unmap (b, &map);
+    /* captured over the buffer's frames: stamped at its first */
+    GST_BUFFER_PTS (b) = (GstClockTime) llround (k / (IN_RATE * (1.0 +
+                eps)) * GST_SECOND);
+    if (gst_app_src_push_buffer (GST_APP_SRC (f->src), b) != GST_FLOW_OK)
+      break;
+    k += FRAMES;
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (f->src));
+  return NULL;
+}
+
+/* the sink's QoS messages: a buffer dropped late, at its running time */
+static GstBusSyncReply
+count_late (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  guint64 *late = data, running;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_QOS) {
+    gst_message_parse_qos (msg, NULL, &running, NULL, NULL, NULL);
+    if (running >= LIVE_FROM_S * GST_SECOND)
+      (*late)++;
+  }
+  return GST_BUS_PASS;
+}
+
+/* the sink's input: DISCONT after the first buffer (a restarted run) */
+static GstPadProbeReturn
+count_discont (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  guint *restarts = data;
+  GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  if (GST_BUFFER_IS_DISCONT (b) && GST_BUFFER_OFFSET (b) > 0)
+    (*restarts)++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* LIVE_S seconds of the source into fakesink sync=true (late past 100
+ * ms: dropped): the buffers it dropped from LIVE_FROM_S on, and the runs
+ * the element restarted (*restarts) */
+static guint64
+run_live (gboolean follow, guint * restarts)
+{
+  gchar *line = g_strdup_printf ("appsrc name=src is-live=true format=time "
+      "min-latency=20000000 caps=audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=%d,channels=1 ! clresample follow-drift=%s ! "
+      "audio/x-raw,rate=48000 ! fakesink name=sink sync=true qos=true "
+      "max-lateness=100000000", IN_RATE, follow ? "true" : "false");
+  GstElement *pipe = gst_parse_launch (line, NULL), *sink;
+  GstStructure *stats;
+  GstMessage *msg;
+  GThread *thread;
+  Feeder f = { NULL };
+  guint64 dropped = 0, rendered = 0, late = 0;
+
+  fail_unless (pipe != NULL);
+  f.src = gst_bin_get_by_name (GST_BIN (pipe), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  gst_bus_set_sync_handler (GST_ELEMENT_BUS (pipe), count_late, &late, NULL);
+  *restarts = 0;
+  {
+    GstPad *pad = gst_element_get_static_pad (sink, "sink");
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_discont,
+        restarts, NULL);
+    gst_object_unref (pad);
+  }
+  /* (ASYNC: the sink commits to PLAYING at its first buffer; the clock
+   * and the base time are set already) */
+  fail_if (gst_element_set_state (pipe, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  f.clock = gst_pipeline_get_clock (GST_PIPELINE (pipe));
+  f.base = gst_element_get_base_time (pipe);
+  thread = g_thread_new ("feed", feed, &f);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
+      (GstClockTime) ((LIVE_S + 10) * GST_SECOND),
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  g_object_get (sink, "stats", &stats, NULL);
+  gst_structure_get_uint64 (stats, "dropped", &dropped);
+  gst_structure_get_uint64 (stats, "rendered", &rendered);
+  GST_INFO ("follow-drift=%d in real time: %" G_GUINT64_FORMAT " rendered, %"
+      G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " of them after %.0f s; "
+      "%u restarts", follow, rendered, dropped, late, LIVE_FROM_S,
+      *restarts);
+  fail_unless (rendered > LIVE_S * 50);
+  gst_structure_free (stats);
+  f.stop = TRUE;
+  g_thread_join (thread);
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (f.clock);
+  gst_object_unref (f.src);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  g_free (line);
+  return late;
+}
+
+/* In real time, on the system clock: a live source 8000 ppm slow (an
+ * hour of 100 ppm in 10 s) into a sink synced to the pipeline's clock.
+ * Followed: one run, its output contiguous, and no buffer late to the
+ * sink after the first 2 s (the device's start; late is past 100 ms,
+ * which only a stalled machine reaches: the loop holds the output within
+ * 2 ms of the timestamps). At the fixed ratio the output's sample-count
+ * timeline leaves the timestamps by 8 ms a second, and the element
+ * restarts its run (drains, DISCONT) each time that passes 40 ms, as
+ * audioresample does: audible breaks, which the check sees. */
+GST_START_TEST (test_live_sink)
+{
+  guint restarts_followed, restarts_fixed;
+  guint64 late_followed = run_live (TRUE, &restarts_followed);
+
+  run_live (FALSE, &restarts_fixed);
+  fail_unless_equals_uint64 (late_followed, 0);
+  fail_unless_equals_int (restarts_followed, 0);
+  fail_unless (restarts_fixed > 0);
+}
+
+GST_END_TEST;
+
 static Suite *
 drift_suite (void)
 {
@@ -450,6 +618,7 @@ drift_suite (void)
   tcase_add_test (tc, test_jump);
   tcase_add_test (tc, test_equal_rates);
   tcase_add_test (tc, test_messages);
+  tcase_add_test (tc, test_live_sink);
   return s;
 }
 

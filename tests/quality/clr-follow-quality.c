@@ -56,16 +56,71 @@
 
 typedef struct
 {
-  float *y;
-  gsize n;
+  float *y;                     /* the output, whole (NULL: not kept) */
+  gsize n, cap;
   double drift;                 /* ppm, read at the end */
+  /* --hour: the delay at the output's zero crossings as it comes */
+  double eps, tone;
+  GstClockTime first_pts;
+  float prev;
+  guint64 m;                    /* output frames so far */
+  GArray *worst;                /* the worst |delay| (s) of each second */
 } Output;
+
+/* An output buffer: kept, or its zero crossings' delays behind the
+ * source's (crossing n of the tone at n / (2 tone (1 + eps)) s of the
+ * pipeline clock) noted in the second they fall in */
+static void
+take (Output * o, GstBuffer * b)
+{
+  GstMapInfo map;
+  const float *y;
+  gsize n, i;
+
+  gst_buffer_map (b, &map, GST_MAP_READ);
+  y = (const float *) map.data;
+  n = map.size / sizeof (float);
+  if (o->m == 0)
+    o->first_pts = GST_BUFFER_PTS (b);
+  if (o->y) {
+    if (o->n + n <= o->cap) {
+      memcpy (o->y + o->n, y, map.size);
+      o->n += n;
+    }
+  } else {
+    for (i = 0; i < n; i++, o->m++) {
+      /* (doubles: a float's sum with the frame count would round it
+       * past 2^24 frames, 350 s) */
+      const double a = o->prev, c = y[i];
+
+      o->prev = c;
+      /* past the filter's fade-in */
+      if (o->m < OUT_RATE / 100 || (a < 0) == (c < 0) || a == 0)
+        continue;
+      {
+        const double t = (double) o->first_pts / GST_SECOND +
+            (o->m - 1 + a / (a - c)) / OUT_RATE;
+        const double per = 2 * o->tone * (1 + o->eps);
+        const double src = llround (t * per) / per;
+        const guint sec = (guint) src;
+        double d = fabs (t - src);
+
+        if (sec >= o->worst->len)
+          g_array_set_size (o->worst, sec + 1);
+        g_array_index (o->worst, double, sec) =
+            MAX (g_array_index (o->worst, double, sec), d);
+      }
+    }
+    o->n += n;
+  }
+  gst_buffer_unmap (b, &map);
+}
 
 /* seconds of the source at eps through clresample (follow-drift or not)
  * at quality q: the output, whole */
 static gboolean
 run_pipeline (double eps, gboolean follow, gint q, double seconds,
-    Output * o)
+    double tone, gboolean keep, Output * o)
 {
   gchar *line = g_strdup_printf ("appsrc name=src format=time "
       "caps=audio/x-raw,format=F32LE,layout=interleaved,rate=%d,channels=1 "
@@ -76,7 +131,6 @@ run_pipeline (double eps, gboolean follow, gint q, double seconds,
   GstElement *pipe = gst_parse_launch (line, &err), *src, *sink, *r;
   guint64 k = 0, total = (guint64) (seconds * IN_RATE);
   GstSample *sample;
-  gsize cap = (gsize) (seconds * OUT_RATE * 1.01) + 65536;
 
   g_free (line);
   if (!pipe) {
@@ -87,8 +141,15 @@ run_pipeline (double eps, gboolean follow, gint q, double seconds,
   src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   r = gst_bin_get_by_name (GST_BIN (pipe), "r");
-  o->y = g_new (float, cap);
-  o->n = 0;
+  memset (o, 0, sizeof *o);
+  o->eps = eps;
+  o->tone = tone;
+  if (keep) {
+    o->cap = (gsize) (seconds * OUT_RATE * 1.01) + 65536;
+    o->y = g_new (float, o->cap);
+  } else {
+    o->worst = g_array_new (FALSE, TRUE, sizeof (double));
+  }
   gst_element_set_state (pipe, GST_STATE_PLAYING);
   while (k < total) {
     GstBuffer *b = gst_buffer_new_allocate (NULL, FRAMES * sizeof (float),
@@ -102,36 +163,20 @@ run_pipeline (double eps, gboolean follow, gint q, double seconds,
     gst_buffer_map (b, &map, GST_MAP_WRITE);
     for (i = 0; i < FRAMES; i++)
       ((float *) map.data)[i] = (float) (AMP * sin (2 * G_PI *
-              fmod (TONE_HZ * (k + i) / IN_RATE, 1.0)));
+              fmod (tone * (k + i) / IN_RATE, 1.0)));
     gst_buffer_unmap (b, &map);
     GST_BUFFER_PTS (b) = (GstClockTime) llround (t * GST_SECOND);
     gst_app_src_push_buffer (GST_APP_SRC (src), b);
     k += FRAMES;
     /* keep what the sink holds small */
     while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0))) {
-      GstBuffer *ob = gst_sample_get_buffer (sample);
-      GstMapInfo om;
-
-      gst_buffer_map (ob, &om, GST_MAP_READ);
-      if (o->n + om.size / sizeof (float) <= cap) {
-        memcpy (o->y + o->n, om.data, om.size);
-        o->n += om.size / sizeof (float);
-      }
-      gst_buffer_unmap (ob, &om);
+      take (o, gst_sample_get_buffer (sample));
       gst_sample_unref (sample);
     }
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
-    GstBuffer *ob = gst_sample_get_buffer (sample);
-    GstMapInfo om;
-
-    gst_buffer_map (ob, &om, GST_MAP_READ);
-    if (o->n + om.size / sizeof (float) <= cap) {
-      memcpy (o->y + o->n, om.data, om.size);
-      o->n += om.size / sizeof (float);
-    }
-    gst_buffer_unmap (ob, &om);
+    take (o, gst_sample_get_buffer (sample));
     gst_sample_unref (sample);
   }
   g_object_get (r, "drift", &o->drift, NULL);
@@ -176,13 +221,75 @@ to_double (const float *y, gsize n)
   return x;
 }
 
+/* --hour: the delay of the output behind the source at its 50 Hz tone's
+ * zero crossings (+-5 ms unambiguous), for `seconds` of each drift, in
+ * one process after another; the worst of each second to `trace` */
+static int
+run_hour (double seconds, const gchar * trace, gboolean check)
+{
+  static const double ppms[] = { 100, -100, 500, -500 };
+  GArray *worst[G_N_ELEMENTS (ppms)];
+  guint i, sec, failed = 0;
+  FILE *f = NULL;
+
+  printf ("follow-drift at quality 4, 44.1 -> 48 kHz, %.0f s of a 50 Hz "
+      "tone a drift; the delay behind the source at its zero crossings "
+      "(us)\n", seconds);
+  printf ("%8s %14s %14s %12s %8s\n", "eps ppm", "worst, 0-5 s",
+      "worst after", "drift read", "wall s");
+  for (i = 0; i < G_N_ELEMENTS (ppms); i++) {
+    Output o;
+    double before = 0, after = 0;
+    gint64 t0 = g_get_monotonic_time ();
+
+    if (!run_pipeline (ppms[i] * 1e-6, TRUE, 4, seconds, 50.0, FALSE, &o))
+      return 1;
+    /* the last second holds the drained tail's fade */
+    for (sec = 0; sec + 1 < o.worst->len; sec++) {
+      double d = g_array_index (o.worst, double, sec);
+
+      if (sec < LOCKED_S)
+        before = MAX (before, d);
+      else
+        after = MAX (after, d);
+    }
+    printf ("%+8.0f %14.2f %14.3f %+12.4f %8.1f\n", ppms[i], before * 1e6,
+        after * 1e6, o.drift, (g_get_monotonic_time () - t0) / 1e6);
+    if (check && (before > 1e-3 || after > 100e-6)) {
+      printf ("  FAIL: the delay must stay within 1 ms, 0.1 ms after "
+          "lock-in\n");
+      failed++;
+    }
+    worst[i] = o.worst;
+  }
+  if (trace && (f = fopen (trace, "w"))) {
+    fprintf (f, "second");
+    for (i = 0; i < G_N_ELEMENTS (ppms); i++)
+      fprintf (f, ",%+.0f ppm", ppms[i]);
+    fprintf (f, "\n");
+    for (sec = 0; sec + 1 < worst[0]->len; sec++) {
+      fprintf (f, "%u", sec);
+      for (i = 0; i < G_N_ELEMENTS (ppms); i++)
+        fprintf (f, ",%.3f", sec + 1 < worst[i]->len ?
+            g_array_index (worst[i], double, sec) * 1e6 : NAN);
+      fprintf (f, "\n");
+    }
+    fclose (f);
+  }
+  for (i = 0; i < G_N_ELEMENTS (ppms); i++)
+    g_array_unref (worst[i]);
+  if (check)
+    printf ("%s\n", failed ? "check FAILED" : "check passed");
+  return failed ? 1 : 0;
+}
+
 int
 main (int argc, char **argv)
 {
   static const double ppms[] = { 100, -100, 500, -500 };
   gboolean check = FALSE;
-  gdouble seconds = 30.0;
-  gchar *qs = NULL, **qv;
+  gdouble seconds = 30.0, hour = 0.0;
+  gchar *qs = NULL, **qv, *trace = NULL;
   GOptionEntry entries[] = {
     {"check", 'c', 0, G_OPTION_ARG_NONE, &check,
         "Assert the targets (follow within 6 dB of the fixed ratio)", NULL},
@@ -190,6 +297,12 @@ main (int argc, char **argv)
         "Seconds of audio a run (default 30)", "S"},
     {"quality", 'q', 0, G_OPTION_ARG_STRING, &qs,
         "Qualities (default 4,10)", "Q,.."},
+    {"hour", 0, 0, G_OPTION_ARG_DOUBLE, &hour,
+          "Instead: follow each drift for S seconds (3600: an hour) at "
+          "quality 4, a 50 Hz tone, its delay at every zero crossing",
+        "S"},
+    {"trace", 0, 0, G_OPTION_ARG_FILENAME, &trace,
+        "With --hour: the worst delay of each second to FILE (CSV)", "FILE"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- follow-drift's THD+N");
@@ -204,6 +317,8 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   qv = g_strsplit (qs ? qs : "4,10", ",", -1);
+  if (hour > 0)
+    return run_hour (hour, trace, check);
 
   printf ("1 kHz at -1 dBFS, 44.1 -> 48 kHz, F32, %.0f s; THD+N (dB) on "
       "%d-frame windows from %.0f s: worst / mean\n", seconds, WINDOW,
@@ -215,7 +330,7 @@ main (int argc, char **argv)
     Output fixed;
     double *xf, fw, fm;
 
-    if (!run_pipeline (0.0, FALSE, q, seconds, &fixed))
+    if (!run_pipeline (0.0, FALSE, q, seconds, TONE_HZ, TRUE, &fixed))
       return 1;
     xf = to_double (fixed.y, fixed.n);
     thdn (xf, fixed.n, TONE_HZ, &fw, &fm);
@@ -225,7 +340,7 @@ main (int argc, char **argv)
       double *x, *d, ow, om, dw, dm;
       gsize j, nd = (gsize) floor ((fixed.n - 1) / (1.0 + eps));
 
-      if (!run_pipeline (eps, TRUE, q, seconds, &fo))
+      if (!run_pipeline (eps, TRUE, q, seconds, TONE_HZ, TRUE, &fo))
         return 1;
       x = to_double (fo.y, fo.n);
       thdn (x, fo.n, TONE_HZ * (1.0 + eps), &ow, &om);
