@@ -270,7 +270,7 @@ run_hour (double seconds, const gchar * trace, gboolean check)
     for (sec = 0; sec + 1 < worst[0]->len; sec++) {
       fprintf (f, "%u", sec);
       for (i = 0; i < G_N_ELEMENTS (ppms); i++)
-        fprintf (f, ",%.3f", sec + 1 < worst[i]->len ?
+        fprintf (f, ",%.6f", sec + 1 < worst[i]->len ?
             g_array_index (worst[i], double, sec) * 1e6 : NAN);
       fprintf (f, "\n");
     }
