@@ -613,6 +613,28 @@ read_job_output (ClrSchedBatch * b, cl_command_queue q, ClrSchedJob * job,
       job->direct ? job->direct : b->out_host + at, 0, NULL, ev);
 }
 
+/* The end of the group of b's jobs (sorted by kernel) that starts at
+ * `first`: the jobs of first's kernel, one launch for all; its items and
+ * launches the most of theirs */
+static guint
+group_end (ClrSchedBatch * b, guint first, size_t * items, guint * times)
+{
+  ClrSchedKernel *k = ((ClrSchedJob *) g_ptr_array_index (b->jobs,
+          first))->kern;
+  guint end;
+
+  *items = 0;
+  *times = 1;
+  for (end = first; end < b->jobs->len; end++) {
+    ClrSchedJob *j = g_ptr_array_index (b->jobs, end);
+    if (j->kern != k)
+      break;
+    *items = MAX (*items, j->items);
+    *times = MAX (*times, j->launches);
+  }
+  return end;
+}
+
 static cl_int
 batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     guint * launches)
@@ -647,18 +669,11 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
   }
   profile_step (s, 0, &t);
   for (first = 0; first < n && status == CL_SUCCESS;) {
-    ClrSchedJob *job = g_ptr_array_index (b->jobs, first);
-    ClrSchedKernel *k = job->kern;
-    size_t items = 0;
-    guint end, times = 1;
+    ClrSchedKernel *k = ((ClrSchedJob *) g_ptr_array_index (b->jobs,
+            first))->kern;
+    size_t items;
+    guint times, end = group_end (b, first, &items, &times);
 
-    for (end = first; end < n; end++) {
-      ClrSchedJob *j = g_ptr_array_index (b->jobs, end);
-      if (j->kern != k)
-        break;
-      items = MAX (items, j->items);
-      times = MAX (times, j->launches);
-    }
     if (last)
       clReleaseEvent (last);
     last = NULL;
@@ -724,24 +739,14 @@ batch_rerun (ClrSched * s, ClrSchedBatch * b, cl_command_queue q)
   for (first = 0; first < n && status == CL_SUCCESS;) {
     ClrSchedKernel *k = ((ClrSchedJob *) g_ptr_array_index (b->jobs,
             first))->kern;
-    size_t items = 0;
-    guint end, times = 1;
+    size_t items;
+    guint times, end = group_end (b, first, &items, &times);
+    cl_event ev = NULL;
 
-    for (end = first; end < n; end++) {
-      ClrSchedJob *j = g_ptr_array_index (b->jobs, end);
-      if (j->kern != k)
-        break;
-      items = MAX (items, j->items);
-      times = MAX (times, j->launches);
-    }
-    {
-      cl_event ev = NULL;
-
-      status = launch_group (s, b, q, k, first, end - first, items, times,
-          &ev, &call);
-      if (ev)
-        clReleaseEvent (ev);
-    }
+    status = launch_group (s, b, q, k, first, end - first, items, times,
+        &ev, &call);
+    if (ev)
+      clReleaseEvent (ev);
     first = end;
   }
   for (i = 0; i < n && !svm; i++)
