@@ -20,6 +20,8 @@
  * - a jump of the timestamps by 2 s: a new run (DISCONT, the output's
  *   timestamps at the input's again), the drift carried over;
  * - 48 kHz to 48 kHz: resampled, not passed through;
+ * - a new output rate (downstream renegotiates) while following: the
+ *   loop goes on, the drift read stays;
  * - the "clresample-drift" messages: the first at the start, one at lock,
  *   their drift as the property's;
  * - in real time on the system clock, a live source 8000 ppm slow into
@@ -382,6 +384,49 @@ GST_START_TEST (test_jump)
 
 GST_END_TEST;
 
+/* a new output rate while following (downstream renegotiates): the run
+ * and the loop go on, the drift read stays */
+GST_START_TEST (test_new_output_rate)
+{
+  Run r;
+  double before, after;
+  guint i;
+
+  run_init (&r, 300, IN_RATE, 48000, "");
+  run_for (&r, 8.0);
+  g_object_get (r.h->element, "drift", &before, NULL);
+  gst_harness_set_sink_caps_str (r.h, "audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=96000,channels=1");
+  r.out_rate = 96000;
+  /* (the harness's pulls check each buffer's stamp against the frames
+   * since its run's start: from the switch on they count at 96 kHz) */
+  for (i = 0; i < 200; i++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, FRAMES * sizeof (float),
+        NULL);
+    GstMapInfo map;
+    guint j;
+
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    for (j = 0; j < FRAMES; j++)
+      ((float *) map.data)[j] = AMP * sin (2 * G_PI * TONE * (r.k + j) /
+          IN_RATE);
+    gst_buffer_unmap (b, &map);
+    GST_BUFFER_PTS (b) = (GstClockTime) llround (r.t * GST_SECOND);
+    fail_unless_equals_int (gst_harness_push (r.h, b), GST_FLOW_OK);
+    r.k += FRAMES;
+    r.t += FRAMES / (IN_RATE * (1.0 + r.eps));
+    gst_buffer_unref (gst_harness_pull (r.h));
+  }
+  g_object_get (r.h->element, "drift", &after, NULL);
+  GST_INFO ("drift %+.4f ppm before the new rate, %+.4f after",
+      before, after);
+  fail_unless (fabs (before - 300) < 2.0, "%f", before);
+  fail_unless (fabs (after - 300) < 2.0, "%f", after);
+  run_clear (&r);
+}
+
+GST_END_TEST;
+
 /* equal nominal rates on two clocks: resampled (not passed through),
  * locked on the drift */
 GST_START_TEST (test_equal_rates)
@@ -617,6 +662,7 @@ drift_suite (void)
   tcase_add_test (tc, test_delay_set_point);
   tcase_add_test (tc, test_jump);
   tcase_add_test (tc, test_equal_rates);
+  tcase_add_test (tc, test_new_output_rate);
   tcase_add_test (tc, test_messages);
   tcase_add_test (tc, test_live_sink);
   return s;
