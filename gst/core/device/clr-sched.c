@@ -635,17 +635,101 @@ group_end (ClrSchedBatch * b, guint first, size_t * items, guint * times)
   return end;
 }
 
+/* b's table and input to the device (nothing to do on shared memory);
+ * *first_ev (where not NULL) the table's upload, for the profile */
+static cl_int
+batch_upload (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
+    cl_event * first_ev)
+{
+  cl_int status;
+
+  if (s->staging == CLR_STAGING_SVM)
+    return CL_SUCCESS;
+  status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE, 0,
+      (size_t) b->jobs->len * CLR_SCHED_ROW_WORDS * sizeof (cl_ulong),
+      b->in_host, 0, NULL, first_ev);
+  if (status == CL_SUCCESS && b->in_used > CLR_SCHED_TABLE_BYTES)
+    status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE,
+        CLR_SCHED_TABLE_BYTES, b->in_used - CLR_SCHED_TABLE_BYTES,
+        b->in_host + CLR_SCHED_TABLE_BYTES, 0, NULL, NULL);
+  return status;
+}
+
+/* b's launches, a group of jobs (sorted by kernel) a launch: *last the
+ * last one's event (released first where set), *first_ev (where not NULL)
+ * the first's, *launches counting them */
+static cl_int
+batch_launch (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
+    cl_event * last, cl_event * first_ev, guint * launches)
+{
+  const char *call = NULL;      /* its failures are recovered, not told */
+  cl_int status = CL_SUCCESS;
+  guint first;
+
+  for (first = 0; first < b->jobs->len && status == CL_SUCCESS;) {
+    ClrSchedKernel *k = ((ClrSchedJob *) g_ptr_array_index (b->jobs,
+            first))->kern;
+    size_t items;
+    guint times, end = group_end (b, first, &items, &times);
+
+    if (*last)
+      clReleaseEvent (*last);
+    *last = NULL;
+    status = launch_group (s, b, q, k, first, end - first, items, times,
+        last, &call);
+    if (first_ev && *last) {
+      clRetainEvent (*last);
+      *first_ev = *last;
+      first_ev = NULL;
+    }
+    *launches += times;
+    first = end;
+  }
+  return status;
+}
+
+/* b's outputs back to the host (nothing to do on shared memory): one
+ * download, or (a job's own page-locked memory takes its output: large
+ * offline buffers, an element's output pool) one a job; *last the last
+ * one's event (released first where set) */
+static cl_int
+batch_download (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
+    cl_event * last)
+{
+  cl_int status = CL_SUCCESS;
+  gboolean direct = FALSE;
+  guint i, n = b->jobs->len;
+
+  if (s->staging == CLR_STAGING_SVM)
+    return CL_SUCCESS;
+  for (i = 0; i < n && !direct; i++)
+    direct = ((ClrSchedJob *) g_ptr_array_index (b->jobs, i))->direct
+        != NULL;
+  if (*last)
+    clReleaseEvent (*last);
+  *last = NULL;
+  if (!direct)
+    status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, 0, b->out_used,
+        b->out_host, 0, NULL, last);
+  for (i = 0; direct && i < n && status == CL_SUCCESS; i++) {
+    if (*last)
+      clReleaseEvent (*last);
+    *last = NULL;
+    status = read_job_output (b, q, g_ptr_array_index (b->jobs, i),
+        CL_FALSE, last);
+  }
+  return status;
+}
+
 static cl_int
 batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
     guint * launches)
 {
-  const gboolean svm = s->staging == CLR_STAGING_SVM;
   cl_ulong *table = (cl_ulong *) b->in_host;
   cl_event last = NULL, *first_ev = s->profile ? &b->first_cmd : NULL;
   cl_int status = CL_SUCCESS;
-  guint i, first, n = b->jobs->len;
+  guint i, n = b->jobs->len;
   gint64 t = s->profile ? g_get_monotonic_time () : 0;
-  const char *call = NULL;      /* its failures are recovered, not told */
 
   g_ptr_array_sort (b->jobs, by_kernel);
   for (i = 0; i < n; i++) {
@@ -657,59 +741,16 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
           || s->hooks.before_enqueue)
       && (status = test_enqueue (s, b)) != CL_SUCCESS)
     return status;
-  if (!svm) {
-    status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE, 0,
-        (size_t) n * CLR_SCHED_ROW_WORDS * sizeof (cl_ulong), table, 0, NULL,
-        first_ev);
+  if (s->staging != CLR_STAGING_SVM) {
+    status = batch_upload (s, b, q, first_ev);
     first_ev = NULL;
-    if (status == CL_SUCCESS && b->in_used > CLR_SCHED_TABLE_BYTES)
-      status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE,
-          CLR_SCHED_TABLE_BYTES, b->in_used - CLR_SCHED_TABLE_BYTES,
-          b->in_host + CLR_SCHED_TABLE_BYTES, 0, NULL, NULL);
   }
   profile_step (s, 0, &t);
-  for (first = 0; first < n && status == CL_SUCCESS;) {
-    ClrSchedKernel *k = ((ClrSchedJob *) g_ptr_array_index (b->jobs,
-            first))->kern;
-    size_t items;
-    guint times, end = group_end (b, first, &items, &times);
-
-    if (last)
-      clReleaseEvent (last);
-    last = NULL;
-    status = launch_group (s, b, q, k, first, end - first, items, times,
-        &last, &call);
-    if (first_ev && last) {
-      clRetainEvent (last);
-      *first_ev = last;
-      first_ev = NULL;
-    }
-    *launches += times;
-    first = end;
-  }
+  if (status == CL_SUCCESS)
+    status = batch_launch (s, b, q, &last, first_ev, launches);
   profile_step (s, 1, &t);
-  if (status == CL_SUCCESS && !svm) {
-    gboolean direct = FALSE;
-
-    for (i = 0; i < n && !direct; i++)
-      direct = ((ClrSchedJob *) g_ptr_array_index (b->jobs, i))->direct
-          != NULL;
-    if (last)
-      clReleaseEvent (last);
-    last = NULL;
-    /* one download, or (a job's own page-locked memory takes its output:
-     * large offline buffers, an element's output pool) one a job */
-    if (!direct)
-      status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, 0, b->out_used,
-          b->out_host, 0, NULL, &last);
-    for (i = 0; direct && i < n && status == CL_SUCCESS; i++) {
-      if (last)
-        clReleaseEvent (last);
-      last = NULL;
-      status = read_job_output (b, q, g_ptr_array_index (b->jobs, i),
-          CL_FALSE, &last);
-    }
-  }
+  if (status == CL_SUCCESS)
+    status = batch_download (s, b, q, &last);
   profile_step (s, 2, &t);
   if (status == CL_SUCCESS)
     status = clFlush (q);
@@ -726,38 +767,16 @@ batch_enqueue (ClrSched * s, ClrSchedBatch * b, cl_command_queue q,
 static cl_int
 batch_rerun (ClrSched * s, ClrSchedBatch * b, cl_command_queue q)
 {
-  const gboolean svm = s->staging == CLR_STAGING_SVM;
-  const guint n = b->jobs->len;
-  cl_int status = CL_SUCCESS;
-  const char *call = NULL;
-  guint first, i;
-  gboolean direct = FALSE;
+  cl_event last = NULL;
+  guint launches = 0;
+  cl_int status = batch_upload (s, b, q, NULL);
 
-  if (!svm)
-    status = clEnqueueWriteBuffer (q, b->in_dev, CL_FALSE, 0, b->in_used,
-        b->in_host, 0, NULL, NULL);
-  for (first = 0; first < n && status == CL_SUCCESS;) {
-    ClrSchedKernel *k = ((ClrSchedJob *) g_ptr_array_index (b->jobs,
-            first))->kern;
-    size_t items;
-    guint times, end = group_end (b, first, &items, &times);
-    cl_event ev = NULL;
-
-    status = launch_group (s, b, q, k, first, end - first, items, times,
-        &ev, &call);
-    if (ev)
-      clReleaseEvent (ev);
-    first = end;
-  }
-  for (i = 0; i < n && !svm; i++)
-    direct |= ((ClrSchedJob *) g_ptr_array_index (b->jobs, i))->direct
-        != NULL;
-  if (status == CL_SUCCESS && !svm && !direct)
-    status = clEnqueueReadBuffer (q, b->out_dev, CL_FALSE, 0, b->out_used,
-        b->out_host, 0, NULL, NULL);
-  for (i = 0; direct && i < n && status == CL_SUCCESS; i++)
-    status = read_job_output (b, q, g_ptr_array_index (b->jobs, i),
-        CL_FALSE, NULL);
+  if (status == CL_SUCCESS)
+    status = batch_launch (s, b, q, &last, NULL, &launches);
+  if (status == CL_SUCCESS)
+    status = batch_download (s, b, q, &last);
+  if (last)
+    clReleaseEvent (last);
   if (status == CL_SUCCESS)
     status = clFinish (q);
   return status;
