@@ -1,6 +1,5 @@
 /* clresample: following a source's clock (gstclrdrift.h). */
 #include "gstclrdrift.h"
-#include "gstclrcommon.h"
 
 GST_DEBUG_CATEGORY_STATIC (clr_drift_debug);
 #define GST_CAT_DEFAULT clr_drift_debug
@@ -31,28 +30,6 @@ gst_clr_drift_restart (GstClrDrift * d)
   clr_drift_loop_restart (&d->loop);
   d->last_pts = GST_CLOCK_TIME_NONE;
   d->last_frames = 0;
-}
-
-gboolean
-gst_clr_drift_is_discont (GstClrDrift * d, GstElement * element,
-    GstBuffer * buf, gint in_rate)
-{
-  GstClockTime pts = GST_BUFFER_PTS (buf);
-  gboolean discont = GST_BUFFER_IS_DISCONT (buf);
-
-  if (GST_CLOCK_TIME_IS_VALID (pts) && GST_CLOCK_TIME_IS_VALID (d->last_pts)) {
-    GstClockTime expected = d->last_pts +
-        gst_util_uint64_scale_int (d->last_frames, GST_SECOND, in_rate);
-    GstClockTimeDiff jump = GST_CLOCK_DIFF (expected, pts);
-
-    if (ABS (jump) > GST_CLR_DISCONT_THRESHOLD) {
-      GST_INFO_OBJECT (element, "timestamp jump of %" GST_STIME_FORMAT
-          " after the buffer before: draining and restarting",
-          GST_STIME_ARGS (jump));
-      discont = TRUE;
-    }
-  }
-  return discont;
 }
 
 void

@@ -5,10 +5,10 @@
  * sample-count timeline behind the input's timestamps, measured and
  * handed to the loop, whose factor then goes on the output rate; the
  * drift read for the `drift` property and the "clresample-drift" element
- * message; and the discontinuity check a following stream needs, against
- * the buffer before rather than the run's start (a source 500 ppm fast
- * is 40 ms off its sample count within 80 s, which the run's check,
- * gst_clr_is_discont (), would take for a jump). */
+ * message; and the buffer before, against which a following stream's
+ * discontinuities are checked rather than against the run's start (a
+ * source 500 ppm fast is 40 ms off its sample count within 80 s, which
+ * the check from the run's start would take for a jump). */
 #ifndef __GST_CLR_DRIFT_H__
 #define __GST_CLR_DRIFT_H__
 
@@ -45,12 +45,9 @@ void gst_clr_drift_init (GstClrDrift * d, GstClockTime delay,
     gdouble notify_ppm);
 /* A new run (a seek, a discontinuity): the drift stays */
 void gst_clr_drift_restart (GstClrDrift * d);
-/* Whether buf does not continue the buffer before (its timestamp
- * further than GST_CLR_DISCONT_THRESHOLD from where that one ended, or
- * DISCONT) */
-gboolean gst_clr_drift_is_discont (GstClrDrift * d, GstElement * element,
-    GstBuffer * buf, gint in_rate);
-/* buf, of `frames` frames, is the buffer before the next */
+/* buf, of `frames` frames, is the buffer before the next: the run's
+ * discontinuity check (gst_clr_is_discont ()) measures the next from
+ * where it ended (last_pts, last_frames) */
 void gst_clr_drift_note (GstClrDrift * d, GstBuffer * buf, guint64 frames);
 /* Before buf is converted: the output's next frame is at out_time (the
  * run's start, the delay and its frames so far), made from the input

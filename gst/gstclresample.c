@@ -979,6 +979,51 @@ gst_cl_resample_move_to (GstClResample * self, ClrDevice * dev,
   gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
+static ClrEngine *gst_cl_resample_build_engine (GstClResample * self,
+    ClrDevice * dev, ClrEngine * old, GError ** err);
+
+/* The stream on a device other than `from`, with an engine built there:
+ * like the running one and continuing its stream (`like`: after its work
+ * failed), or for the caps (continuing `old` where there is one: a set-up
+ * whose device was lost). TRUE once moved, with a warning "*err; the
+ * stream `what` device P:D 'NAME'"; FALSE with *err the error to post,
+ * the failure first, then why the stream cannot move. */
+static gboolean
+gst_cl_resample_move_elsewhere (GstClResample * self, ClrDevice * from,
+    gboolean like, ClrEngine * old, const gchar * what, GError ** err)
+{
+  const gint64 t0 = g_get_monotonic_time ();
+  ClrDevice *dev;
+  ClrEngine *engine = NULL;
+  GError *why = NULL;
+  gchar *msg;
+
+  dev = clr_device_acquire_other (from, &why);
+  if (dev)
+    engine = like ? gst_cl_resample_engine_like (self, dev, &why) :
+        gst_cl_resample_build_engine (self, dev, old, &why);
+  if (!engine)
+    goto stuck;
+  GST_ELEMENT_WARNING (self, RESOURCE, FAILED, ("%s; the stream %s device "
+          "%s '%s'", (*err)->message, what, clr_device_get_where (dev),
+          clr_device_get_name (dev)), ("moved in %.1f ms",
+          (g_get_monotonic_time () - t0) / 1000.0));
+  g_clear_error (err);
+  gst_cl_resample_move_to (self, dev, engine);
+  return TRUE;
+
+stuck:
+  msg = g_strdup_printf ("%s; the stream cannot move: %s", (*err)->message,
+      why->message);
+  g_clear_error (err);
+  g_error_free (why);
+  g_set_error_literal (err, CLR_ERROR, CLR_ERROR_LOST, msg);
+  g_free (msg);
+  if (dev)
+    clr_device_unref (dev);
+  return FALSE;
+}
+
 /* After the engine failed: where its work failed for good on its device
  * (clr_engine_device_failed ()), with device=auto the stream moves to
  * another device, its engine continued from the failed one's stream
@@ -993,12 +1038,9 @@ gst_cl_resample_move_to (GstClResample * self, ClrDevice * dev,
 static gboolean
 gst_cl_resample_fail_over (GstClResample * self, GError ** err)
 {
-  ClrDevice *from = self->device, *dev;
-  ClrEngine *engine = NULL;
-  GError *why = NULL;
+  ClrDevice *from = self->device;
   gboolean gone;
   gchar *msg;
-  gint64 t0;
 
   if (!self->engine || !clr_engine_device_failed (self->engine))
     return FALSE;
@@ -1015,31 +1057,8 @@ gst_cl_resample_fail_over (GstClResample * self, GError ** err)
     g_set_error_literal (err, CLR_ERROR, CLR_ERROR_FAILED, msg);
     g_free (msg);
   }
-  t0 = g_get_monotonic_time ();
-  dev = clr_device_acquire_other (from, &why);
-  if (dev)
-    engine = gst_cl_resample_engine_like (self, dev, &why);
-  if (!engine)
-    goto stuck;
-  GST_ELEMENT_WARNING (self, RESOURCE, FAILED, ("%s; the stream goes on on "
-          "device %s '%s'", (*err)->message, clr_device_get_where (dev),
-          clr_device_get_name (dev)), ("moved in %.1f ms",
-          (g_get_monotonic_time () - t0) / 1000.0));
-  g_clear_error (err);
-  gst_cl_resample_move_to (self, dev, engine);
-  return TRUE;
-
-stuck:
-  /* the failure first, then why the stream cannot move */
-  msg = g_strdup_printf ("%s; the stream cannot move: %s", (*err)->message,
-      why->message);
-  g_clear_error (err);
-  g_error_free (why);
-  g_set_error_literal (err, CLR_ERROR, CLR_ERROR_LOST, msg);
-  g_free (msg);
-  if (dev)
-    clr_device_unref (dev);
-  return FALSE;
+  return gst_cl_resample_move_elsewhere (self, from, TRUE, NULL, "goes on on",
+      err);
 }
 
 /* clr_engine_process () that, where the device is lost, goes on on
@@ -1292,39 +1311,14 @@ static gboolean
 gst_cl_resample_start_engine (GstClResample * self, ClrEngine * old,
     GError ** err)
 {
-  ClrDevice *from = self->device, *dev;
-  ClrEngine *engine = NULL;
-  GError *why = NULL;
-  gchar *msg;
-
-  self->engine = gst_cl_resample_build_engine (self, from, old, err);
+  self->engine = gst_cl_resample_build_engine (self, self->device, old, err);
   if (self->engine)
     return TRUE;
-  if (!clr_device_lose (from, err)
+  if (!clr_device_lose (self->device, err)
       || !clr_device_spec_is_auto (self->device_spec_in_use))
     return FALSE;
-  dev = clr_device_acquire_other (from, &why);
-  if (dev)
-    engine = gst_cl_resample_build_engine (self, dev, old, &why);
-  if (!engine)
-    goto stuck;
-  GST_ELEMENT_WARNING (self, RESOURCE, FAILED, ("%s; the stream starts on "
-          "device %s '%s'", (*err)->message, clr_device_get_where (dev),
-          clr_device_get_name (dev)), (NULL));
-  g_clear_error (err);
-  gst_cl_resample_move_to (self, dev, engine);
-  return TRUE;
-
-stuck:
-  msg = g_strdup_printf ("%s; no other device takes the stream: %s",
-      (*err)->message, why->message);
-  g_clear_error (err);
-  g_error_free (why);
-  g_set_error_literal (err, CLR_ERROR, CLR_ERROR_LOST, msg);
-  g_free (msg);
-  if (dev)
-    clr_device_unref (dev);
-  return FALSE;
+  return gst_cl_resample_move_elsewhere (self, self->device, FALSE, old,
+      "starts on", err);
 }
 
 /* A live change of quality, taps or device, for the builder's thread: all
@@ -1785,7 +1779,7 @@ gst_cl_resample_leave_passthrough (GstClResample * self)
 }
 
 /* A stream that follows drift (follow-drift): whether buf starts a new run
- * (against the buffer before: gst_clr_drift_is_discont ()); where it
+ * (checked against the buffer before: gst_clr_drift_note ()); where it
  * continues the run, the loop is given the delay of the output's next
  * frame (the run's start, the set point and the output's frames so far)
  * behind the input it is made from (the engine's position, the input
@@ -1802,9 +1796,10 @@ gst_cl_resample_follow (GstClResample * self, GstBuffer * buf,
   gdouble lag;
   GstClockTime out_time;
 
+  /* (the same check as the run's, from where the buffer before ended) */
   *discont = self->engine && self->run.started
-      && gst_clr_drift_is_discont (&self->drift, GST_ELEMENT (self), buf,
-      in_rate);
+      && gst_clr_is_discont (GST_ELEMENT (self), buf, self->drift.last_pts,
+      self->drift.last_frames, in_rate);
   if (!self->engine || !self->run.started || *discont
       || !GST_CLOCK_TIME_IS_VALID (self->run.t0))
     return gst_clr_drift_get_factor (&self->drift);
