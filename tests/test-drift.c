@@ -151,22 +151,31 @@ take_output (Run * r)
   }
 }
 
-/* the source's next buffer, at its clock */
-static void
-push_buffer (Run * r)
+/* FRAMES frames of the source's tone from its frame k (counted at
+ * in_rate on its clock), stamped seconds_pts */
+static GstBuffer *
+tone_buffer (guint64 k, gint in_rate, double seconds_pts)
 {
   GstBuffer *b = gst_buffer_new_allocate (NULL, FRAMES * sizeof (float),
       NULL);
   GstMapInfo map;
-  ReadAt at;
   guint i;
 
   gst_buffer_map (b, &map, GST_MAP_WRITE);
   for (i = 0; i < FRAMES; i++)
-    ((float *) map.data)[i] = AMP * sin (2 * G_PI * TONE * (r->k + i) /
-        r->in_rate);
+    ((float *) map.data)[i] = AMP * sin (2 * G_PI * TONE * (k + i) / in_rate);
   gst_buffer_unmap (b, &map);
-  GST_BUFFER_PTS (b) = (GstClockTime) llround ((r->t + r->jump) * GST_SECOND);
+  GST_BUFFER_PTS (b) = (GstClockTime) llround (seconds_pts * GST_SECOND);
+  return b;
+}
+
+/* the source's next buffer, at its clock */
+static void
+push_buffer (Run * r)
+{
+  GstBuffer *b = tone_buffer (r->k, r->in_rate, r->t + r->jump);
+  ReadAt at;
+
   GST_BUFFER_DURATION (b) = gst_util_uint64_scale_int_round (FRAMES,
       GST_SECOND, r->in_rate);
   fail_unless_equals_int (gst_harness_push (r->h, b), GST_FLOW_OK);
@@ -401,18 +410,8 @@ GST_START_TEST (test_new_output_rate)
   /* (the harness's pulls check each buffer's stamp against the frames
    * since its run's start: from the switch on they count at 96 kHz) */
   for (i = 0; i < 200; i++) {
-    GstBuffer *b = gst_buffer_new_allocate (NULL, FRAMES * sizeof (float),
-        NULL);
-    GstMapInfo map;
-    guint j;
-
-    gst_buffer_map (b, &map, GST_MAP_WRITE);
-    for (j = 0; j < FRAMES; j++)
-      ((float *) map.data)[j] = AMP * sin (2 * G_PI * TONE * (r.k + j) /
-          IN_RATE);
-    gst_buffer_unmap (b, &map);
-    GST_BUFFER_PTS (b) = (GstClockTime) llround (r.t * GST_SECOND);
-    fail_unless_equals_int (gst_harness_push (r.h, b), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (r.h, tone_buffer (r.k, IN_RATE,
+                r.t)), GST_FLOW_OK);
     r.k += FRAMES;
     r.t += FRAMES / (IN_RATE * (1.0 + r.eps));
     gst_buffer_unref (gst_harness_pull (r.h));
@@ -513,21 +512,12 @@ feed (gpointer data)
     const GstClockTime t = (GstClockTime) llround ((k + FRAMES) /
         (IN_RATE * (1.0 + eps)) * GST_SECOND);
     GstClockID id = gst_clock_new_single_shot_id (f->clock, f->base + t);
-    GstBuffer *b = gst_buffer_new_allocate (NULL, FRAMES * sizeof (float),
-        NULL);
-    GstMapInfo map;
-    guint i;
+    GstBuffer *b;
 
     gst_clock_id_wait (id, NULL);
     gst_clock_id_unref (id);
-    gst_buffer_map (b, &map, GST_MAP_WRITE);
-    for (i = 0; i < FRAMES; i++)
-      ((float *) map.data)[i] = AMP * sin (2 * G_PI * TONE * (k + i) /
-          IN_RATE);
-    gst_buffer_unmap (b, &map);
     /* captured over the buffer's frames: stamped at its first */
-    GST_BUFFER_PTS (b) = (GstClockTime) llround (k / (IN_RATE * (1.0 +
-                eps)) * GST_SECOND);
+    b = tone_buffer (k, IN_RATE, k / (IN_RATE * (1.0 + eps)));
     if (gst_app_src_push_buffer (GST_APP_SRC (f->src), b) != GST_FLOW_OK)
       break;
     k += FRAMES;
