@@ -491,6 +491,7 @@ typedef struct
 {
   GMutex lock;
   GCond cond;
+  gboolean active;              /* between watch_begin () and watch_end () */
   GThread *caller;
   const gchar *path[2];
   gboolean hold[2];
@@ -498,29 +499,34 @@ typedef struct
   guint built[2];               /* its convolution built, off the stream */
 } LoadWatch;
 
-static LoadWatch *watch;
+/* Static, never freed: a test case that fails jumps out of its function
+ * (CK_FORK=no in the sanitizer pass) without watch_end (), and a thread
+ * of its elements may still be logging; a watch on its stack would then
+ * be read, dead, by the next case's log lines. The case's teardown ends
+ * the watch instead. */
+static LoadWatch watch;
 
 static void
 watch_log (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
     const gchar * function, gint line, GObject * object,
     GstDebugMessage * message, gpointer user_data)
 {
-  LoadWatch *w = g_atomic_pointer_get (&watch);
+  LoadWatch *w = &watch;
   const gchar *text;
   guint i;
 
-  if (!w || level != GST_LEVEL_INFO
+  if (level != GST_LEVEL_INFO
       || strcmp (gst_debug_category_get_name (cat), "clfirfilter") != 0)
     return;
   text = gst_debug_message_get (message);
-  for (i = 0; i < 2; i++) {
+  g_mutex_lock (&w->lock);
+  for (i = 0; w->active && i < 2; i++) {
     gchar *quoted;
 
     if (!w->path[i])
       continue;
     quoted = g_strdup_printf ("'%s'", w->path[i]);
     if (strstr (text, quoted)) {
-      g_mutex_lock (&w->lock);
       if (g_str_has_prefix (text, "loading the filter file ")) {
         if (g_thread_self () == w->caller) {
           w->on_caller[i]++;
@@ -529,7 +535,8 @@ watch_log (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
 
           w->started[i]++;
           g_cond_broadcast (&w->cond);
-          while (w->hold[i] && g_cond_wait_until (&w->cond, &w->lock, end));
+          while (w->active && w->hold[i]
+              && g_cond_wait_until (&w->cond, &w->lock, end));
         }
       } else if (g_str_has_prefix (text, "the filter file ")
           && strstr (text, " is loaded")) {
@@ -540,37 +547,49 @@ watch_log (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
         w->built[i]++;
       }
       g_cond_broadcast (&w->cond);
-      g_mutex_unlock (&w->lock);
     }
     g_free (quoted);
   }
+  g_mutex_unlock (&w->lock);
 }
 
-static void
-watch_begin (LoadWatch * w)
+static LoadWatch *
+watch_begin (void)
 {
   static gsize added = 0;
+  LoadWatch *w = &watch;
 
-  memset (w, 0, sizeof (*w));
-  g_mutex_init (&w->lock);
-  g_cond_init (&w->cond);
-  w->caller = g_thread_self ();
   /* never removed: a load thread may be in it */
   if (g_once_init_enter (&added)) {
     gst_debug_set_threshold_for_name ("clfirfilter", GST_LEVEL_INFO);
     gst_debug_add_log_function (watch_log, NULL, NULL);
     g_once_init_leave (&added, 1);
   }
-  g_atomic_pointer_set (&watch, w);
+  g_mutex_lock (&w->lock);
+  memset (w->path, 0, sizeof (w->path));
+  memset (w->hold, 0, sizeof (w->hold));
+  memset (w->started, 0, sizeof (w->started));
+  memset (w->on_caller, 0, sizeof (w->on_caller));
+  memset (w->loaded, 0, sizeof (w->loaded));
+  memset (w->dropped, 0, sizeof (w->dropped));
+  memset (w->built, 0, sizeof (w->built));
+  w->caller = g_thread_self ();
+  w->active = TRUE;
+  g_mutex_unlock (&w->lock);
+  return w;
 }
 
-/* after every element that loaded is gone (its loads joined) */
+/* after every element that loaded is gone (its loads joined); also every
+ * case's teardown, for a case that failed before it: a load it held goes
+ * on, and no path it named is read again */
 static void
-watch_end (LoadWatch * w)
+watch_end (void)
 {
-  g_atomic_pointer_set (&watch, NULL);
-  g_mutex_clear (&w->lock);
-  g_cond_clear (&w->cond);
+  g_mutex_lock (&watch.lock);
+  watch.active = FALSE;
+  memset (watch.path, 0, sizeof (watch.path));
+  g_cond_broadcast (&watch.cond);
+  g_mutex_unlock (&watch.lock);
 }
 
 static guint
@@ -617,33 +636,33 @@ GST_START_TEST (test_location_before_start)
   double *h = make_filter (taps, 3), *x = make_input (&f, frames, 0.5, 4);
   gchar *wav = write_wav (&h, 1, taps);
   double worst;
-  LoadWatch w;
+  LoadWatch *w;
   Pipe p;
 
-  watch_begin (&w);
-  w.path[0] = wav;
-  w.hold[0] = TRUE;
+  w = watch_begin ();
+  w->path[0] = wav;
+  w->hold[0] = TRUE;
   pipe_init (&p, "clfirfilter", &f, FALSE);
   g_object_set (p.filter, "block-size", 256, NULL);
   g_object_set (p.filter, "location", wav, NULL);
-  fail_unless_equals_int (watch_get (&w, &w.on_caller[0]), 0);
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
-  fail_unless (watch_wait (&w, &w.started[0], 1), "no load thread");
+  fail_unless_equals_int (watch_get (w, &w->on_caller[0]), 0);
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]), 0);
+  fail_unless (watch_wait (w, &w->started[0], 1), "no load thread");
 
   /* nothing comes out while the load is held */
   pipe_start (&p);
   pipe_push (&p, x, 0, frames, 480);
   fail_if (pipe_pull (&p, 300 * GST_MSECOND));
-  watch_release (&w, 0);
+  watch_release (w, 0);
   pipe_finish (&p);
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 1);
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]), 1);
   fail_unless_equals_uint64 (p.o.frames, frames);
   check_stamps (&p.o, 0);
   worst = run_error (&p.o, 0, frames, h, taps, x, 0, frames, 0);
   fail_unless (worst <= F32_ABS, "error %g", worst);
   pipe_clear (&p);
 
-  watch_end (&w);
+  watch_end ();
   g_unlink (wav);
   g_free (wav);
   g_free (h);
@@ -673,25 +692,25 @@ GST_START_TEST (test_location_stop_finalize)
   GstElement *e;
   GThread *th;
   double worst;
-  LoadWatch w;
+  LoadWatch *w;
   Pipe p;
 
-  watch_begin (&w);
-  w.path[0] = wav;
-  w.hold[0] = TRUE;
+  w = watch_begin ();
+  w->path[0] = wav;
+  w->hold[0] = TRUE;
   pipe_init (&p, "clfirfilter", &f, FALSE);
   g_object_set (p.filter, "location", wav, NULL);
-  fail_unless (watch_wait (&w, &w.started[0], 1));
+  fail_unless (watch_wait (w, &w->started[0], 1));
   pipe_start (&p);
   pipe_push (&p, x, 0, frames, 480);
   fail_if (pipe_pull (&p, 200 * GST_MSECOND));
-  th = g_thread_new ("release", release_later, &w);
+  th = g_thread_new ("release", release_later, w);
   fail_unless_equals_int (gst_element_set_state (p.pipe, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   g_thread_join (th);
   /* joined: its last line came before the state change returned */
-  fail_unless_equals_int (watch_get (&w, &w.dropped[0]), 1);
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
+  fail_unless_equals_int (watch_get (w, &w->dropped[0]), 1);
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]), 0);
 
   gst_bus_set_flushing (GST_ELEMENT_BUS (p.pipe), TRUE);
   gst_bus_set_flushing (GST_ELEMENT_BUS (p.pipe), FALSE);
@@ -701,8 +720,8 @@ GST_START_TEST (test_location_stop_finalize)
   pipe_start (&p);
   pipe_push (&p, x, 0, frames, 480);
   pipe_finish (&p);
-  fail_unless_equals_int (watch_get (&w, &w.started[0]), 2);
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 1);
+  fail_unless_equals_int (watch_get (w, &w->started[0]), 2);
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]), 1);
   fail_unless_equals_uint64 (p.o.frames, frames);
   check_stamps (&p.o, 0);
   worst = run_error (&p.o, 0, frames, h, taps, x, 0, frames, 0);
@@ -712,11 +731,11 @@ GST_START_TEST (test_location_stop_finalize)
   e = gst_element_factory_make ("clfirfilter", NULL);
   g_object_set (e, "location", wav, NULL);
   gst_object_unref (e);
-  fail_unless_equals_int (watch_get (&w, &w.started[0]), 3);
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]) + watch_get (&w,
-          &w.dropped[0]), 3);
+  fail_unless_equals_int (watch_get (w, &w->started[0]), 3);
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]) + watch_get (w,
+          &w->dropped[0]), 3);
 
-  watch_end (&w);
+  watch_end ();
   g_unlink (wav);
   g_free (wav);
   g_free (h);
@@ -753,14 +772,14 @@ check_location_while_playing (gboolean realtime)
   gchar *wav_a = write_wav (&ha, 1, t_a), *wav_b = write_wav (&hb, 1, t_b);
   GstClock *clock = gst_test_clock_new ();
   double worst = 0.0;
-  LoadWatch w;
+  LoadWatch *w;
   Pipe p;
   gsize t;
 
-  watch_begin (&w);
-  w.path[0] = wav_a;
-  w.path[1] = wav_b;
-  w.hold[0] = w.hold[1] = TRUE;
+  w = watch_begin ();
+  w->path[0] = wav_a;
+  w->path[1] = wav_b;
+  w->hold[0] = w->hold[1] = TRUE;
   pipe_init (&p, "clfirfilter", &f, FALSE);
   gst_pipeline_use_clock (GST_PIPELINE (p.pipe), realtime ? clock : NULL);
   g_object_set (p.filter, "block-size", B, NULL);
@@ -777,10 +796,10 @@ check_location_while_playing (gboolean realtime)
 
   g_object_set (p.filter, "location", wav_a, NULL);
   g_object_set (p.filter, "location", wav_b, NULL);
-  fail_unless_equals_int (watch_get (&w, &w.on_caller[0]), 0);
-  fail_unless_equals_int (watch_get (&w, &w.on_caller[1]), 0);
-  fail_unless (watch_wait (&w, &w.started[0], 1));
-  fail_unless (watch_wait (&w, &w.started[1], 1));
+  fail_unless_equals_int (watch_get (w, &w->on_caller[0]), 0);
+  fail_unless_equals_int (watch_get (w, &w->on_caller[1]), 0);
+  fail_unless (watch_wait (w, &w->started[0], 1));
+  fail_unless (watch_wait (w, &w->started[1], 1));
   pipe_push (&p, x, set_at, 9600 - set_at, 480);
   if (realtime) {
     /* the filter playing goes on */
@@ -790,17 +809,17 @@ check_location_while_playing (gboolean realtime)
     fail_if (pipe_pull (&p, 300 * GST_MSECOND));
   }
   /* B ends first, A after it */
-  watch_release (&w, 1);
-  fail_unless (watch_wait (&w, &w.loaded[1], 1));
-  watch_release (&w, 0);
-  fail_unless (watch_wait (&w, &w.dropped[0], 1));
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
+  watch_release (w, 1);
+  fail_unless (watch_wait (w, &w->loaded[1], 1));
+  watch_release (w, 0);
+  fail_unless (watch_wait (w, &w->dropped[0], 1));
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]), 0);
   if (realtime) {
     /* the first buffer after the load hands the filter to the builder and
      * goes on with the old one; the one after it is built takes it */
     pipe_push (&p, x, 9600, 480, 480);
     pipe_wait_frames (&p, 10080 - B);
-    fail_unless (watch_wait (&w, &w.built[1], 1), "never built");
+    fail_unless (watch_wait (w, &w->built[1], 1), "never built");
     g_usleep (50000);
     pipe_push (&p, x, 10080, frames - 10080, 480);
   } else {
@@ -837,7 +856,7 @@ check_location_while_playing (gboolean realtime)
   g_free (r_new);
   pipe_clear (&p);
 
-  watch_end (&w);
+  watch_end ();
   gst_object_unref (clock);
   g_unlink (wav_a);
   g_unlink (wav_b);
@@ -889,17 +908,17 @@ GST_START_TEST (test_location_flush)
   CapsPush c = { NULL, caps_string (&f) };
   GstPad *sink = gst_element_get_static_pad (e, "sink");
   GThread *pusher;
-  LoadWatch w;
+  LoadWatch *w;
   Out o = { 0 };
   gsize piece_len = 480, piece = 0;
   gint64 t;
   double worst;
 
-  watch_begin (&w);
-  w.path[0] = wav;
-  w.hold[0] = TRUE;
+  w = watch_begin ();
+  w->path[0] = wav;
+  w->hold[0] = TRUE;
   g_object_set (e, "location", wav, "block-size", 256, NULL);
-  fail_unless (watch_wait (&w, &w.started[0], 1), "no load thread");
+  fail_unless (watch_wait (w, &w->started[0], 1), "no load thread");
   c.h = gst_harness_new_with_element (e, "sink", "src");
   gst_harness_set_sink_caps_str (c.h, c.caps);
   /* the caps wait for the load, on a thread of their own */
@@ -915,14 +934,14 @@ GST_START_TEST (test_location_flush)
   fail_unless (t < 2 * G_TIME_SPAN_SECOND, "the flush waited %.1f ms for "
       "the load", t / 1000.0);
   fail_if (gst_pad_has_current_caps (sink), "caps taken without the file");
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 0);
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]), 0);
 
   /* the stream again: its caps wait for the file, released later */
-  pusher = g_thread_new ("release", release_later, &w);
+  pusher = g_thread_new ("release", release_later, w);
   gst_harness_set_src_caps_str (c.h, c.caps);
   g_thread_join (pusher);
   fail_unless (gst_pad_has_current_caps (sink));
-  fail_unless_equals_int (watch_get (&w, &w.loaded[0]), 1);
+  fail_unless_equals_int (watch_get (w, &w->loaded[0]), 1);
   push_range (c.h, &f, x, 0, frames, &piece_len, 1, &piece);
   fail_unless (gst_harness_push_event (c.h, gst_event_new_eos ()));
   collect (c.h, &f, &o);
@@ -934,7 +953,7 @@ GST_START_TEST (test_location_flush)
   gst_object_unref (sink);
   gst_harness_teardown (c.h);
 
-  watch_end (&w);
+  watch_end ();
   g_free (c.caps);
   g_unlink (wav);
   g_free (wav);
@@ -1301,6 +1320,7 @@ firfilter_api_suite (void)
 
   no_fp64 = g_getenv ("CLRESAMPLE_NO_FP64") != NULL;
   tcase_set_timeout (tc, 120);
+  tcase_add_checked_fixture (tc, NULL, watch_end);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_same_api);
   tcase_add_test (tc, test_kernel_round_trip);
