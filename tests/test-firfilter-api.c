@@ -485,8 +485,10 @@ GST_END_TEST;
 /* The element's load threads, watched and held through the log lines they
  * write (category clfirfilter, INFO): "loading the filter file '<path>'"
  * first thing, "the filter file '<path>' is loaded ..." once its filter
- * is the element's, "the load of '<path>' was superseded or stopped"
- * otherwise. A load held at its first line has read nothing. */
+ * is the element's (written after the filter is handed over: a stream
+ * waiting for it may go on first, so a test waits for the line), "the
+ * load of '<path>' was superseded or stopped" otherwise. A load held at
+ * its first line has read nothing. */
 typedef struct
 {
   GMutex lock;
@@ -655,6 +657,7 @@ GST_START_TEST (test_location_before_start)
   fail_if (pipe_pull (&p, 300 * GST_MSECOND));
   watch_release (w, 0);
   pipe_finish (&p);
+  fail_unless (watch_wait (w, &w->loaded[0], 1), "never loaded");
   fail_unless_equals_int (watch_get (w, &w->loaded[0]), 1);
   fail_unless_equals_uint64 (p.o.frames, frames);
   check_stamps (&p.o, 0);
@@ -721,6 +724,7 @@ GST_START_TEST (test_location_stop_finalize)
   pipe_push (&p, x, 0, frames, 480);
   pipe_finish (&p);
   fail_unless_equals_int (watch_get (w, &w->started[0]), 2);
+  fail_unless (watch_wait (w, &w->loaded[0], 1), "never loaded");
   fail_unless_equals_int (watch_get (w, &w->loaded[0]), 1);
   fail_unless_equals_uint64 (p.o.frames, frames);
   check_stamps (&p.o, 0);
@@ -941,6 +945,7 @@ GST_START_TEST (test_location_flush)
   gst_harness_set_src_caps_str (c.h, c.caps);
   g_thread_join (pusher);
   fail_unless (gst_pad_has_current_caps (sink));
+  fail_unless (watch_wait (w, &w->loaded[0], 1), "never loaded");
   fail_unless_equals_int (watch_get (w, &w->loaded[0]), 1);
   push_range (c.h, &f, x, 0, frames, &piece_len, 1, &piece);
   fail_unless (gst_harness_push_event (c.h, gst_event_new_eos ()));
