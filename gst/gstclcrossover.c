@@ -994,7 +994,7 @@ gst_cl_crossover_start (GstBaseTransform * trans)
   GstClCrossover *self = GST_CL_CROSSOVER (trans);
 
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-      &self->parent.stream.device, NULL);
+      &self->parent.stream.device, NULL, TRUE);
 }
 
 static gboolean

@@ -1320,7 +1320,7 @@ gst_cl_fir_filter_start (GstBaseTransform * trans)
   fir_taps_unref (old);
   fir_load_jobs_join (ended);
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-      &self->parent.stream.device, NULL);
+      &self->parent.stream.device, NULL, TRUE);
 }
 
 static gboolean

@@ -13,10 +13,12 @@
 #include "gstclredge.h"
 
 ClrDevice *
-gst_clr_acquire_device (GstElement * element, const gchar * spec)
+gst_clr_acquire_device (GstElement * element, const gchar * spec,
+    gboolean host_serves)
 {
   GError *err = NULL;
-  ClrDevice *dev = clr_device_acquire (spec, &err);
+  ClrDevice *dev = host_serves ? clr_device_acquire_host (spec, &err) :
+      clr_device_acquire (spec, &err);
   GstElementFactory *factory = gst_element_get_factory (element);
 
   if (dev) {
@@ -34,7 +36,7 @@ gst_clr_acquire_device (GstElement * element, const gchar * spec)
 
 void
 gst_clr_set_bus_prefetching (GstElementClass * parent_class,
-    GstElement * element, GstBus * bus)
+    GstElement * element, GstBus * bus, gboolean host_serves)
 {
   gchar *spec = NULL;
 
@@ -42,13 +44,16 @@ gst_clr_set_bus_prefetching (GstElementClass * parent_class,
   if (!bus)
     return;
   g_object_get (element, "device", &spec, NULL);
-  clr_device_prefetch (spec);
+  if (host_serves)
+    clr_device_prefetch_host (spec);
+  else
+    clr_device_prefetch (spec);
   g_free (spec);
 }
 
 gboolean
 gst_clr_open_device (GstElement * element, gchar ** spec, ClrDevice ** device,
-    gchar ** spec_used)
+    gchar ** spec_used, gboolean host_serves)
 {
   ClrDevice *dev;
   gchar *copy;
@@ -56,7 +61,7 @@ gst_clr_open_device (GstElement * element, gchar ** spec, ClrDevice ** device,
   GST_OBJECT_LOCK (element);
   copy = g_strdup (*spec);
   GST_OBJECT_UNLOCK (element);
-  dev = gst_clr_acquire_device (element, copy);
+  dev = gst_clr_acquire_device (element, copy, host_serves);
   if (dev) {
     GST_OBJECT_LOCK (element);
     *device = dev;

@@ -23,21 +23,27 @@ G_BEGIN_DECLS
   "until the element starts)"
 
 /* The device `spec` names, or NULL after posting a RESOURCE/NOT_FOUND
- * error on `element` that says why. */
-ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec);
+ * error on `element` that says why. host_serves: the element's work on a
+ * CPU device runs on the host alone (the convolution elements), so that
+ * such a device may come described, not opened
+ * (clr_device_acquire_host ()). */
+ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec,
+    gboolean host_serves);
 /* The elements' set_bus (): once the element is put in a bin (a pipeline
  * that will run it; never for gst-inspect-1.0 or a registry scan), its
  * `device` starts opening on a thread of its own (clr_device_prefetch ()),
- * so that start () finds it open or partly opened. Chains up to
- * parent_class's. */
+ * so that start () finds it open or partly opened; with host_serves, not
+ * a device the host will serve (clr_device_prefetch_host ()). Chains up
+ * to parent_class's. */
 void gst_clr_set_bus_prefetching (GstElementClass * parent_class,
-    GstElement * element, GstBus * bus);
+    GstElement * element, GstBus * bus, gboolean host_serves);
 
 /* start(): the device `*spec` names (read under the object lock) into
  * *device (set under it); the spec it was opened with into *spec_used
- * when not NULL. FALSE after posting an error. */
+ * when not NULL; host_serves as gst_clr_acquire_device (). FALSE after
+ * posting an error. */
 gboolean gst_clr_open_device (GstElement * element, gchar ** spec,
-    ClrDevice ** device, gchar ** spec_used);
+    ClrDevice ** device, gchar ** spec_used, gboolean host_serves);
 /* stop(): lets go of *device (cleared under the object lock). */
 void gst_clr_close_device (GstElement * element, ClrDevice ** device);
 

@@ -532,7 +532,6 @@ static uint32_t
 choose_slices (ClrConv * c, const ClrTuning * tuning)
 {
   const guint64 vectors = (guint64) c->bin_stride / 4 * c->n_out / c->opw;
-  size_t item_sizes[3] = { 1, 1, 1 };
   guint64 want;
 
   if (tuning->conv_slices.set)
@@ -552,10 +551,8 @@ choose_slices (ClrConv * c, const ClrTuning * tuning)
         c->parts / CLR_CONV_SLICE_PARTS);
   /* the slices are the work-group's dimension 2, which many devices allow
    * fewer work-items than dimension 0 (NVIDIA: 64) */
-  if (clGetDeviceInfo (clr_device_get_id (c->dev),
-          CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof (item_sizes), item_sizes,
-          NULL) == CL_SUCCESS && item_sizes[2] >= 1)
-    want = MIN (want, item_sizes[2]);
+  if (clr_device_get_max_items_z (c->dev) >= 1)
+    want = MIN (want, clr_device_get_max_items_z (c->dev));
   want = CLAMP (want, 1, CLR_CONV_SLICES_MAX);
   return 1u << g_bit_nth_msf ((gulong) want, -1);
 }
@@ -569,12 +566,10 @@ choose_slices (ClrConv * c, const ClrTuning * tuning)
 static gboolean
 choose_one_launch (ClrConv * c, const ClrTuning * tuning)
 {
-  cl_uint units = 1;
+  const cl_uint units = MAX (clr_device_get_compute_units (c->dev), 1);
 
   if (!c->fused)
     return FALSE;
-  clGetDeviceInfo (clr_device_get_id (c->dev), CL_DEVICE_MAX_COMPUTE_UNITS,
-      sizeof (units), &units, NULL);
   return clr_knob_or (tuning->conv_block, c->channels >= units) != 0;
 }
 
@@ -595,11 +590,7 @@ choose_opw (ClrConv * c, const ClrTuning * tuning)
 static cl_ulong
 local_memory (ClrDevice * dev)
 {
-  cl_ulong local = 0;
-
-  clGetDeviceInfo (clr_device_get_id (dev), CL_DEVICE_LOCAL_MEM_SIZE,
-      sizeof (local), &local, NULL);
-  return local;
+  return clr_device_get_local_mem (dev);
 }
 
 /* The vector transforms on CPUs, where B allows their 8 x 8 blocks and
@@ -967,7 +958,6 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
     return new_levels (dev, cfg, tuning, &plan, error);
   c = g_new0 (ClrConv, 1);
   c->dev = clr_device_ref (dev);
-  c->queue = clr_device_get_queue (dev);
   clr_budget_init (&c->budget, dev, tuning->device_memory);
   c->channels = cfg->channels;
   c->n_out = cfg->channels * MAX (cfg->outputs, 1);
@@ -1017,6 +1007,9 @@ clr_conv_new_tuned (ClrDevice * dev, const ClrConvConfig * cfg,
         clr_workers_count () > 0) != 0;
   }
   on_host = direct_form || host_form;
+  /* only a device's kernels need its queue: a CPU device described from
+   * an earlier listing (clr_device_acquire_host ()) stays unopened */
+  c->queue = on_host ? NULL : clr_device_get_queue (dev);
   c->shared = !on_host && clr_knob_or (tuning->conv_shared,
       clr_device_is_gpu (dev) && shared_pays (c, f64)) != 0;
   c->fft_vec = !c->shared && choose_fft_vec (c, tuning);
@@ -1186,7 +1179,8 @@ clr_conv_free (ClrConv * c)
   cl_kernel kernels[] = { c->forward, c->mac, c->mac_wide, c->inverse,
     c->block_kernel
   };
-  clFinish (c->queue);
+  if (c->queue)
+    clFinish (c->queue);
   clr_conv_seat_leave (&c->seat);
   clr_conv_direct_free (c->direct);
   clr_conv_host_free (c->host);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include "clr-device.h"
+#include "clr-device-inventory.h"
 #include "clr-log.h"
 #include "clr-disk-cache.h"
 #include "clr-tuning.h"
@@ -28,6 +29,13 @@ typedef struct {
 struct _ClrDevice {
   gint refcount;                /* protected by registry_lock */
   gboolean cached;              /* the registry holds a reference */
+  guint platform_index, device_index;
+  /* FALSE for a device described from the listing an earlier process
+   * kept (clr_device_acquire_host ()): its platform, id, context and
+   * queue are made at the first call that asks for one of them
+   * (device_ensure_open ()), under open_lock; read atomically */
+  gint opened;
+  GMutex open_lock;
   cl_platform_id platform;
   cl_device_id id;
   cl_context context;
@@ -38,6 +46,11 @@ struct _ClrDevice {
   gboolean gpu;
   gboolean lost;                /* clr_device_set_lost (); registry_lock */
   cl_ulong max_alloc;
+  /* what the convolution's choices read (clr-conv.c): the same whether
+   * described or opened, so that a stream's blocks are */
+  cl_ulong local_mem;
+  cl_uint compute_units;
+  size_t max_items_z;
   GMutex lock;                  /* protects programs */
   GPtrArray *programs;
 };
@@ -47,6 +60,11 @@ typedef struct {
   cl_device_id device;
   guint platform_index, device_index;
   cl_device_type type;
+  gboolean fp64;                /* cl_khr_fp64 */
+  cl_ulong max_alloc;
+  cl_ulong local_mem;
+  cl_uint compute_units;
+  size_t max_items_z;
   char name[256];
 } ClrDeviceCandidate;
 
@@ -157,6 +175,28 @@ driver_stack_restore (pthread_attr_t * saved, gboolean raised)
 }
 
 static GArray *list_devices (gboolean * whole, GError ** error);
+static gboolean device_has_extension (cl_device_id id, const char *ext);
+static void inventory_keep (GArray * cands);
+
+static gboolean
+max_items_z (cl_device_id id, size_t * z)
+{
+  size_t sizes[3] = { 0, 0, 0 };
+  cl_uint dims = 0;
+
+  /* a device of fewer dimensions has a third of one work-item */
+  *z = 1;
+  if (clGetDeviceInfo (id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims,
+          &dims, NULL) != CL_SUCCESS)
+    return FALSE;
+  if (dims < 3)
+    return TRUE;
+  if (clGetDeviceInfo (id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof sizes,
+          sizes, NULL) != CL_SUCCESS)
+    return FALSE;
+  *z = sizes[2];
+  return TRUE;
+}
 
 /* The process's listing of the devices (list_candidates ()), under
  * list_lock; known_whole: nothing was left out of it (list_devices ()) */
@@ -190,6 +230,8 @@ list_candidates (GError ** error)
   raised = driver_stack_raise (&saved);
   out = list_devices (&whole, known ? NULL : error);
   driver_stack_restore (&saved, raised);
+  if (out && whole)
+    inventory_keep (out);
   if (out) {
     if (known)
       g_array_unref (known);
@@ -260,8 +302,16 @@ list_devices (gboolean * whole, GError ** error)
         if (clGetDeviceInfo (devices[d], CL_DEVICE_TYPE, sizeof (c.type),
                 &c.type, NULL) != CL_SUCCESS
             || clGetDeviceInfo (devices[d], CL_DEVICE_NAME,
-                sizeof (c.name) - 1, c.name, NULL) != CL_SUCCESS)
+                sizeof (c.name) - 1, c.name, NULL) != CL_SUCCESS
+            || clGetDeviceInfo (devices[d], CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                sizeof (c.max_alloc), &c.max_alloc, NULL) != CL_SUCCESS
+            || clGetDeviceInfo (devices[d], CL_DEVICE_LOCAL_MEM_SIZE,
+                sizeof (c.local_mem), &c.local_mem, NULL) != CL_SUCCESS
+            || clGetDeviceInfo (devices[d], CL_DEVICE_MAX_COMPUTE_UNITS,
+                sizeof (c.compute_units), &c.compute_units, NULL)
+            != CL_SUCCESS || !max_items_z (devices[d], &c.max_items_z))
           *whole = FALSE;
+        c.fp64 = device_has_extension (devices[d], "cl_khr_fp64");
         g_array_append_val (out, c);
       }
     }
@@ -471,56 +521,146 @@ device_has_extension (cl_device_id id, const char *ext)
   return found;
 }
 
+/* A device of candidate c, described: what it is, no OpenCL object */
 static ClrDevice *
-device_open (const ClrDeviceCandidate * c, GError ** error)
+device_describe (const ClrDeviceCandidate * c)
 {
-  cl_context_properties props[] = {
-    CL_CONTEXT_PLATFORM, (cl_context_properties) c->platform, 0
-  };
   ClrDevice *dev = g_new0 (ClrDevice, 1);
-  cl_int status;
 
   dev->refcount = 1;
-  dev->platform = c->platform;
-  dev->id = c->device;
+  dev->platform_index = c->platform_index;
+  dev->device_index = c->device_index;
   dev->name = g_strdup (c->name);
   g_snprintf (dev->where, sizeof dev->where, "%u:%u", c->platform_index,
       c->device_index);
   /* CLRESAMPLE_NO_FP64 makes a device look like one without doubles: the
    * tests use it to run the float-only kernels and the F64 refusal on
    * devices that do have fp64 */
-  dev->fp64 = device_has_extension (c->device, "cl_khr_fp64")
-      && !clr_tuning_get ()->no_fp64;
+  dev->fp64 = c->fp64 && !clr_tuning_get ()->no_fp64;
   dev->gpu = !(c->type & CL_DEVICE_TYPE_CPU);
-  clGetDeviceInfo (c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
-      sizeof (dev->max_alloc), &dev->max_alloc, NULL);
+  dev->max_alloc = c->max_alloc;
+  dev->local_mem = c->local_mem;
+  dev->compute_units = c->compute_units;
+  dev->max_items_z = c->max_items_z;
   g_mutex_init (&dev->lock);
+  g_mutex_init (&dev->open_lock);
   dev->programs = g_ptr_array_new ();
+  return dev;
+}
 
-  dev->context = clCreateContext (props, 1, &dev->id, NULL, NULL, &status);
+static void
+device_free_described (ClrDevice * dev)
+{
+  g_ptr_array_unref (dev->programs);
+  g_mutex_clear (&dev->lock);
+  g_mutex_clear (&dev->open_lock);
+  g_free (dev->name);
+  g_free (dev);
+}
+
+/* Makes dev's context and queue on candidate c (dev described from it,
+ * or from the listing kept before: the same place) */
+static gboolean
+device_open_on (ClrDevice * dev, const ClrDeviceCandidate * c,
+    GError ** error)
+{
+  cl_context_properties props[] = {
+    CL_CONTEXT_PLATFORM, (cl_context_properties) c->platform, 0
+  };
+  cl_context context;
+  cl_int status;
+
+  context = clCreateContext (props, 1, &c->device, NULL, NULL, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateContext");
-    goto failed;
+    return FALSE;
   }
-  dev->queue = clCreateCommandQueue (dev->context, dev->id,
+  dev->queue = clCreateCommandQueue (context, c->device,
       clr_tuning_get ()->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateCommandQueue");
-    goto failed;
+    clReleaseContext (context);
+    dev->queue = NULL;
+    return FALSE;
   }
+  dev->context = context;
+  dev->platform = c->platform;
+  dev->id = c->device;
+  g_atomic_int_set (&dev->opened, TRUE);
   clr_log (CLR_LOG_INFO, "opened OpenCL device %u:%u '%s' (%s, fp64 %s)",
       c->platform_index, c->device_index, dev->name, type_name (c->type),
       dev->fp64 ? "yes" : "no");
-  return dev;
+  return TRUE;
+}
 
-failed:
-  if (dev->context)
-    clReleaseContext (dev->context);
-  g_ptr_array_unref (dev->programs);
-  g_mutex_clear (&dev->lock);
-  g_free (dev->name);
-  g_free (dev);
-  return NULL;
+static ClrDevice *
+device_open (const ClrDeviceCandidate * c, GError ** error)
+{
+  ClrDevice *dev = device_describe (c);
+
+  if (!device_open_on (dev, c, error)) {
+    device_free_described (dev);
+    return NULL;
+  }
+  return dev;
+}
+
+/* A described device opened: the candidate of the process's listing at
+ * its place. Its stream was set up from the listing kept before, which
+ * the key says is this machine's; a device found otherwise now (a driver
+ * changed under a key that did not see it) is opened all the same, with
+ * a message, for the stream only asks it for work it can do. */
+static gboolean
+device_ensure_open (ClrDevice * dev, GError ** error)
+{
+  GArray *cands;
+  const ClrDeviceCandidate *c = NULL;
+  gboolean ok = FALSE;
+  guint i;
+
+  if (g_atomic_int_get (&dev->opened))
+    return TRUE;
+  g_mutex_lock (&dev->open_lock);
+  if (dev->opened) {
+    ok = TRUE;
+    goto out;
+  }
+  if (!(cands = list_candidates (error)))
+    goto out;
+  for (i = 0; i < cands->len && !c; i++) {
+    const ClrDeviceCandidate *d = &g_array_index (cands, ClrDeviceCandidate,
+        i);
+    if (d->platform_index == dev->platform_index
+        && d->device_index == dev->device_index)
+      c = d;
+  }
+  if (!c) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
+        "OpenCL device %s '%s' is not there any more", dev->where, dev->name);
+  } else {
+    if (strcmp (c->name, dev->name) != 0)
+      clr_log (CLR_LOG_INFO, "OpenCL device %s was '%s' in the listing kept "
+          "before, is '%s' now", dev->where, dev->name, c->name);
+    ok = device_open_on (dev, c, error);
+  }
+  g_array_unref (cands);
+out:
+  g_mutex_unlock (&dev->open_lock);
+  return ok;
+}
+
+/* The same where the caller has no error to give: the OpenCL call that
+ * then gets no object says so */
+static void
+device_ensure_open_logged (ClrDevice * dev)
+{
+  GError *err = NULL;
+
+  if (!device_ensure_open (dev, &err)) {
+    clr_log (CLR_LOG_WARNING, "opening OpenCL device %s '%s' failed: %s",
+        dev->where, dev->name, err->message);
+    g_error_free (err);
+  }
 }
 
 /* The device of candidate c: the open one, referenced, or opened now;
@@ -533,7 +673,11 @@ acquire_candidate (const ClrDeviceCandidate * c, GError ** error)
 
   for (l = registry; l; l = l->next) {
     ClrDevice *d = l->data;
-    if (d->id == c->device) {
+    if (d->platform_index == c->platform_index
+        && d->device_index == c->device_index) {
+      /* described (clr_device_acquire_host ()): its objects now */
+      if (!device_ensure_open (d, error))
+        return NULL;
       d->refcount++;
       if (!d->cached) {
         d->refcount++;
@@ -633,6 +777,127 @@ clr_device_acquire_other (ClrDevice * from, GError ** error)
   return acquire_chosen (choose_other, from, error);
 }
 
+/* Keeps a whole listing for later processes (clr-device-inventory.h) */
+static void
+inventory_keep (GArray * cands)
+{
+  ClrInventoryDevice *d = g_new0 (ClrInventoryDevice, cands->len);
+  guint i;
+
+  for (i = 0; i < cands->len; i++) {
+    const ClrDeviceCandidate *c = &g_array_index (cands, ClrDeviceCandidate,
+        i);
+
+    d[i].platform_index = c->platform_index;
+    d[i].device_index = c->device_index;
+    d[i].type = c->type;
+    d[i].fp64 = c->fp64;
+    d[i].max_alloc = c->max_alloc;
+    d[i].local_mem = c->local_mem;
+    d[i].compute_units = c->compute_units;
+    d[i].max_items_z = c->max_items_z;
+    g_strlcpy (d[i].name, c->name, sizeof d[i].name);
+  }
+  clr_device_inventory_store (d, cands->len);
+  g_free (d);
+}
+
+/* Whether the host may serve a stream of a CPU device for the caller
+ * without its OpenCL objects: not where CLRESAMPLE_CONV_HOST=0 sends the
+ * convolution to the device's kernels */
+static gboolean
+host_may_serve (void)
+{
+  return clr_knob_or (clr_tuning_get ()->conv_host, 1) != 0;
+}
+
+/* The candidate spec names in the listing an earlier process kept, where
+ * that is a CPU device, or NULL: no listing kept in this process's key,
+ * this process has listed already (its own listing decides), the spec
+ * names a GPU or nothing there, or "auto" where there is a GPU (auto's
+ * choice among GPUs counts their users, which only the process knows).
+ * In out (free it with g_array_unref ()). */
+static const ClrDeviceCandidate *
+kept_cpu_candidate (const char *spec, GArray ** out)
+{
+  GArray *inv, *kept;
+  const ClrDeviceCandidate *c = NULL;
+  gboolean listed;
+  guint i;
+
+  *out = NULL;
+  g_mutex_lock (&list_lock);
+  listed = known != NULL;
+  g_mutex_unlock (&list_lock);
+  if (listed || !host_may_serve () || !(inv = clr_device_inventory_load ()))
+    return NULL;
+  kept = g_array_new (FALSE, TRUE, sizeof (ClrDeviceCandidate));
+  for (i = 0; i < inv->len; i++) {
+    const ClrInventoryDevice *d = &g_array_index (inv, ClrInventoryDevice, i);
+    ClrDeviceCandidate k = { 0, };
+
+    k.platform_index = d->platform_index;
+    k.device_index = d->device_index;
+    k.type = d->type;
+    k.fp64 = d->fp64;
+    k.max_alloc = d->max_alloc;
+    k.local_mem = d->local_mem;
+    k.compute_units = d->compute_units;
+    k.max_items_z = d->max_items_z;
+    g_strlcpy (k.name, d->name, sizeof k.name);
+    g_array_append_val (kept, k);
+    if (clr_device_spec_is_auto (spec) && (d->type & CL_DEVICE_TYPE_GPU))
+      goto none;
+  }
+  c = clr_device_spec_is_auto (spec) ?
+      &g_array_index (kept, ClrDeviceCandidate, 0) : choose (kept, spec);
+  if (c && (c->type & CL_DEVICE_TYPE_CPU)) {
+    g_array_unref (inv);
+    *out = kept;
+    return c;
+  }
+none:
+  g_array_unref (inv);
+  g_array_unref (kept);
+  return NULL;
+}
+
+ClrDevice *
+clr_device_acquire_host (const char *spec, GError ** error)
+{
+  GArray *kept;
+  const ClrDeviceCandidate *c = kept_cpu_candidate (spec, &kept);
+  ClrDevice *dev = NULL;
+  GList *l;
+
+  if (!c)
+    return clr_device_acquire (spec, error);
+  g_mutex_lock (&registry_lock);
+  for (l = registry; l && !dev; l = l->next) {
+    ClrDevice *d = l->data;
+    if (d->platform_index == c->platform_index
+        && d->device_index == c->device_index)
+      dev = d;
+  }
+  if (!dev) {
+    dev = device_describe (c);
+    registry = g_list_prepend (registry, dev);
+  } else {
+    dev->refcount++;
+  }
+  if (!dev->cached) {
+    /* the registry's own reference, as acquire_candidate () */
+    dev->refcount++;
+    dev->cached = TRUE;
+  }
+  g_mutex_unlock (&registry_lock);
+  clr_log (CLR_LOG_INFO, "OpenCL device %s '%s' (CPU) as an earlier process "
+      "listed it: %s", dev->where, dev->name, clr_device_is_open (dev) ?
+      "open" : "served by the host, opened only if a kernel is asked for");
+  g_array_unref (kept);
+  return dev;
+}
+
 void
 clr_device_set_lost (ClrDevice * dev)
 {
@@ -691,6 +956,8 @@ clr_device_probe (ClrDevice * dev, GError ** error)
   cl_int status;
   cl_mem mem;
 
+  if (!device_ensure_open (dev, error))
+    return FALSE;
   status = clGetDeviceInfo (dev->id, CL_DEVICE_AVAILABLE, sizeof available,
       &available, NULL);
   if (status != CL_SUCCESS) {
@@ -744,6 +1011,18 @@ prefetch_thread (gpointer data)
 }
 
 void
+clr_device_prefetch_host (const char *spec)
+{
+  GArray *kept;
+
+  if (kept_cpu_candidate (spec, &kept)) {
+    g_array_unref (kept);
+    return;
+  }
+  clr_device_prefetch (spec);
+}
+
+void
 clr_device_prefetch (const char *spec)
 {
   const char *off = g_getenv ("CLRESAMPLE_PREFETCH");
@@ -794,12 +1073,13 @@ device_free (ClrDevice * dev)
     g_free (e->options);
     g_free (e);
   }
-  g_ptr_array_unref (dev->programs);
-  clReleaseCommandQueue (dev->queue);
-  clReleaseContext (dev->context);
-  g_mutex_clear (&dev->lock);
-  g_free (dev->name);
-  g_free (dev);
+  /* a device only described made no OpenCL call, nor does it now: the
+   * ICD loader's first call would load every driver */
+  if (dev->opened) {
+    clReleaseCommandQueue (dev->queue);
+    clReleaseContext (dev->context);
+  }
+  device_free_described (dev);
 }
 
 void
@@ -883,25 +1163,52 @@ clr_device_is_gpu (ClrDevice * dev)
 cl_context
 clr_device_get_context (ClrDevice * dev)
 {
+  device_ensure_open_logged (dev);
   return dev->context;
 }
 
 cl_command_queue
 clr_device_get_queue (ClrDevice * dev)
 {
+  device_ensure_open_logged (dev);
   return dev->queue;
 }
 
 cl_device_id
 clr_device_get_id (ClrDevice * dev)
 {
+  device_ensure_open_logged (dev);
   return dev->id;
+}
+
+gboolean
+clr_device_is_open (ClrDevice * dev)
+{
+  return g_atomic_int_get (&dev->opened);
 }
 
 cl_ulong
 clr_device_get_max_alloc (ClrDevice * dev)
 {
   return dev->max_alloc;
+}
+
+cl_ulong
+clr_device_get_local_mem (ClrDevice * dev)
+{
+  return dev->local_mem;
+}
+
+cl_uint
+clr_device_get_compute_units (ClrDevice * dev)
+{
+  return dev->compute_units;
+}
+
+size_t
+clr_device_get_max_items_z (ClrDevice * dev)
+{
+  return dev->max_items_z;
 }
 
 static char *
@@ -1022,6 +1329,8 @@ clr_device_get_program (ClrDevice * dev, const char *source,
   guint i;
   gint64 t0;
 
+  if (!device_ensure_open (dev, error))
+    return NULL;
   g_mutex_lock (&dev->lock);
   for (i = 0; i < dev->programs->len; i++) {
     ClrProgramEntry *e = g_ptr_array_index (dev->programs, i);

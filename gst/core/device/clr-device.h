@@ -45,6 +45,19 @@ ClrDevice *clr_device_acquire (const char *spec, GError ** error);
  * overlaps the pipeline's own setup. Once a spec a process; failures are
  * left to the acquire to report. CLRESAMPLE_PREFETCH=0 turns it off. */
 void clr_device_prefetch (const char *spec);
+/* For a caller whose work on a CPU device runs on the host alone (the
+ * convolution elements: clr-conv.h's host form): where the listing an
+ * earlier process kept (clr-device-inventory.h) says spec names a CPU
+ * device, that device, described but not opened: no OpenCL driver is
+ * loaded until a call asks for its context, queue, id or a program
+ * (clr_device_get_context () and the others open it then). Otherwise,
+ * and where CLRESAMPLE_CONV_HOST=0, clr_device_acquire (spec). */
+ClrDevice *clr_device_acquire_host (const char *spec, GError ** error);
+/* clr_device_prefetch () for such a caller: nothing where
+ * clr_device_acquire_host () will describe the device */
+void clr_device_prefetch_host (const char *spec);
+/* FALSE for a device described and not yet opened */
+gboolean clr_device_is_open (ClrDevice * dev);
 ClrDevice *clr_device_ref (ClrDevice * dev);
 void clr_device_unref (ClrDevice * dev);
 
@@ -100,6 +113,12 @@ cl_context clr_device_get_context (ClrDevice * dev);
 cl_command_queue clr_device_get_queue (ClrDevice * dev);
 cl_device_id clr_device_get_id (ClrDevice * dev);
 cl_ulong clr_device_get_max_alloc (ClrDevice * dev);
+/* CL_DEVICE_LOCAL_MEM_SIZE, CL_DEVICE_MAX_COMPUTE_UNITS and the third of
+ * CL_DEVICE_MAX_WORK_ITEM_SIZES (0 where it has fewer dimensions), read
+ * when the devices were listed: without opening a described device */
+cl_ulong clr_device_get_local_mem (ClrDevice * dev);
+cl_uint clr_device_get_compute_units (ClrDevice * dev);
+size_t clr_device_get_max_items_z (ClrDevice * dev);
 
 /* The program built from `source` with `options`, cached per device. The
  * returned program belongs to the device: do not release it. */
