@@ -11,6 +11,27 @@
 
 #include "gstclrcommon.h"
 #include "gstclredge.h"
+#include "clr-log.h"
+
+/* the core's own log (gst/core: devices, caches, designs, the engines),
+ * whichever element the process runs */
+GST_DEBUG_CATEGORY_STATIC (clr_core_debug);
+
+static void
+core_log (ClrLogLevel level, const char *message)
+{
+  GST_CAT_LEVEL_LOG (clr_core_debug, (GstDebugLevel) level, NULL, "%s",
+      message);
+}
+
+void
+gst_clr_core_log_init (void)
+{
+  GST_DEBUG_CATEGORY_INIT (clr_core_debug, "clresample-engine", 0,
+      "the OpenCL devices, caches, filter design and engines of clresample, "
+      "clfirfilter and clcrossover");
+  clr_log_set_func (core_log);
+}
 
 ClrDevice *
 gst_clr_acquire_device (GstElement * element, const gchar * spec,

@@ -22,6 +22,10 @@ G_BEGIN_DECLS
 #define GST_CLR_DEVICE_NAME_BLURB "Name of the OpenCL device in use (NULL " \
   "until the element starts)"
 
+/* The plugin's init: the core's log (clr-log.h) into the debug category
+ * clresample-engine, for every element of the plugin */
+void gst_clr_core_log_init (void);
+
 /* The device `spec` names, or NULL after posting a RESOURCE/NOT_FOUND
  * error on `element` that says why. host_serves: the element's work on a
  * CPU device runs on the host alone (the convolution elements), so that

@@ -131,7 +131,6 @@
 
 GST_DEBUG_CATEGORY_STATIC (cl_resample_debug);
 #define GST_CAT_DEFAULT cl_resample_debug
-GST_DEBUG_CATEGORY_STATIC (cl_engine_debug);
 
 /* Input held back for one launch: at most `max-hold` of it, half a second
  * by default (and at most CLR_HOLD_MAX_BYTES), and only while the input
@@ -263,13 +262,6 @@ phase_alpha (GstClResamplePhase phase)
 }
 
 static void
-engine_log (ClrLogLevel level, const char *message)
-{
-  GST_CAT_LEVEL_LOG (cl_engine_debug, (GstDebugLevel) level, NULL, "%s",
-      message);
-}
-
-static void
 gst_cl_resample_class_init (GstClResampleClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
@@ -278,9 +270,6 @@ gst_cl_resample_class_init (GstClResampleClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (cl_resample_debug, "clresample", 0,
       "clresample element");
-  GST_DEBUG_CATEGORY_INIT (cl_engine_debug, "clresample-engine", 0,
-      "clresample OpenCL engine and filter design");
-  clr_log_set_func (engine_log);
 
   gobject_class->set_property = gst_cl_resample_set_property;
   gobject_class->get_property = gst_cl_resample_get_property;

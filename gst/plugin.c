@@ -7,12 +7,15 @@
 #include "gstclresample.h"
 #include "gstclfirfilter.h"
 #include "gstclcrossover.h"
+#include "gstclrcommon.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  gboolean ok = GST_ELEMENT_REGISTER (clresample, plugin);
+  gboolean ok;
 
+  gst_clr_core_log_init ();
+  ok = GST_ELEMENT_REGISTER (clresample, plugin);
   ok &= GST_ELEMENT_REGISTER (clfirfilter, plugin);
   ok &= GST_ELEMENT_REGISTER (clcrossover, plugin);
   return ok;
