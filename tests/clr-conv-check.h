@@ -23,5 +23,24 @@ void clr_check_free_planes (void *planes, unsigned n);
  * outside), in double. */
 double clr_check_direct (const double *h, size_t taps, const double *x,
     size_t frames, size_t t);
+/* y[0 .. n) = clr_check_direct () at t0 .. t0 + n, each sum bit for bit
+ * the same (its terms added in the same order); quicker for a run of
+ * outputs, whose sums then go side by side rather than one after another
+ * (a single sum's additions wait for each other). */
+void clr_check_direct_block (const double *h, size_t taps, const double *x,
+    size_t frames, size_t t0, size_t n, double *restrict y);
+
+/* clr_check_direct () where a check reads it, frame by frame: a run of
+ * consecutive frames a block at a time (clr_check_direct_block (), the
+ * same sums), frames read apart one by one. Start with a zeroed run. */
+#define CLR_CHECK_RUN_BLOCK 256
+typedef struct {
+  const double *h, *x;
+  size_t t0, n, last;
+  double y[CLR_CHECK_RUN_BLOCK];
+} ClrCheckRun;
+
+double clr_check_direct_at (ClrCheckRun * r, const double *h, size_t taps,
+    const double *x, size_t frames, size_t t);
 
 #endif
