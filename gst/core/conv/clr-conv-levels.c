@@ -142,9 +142,25 @@ clr_conv_copy_samples (void *dst, size_t dstep, const void *src,
 {
   size_t i;
 
-  if (dstep == 1 && sstep == 1)
+  if (dstep == 1 && sstep == 1) {
     memcpy (dst, src, n * ss);
-  else if (ss == sizeof (float))
+  } else if (ss == sizeof (float) && dstep == 1 && sstep == 2) {
+    /* a stereo stream's channel out of its interleaved samples, the
+     * common case: a constant stride the vectoriser takes (the general
+     * loop below stays scalar, 6 % of a 65536-tap stereo filter at 256) */
+    float *restrict d = dst;
+    const float *restrict s = src;
+
+    for (i = 0; i < n; i++)
+      d[i] = s[2 * i];
+  } else if (ss == sizeof (float) && dstep == 2 && sstep == 1) {
+    /* and back into them */
+    float *restrict d = dst;
+    const float *restrict s = src;
+
+    for (i = 0; i < n; i++)
+      d[2 * i] = s[i];
+  } else if (ss == sizeof (float))
     for (i = 0; i < n; i++)
       ((float *) dst)[i * dstep] = ((const float *) src)[i * sstep];
   else if (ss == sizeof (double))
