@@ -81,6 +81,8 @@ run fft-path $t/test-fft-path
 run fft-path-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-fft-path
 # the cache on disk with the GPU's program binaries (issue 46)
 run disk-cache CLRESAMPLE_CACHE_DIR=/tmp/clr-test-cache $t/test-disk-cache
+# the device listing kept on disk: skipped where no CPU device is listed
+run device-inventory $t/test-device-inventory
 run brickwall $t/quality/clr-brickwall --check
 run quality-check $t/quality/clr-quality --check
 echo "$passed passed, $failed failed"

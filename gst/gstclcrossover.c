@@ -994,7 +994,7 @@ gst_cl_crossover_start (GstBaseTransform * trans)
   GstClCrossover *self = GST_CL_CROSSOVER (trans);
 
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-      &self->parent.stream.device, NULL, TRUE);
+      &self->parent.stream.device, NULL, gst_clr_host_serves_conv ());
 }
 
 static gboolean

@@ -1320,7 +1320,7 @@ gst_cl_fir_filter_start (GstBaseTransform * trans)
   fir_taps_unref (old);
   fir_load_jobs_join (ended);
   return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-      &self->parent.stream.device, NULL, TRUE);
+      &self->parent.stream.device, NULL, gst_clr_host_serves_conv ());
 }
 
 static gboolean

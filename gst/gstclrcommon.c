@@ -12,6 +12,7 @@
 #include "gstclrcommon.h"
 #include "gstclredge.h"
 #include "clr-log.h"
+#include "device/clr-tuning.h"
 
 /* the core's own log (gst/core: devices, caches, designs, the engines),
  * whichever element the process runs */
@@ -31,6 +32,18 @@ gst_clr_core_log_init (void)
       "the OpenCL devices, caches, filter design and engines of clresample, "
       "clfirfilter and clcrossover");
   clr_log_set_func (core_log);
+}
+
+gboolean
+gst_clr_host_serves_conv (void)
+{
+  return clr_knob_or (clr_tuning_get ()->conv_host, 1) != 0;
+}
+
+gboolean
+gst_clr_host_serves_resample (void)
+{
+  return clr_tuning_resample_host (clr_tuning_get ());
 }
 
 ClrDevice *

@@ -26,10 +26,16 @@ G_BEGIN_DECLS
  * clresample-engine, for every element of the plugin */
 void gst_clr_core_log_init (void);
 
+/* Whether a CPU device's work runs on the host alone: the convolution
+ * elements' (unless CLRESAMPLE_CONV_HOST=0), clresample's (unless
+ * CLRESAMPLE_RESAMPLE_HOST=0 or a kernel switch: clr-tuning.h) */
+gboolean gst_clr_host_serves_conv (void);
+gboolean gst_clr_host_serves_resample (void);
+
 /* The device `spec` names, or NULL after posting a RESOURCE/NOT_FOUND
  * error on `element` that says why. host_serves: the element's work on a
- * CPU device runs on the host alone (the convolution elements), so that
- * such a device may come described, not opened
+ * CPU device runs on the host alone (gst_clr_host_serves_conv () and
+ * _resample ()), so that such a device may come described, not opened
  * (clr_device_acquire_host ()). */
 ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec,
     gboolean host_serves);

@@ -676,7 +676,7 @@ static void
 gst_cl_resample_set_bus (GstElement * element, GstBus * bus)
 {
   gst_clr_set_bus_prefetching (GST_ELEMENT_CLASS (parent_class), element,
-      bus, FALSE);
+      bus, gst_clr_host_serves_resample ());
 }
 
 static gboolean
@@ -685,7 +685,8 @@ gst_cl_resample_start (GstBaseTransform * trans)
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
   if (!gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-          &self->device, &self->device_spec_in_use, FALSE))
+          &self->device, &self->device_spec_in_use,
+          gst_clr_host_serves_resample ()))
     return FALSE;
   GST_OBJECT_LOCK (self);
   self->props_changed = FALSE;

@@ -38,7 +38,8 @@ static void
 gst_clr_fir_base_set_bus (GstElement * element, GstBus * bus)
 {
   gst_clr_set_bus_prefetching (GST_ELEMENT_CLASS
-      (gst_clr_fir_base_parent_class), element, bus, TRUE);
+      (gst_clr_fir_base_parent_class), element, bus,
+      gst_clr_host_serves_conv ());
 }
 
 static void

@@ -166,6 +166,7 @@ run_child (const gchar * dir, const gchar * desc, const gchar * const *extra)
   env = g_environ_setenv (env, "CLRESAMPLE_CACHE_DIR", dir, TRUE);
   env = g_environ_unsetenv (env, "CLRESAMPLE_CACHE");
   env = g_environ_unsetenv (env, "CLRESAMPLE_CONV_HOST");
+  env = g_environ_unsetenv (env, "CLRESAMPLE_RESAMPLE_HOST");
   env = g_environ_unsetenv (env, "POCL_DEVICES");
   env = g_environ_setenv (env, "GST_DEBUG", "clresample-engine:4", TRUE);
   env = g_environ_setenv (env, "GST_DEBUG_NO_COLOR", "1", TRUE);
@@ -366,18 +367,28 @@ test_opened_when_needed (void)
   /* no prefetch: the resampler's would list the devices before the
    * filter starts */
   const gchar *no_prefetch[] = { "CLRESAMPLE_PREFETCH", "0", NULL };
+  const gchar *resampler_kernels[] = { "CLRESAMPLE_PREFETCH", "0",
+    "CLRESAMPLE_RESAMPLE_HOST", "0", NULL
+  };
   Run first, r, r_off;
 
   if (!first_run (dir, fir, &first))
     goto out;
-  /* the resampler before the filter, in one process: the filter starts
-   * first (downstream first), its device described, then opened by the
-   * resampler's acquire */
+  /* the resampler before the filter, in one process: its sums on the
+   * host too, nothing opened; on its kernels (CLRESAMPLE_RESAMPLE_HOST=0)
+   * the filter starts first (downstream first), its device described,
+   * then opened by the resampler's acquire. The output is the same to
+   * the bit all three ways (the host's sums are the kernels' own). */
   chain = g_strdup_printf ("clresample device=cpu ! audio/x-raw,rate=96000 "
       "! %s", fir);
   r_off = run_child (dir, chain, off);
   g_assert_null (r_off.error);
   r = run_child (dir, chain, no_prefetch);
+  g_assert_null (r.error);
+  g_assert_cmpuint (r.drivers, ==, 0);
+  g_assert_true (g_bytes_equal (r.out, r_off.out));
+  run_clear (&r);
+  r = run_child (dir, chain, resampler_kernels);
   g_assert_null (r.error);
   g_assert_cmpuint (r.drivers, >, 0);
   g_assert_nonnull (strstr (r.log, "served by the host, opened only if"));

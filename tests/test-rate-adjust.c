@@ -801,9 +801,19 @@ GST_END_TEST;
 
 static ClrDevice *device;
 
+/* the engines' overrides: the environment's, but for the tests of the
+ * device's shared batches (its kernels, where a CPU device's streams
+ * would run on the host) */
+static ClrTuning var_tuning;
+static gboolean var_tuning_set;
+
 static ClrEngine *
 var_engine (int in_rate, int out_rate, int ch, double adjust)
 {
+  if (!var_tuning_set) {
+    var_tuning = *clr_tuning_get ();
+    var_tuning_set = TRUE;
+  }
   ClrEngineConfig cfg = { 0, };
   GError *err = NULL;
   ClrEngine *e;
@@ -822,7 +832,7 @@ var_engine (int in_rate, int out_rate, int ch, double adjust)
   cfg.adjust = adjust;
   cfg.adjust_low = adjust > 0.0 ? MIN (adjust, 1.0) : 0.0;
   cfg.history = 4096;
-  e = clr_engine_new (device, &cfg, &err);
+  e = clr_engine_new_tuned (device, &cfg, &var_tuning, &err);
   fail_unless (e != NULL, "%s", err ? err->message : "");
   return e;
 }
@@ -1502,6 +1512,12 @@ GST_START_TEST (test_engine_batched)
   guint i, company = 0;
 
   clr_signal_noise (in, n, 0.5, 42);
+  /* the device's kernels (a CPU's streams would otherwise run on the
+   * host, each alone) */
+  var_tuning = *clr_tuning_get ();
+  var_tuning_set = TRUE;
+  var_tuning.resample_host.set = TRUE;
+  var_tuning.resample_host.value = 0;
   /* the device and the kernel made before the threads race for them */
   clr_engine_free (var_engine (44100, 48000, 1, 1.0));
   for (i = 0; i < G_N_ELEMENTS (adjust); i++) {
@@ -1531,6 +1547,7 @@ GST_START_TEST (test_engine_batched)
     g_free (p[i].out);
     clr_engine_free (e);
   }
+  var_tuning_set = FALSE;
   fail_unless (company >= 2, "the streams never shared a batch");
   g_free (in);
 }

@@ -802,15 +802,6 @@ inventory_keep (GArray * cands)
   g_free (d);
 }
 
-/* Whether the host may serve a stream of a CPU device for the caller
- * without its OpenCL objects: not where CLRESAMPLE_CONV_HOST=0 sends the
- * convolution to the device's kernels */
-static gboolean
-host_may_serve (void)
-{
-  return clr_knob_or (clr_tuning_get ()->conv_host, 1) != 0;
-}
-
 /* The candidate spec names in the listing an earlier process kept, where
  * that is a CPU device, or NULL: no listing kept in this process's key,
  * this process has listed already (its own listing decides), the spec
@@ -829,7 +820,7 @@ kept_cpu_candidate (const char *spec, GArray ** out)
   g_mutex_lock (&list_lock);
   listed = known != NULL;
   g_mutex_unlock (&list_lock);
-  if (listed || !host_may_serve () || !(inv = clr_device_inventory_load ()))
+  if (listed || !(inv = clr_device_inventory_load ()))
     return NULL;
   kept = g_array_new (FALSE, TRUE, sizeof (ClrDeviceCandidate));
   for (i = 0; i < inv->len; i++) {

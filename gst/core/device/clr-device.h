@@ -46,12 +46,14 @@ ClrDevice *clr_device_acquire (const char *spec, GError ** error);
  * left to the acquire to report. CLRESAMPLE_PREFETCH=0 turns it off. */
 void clr_device_prefetch (const char *spec);
 /* For a caller whose work on a CPU device runs on the host alone (the
- * convolution elements: clr-conv.h's host form): where the listing an
- * earlier process kept (clr-device-inventory.h) says spec names a CPU
- * device, that device, described but not opened: no OpenCL driver is
- * loaded until a call asks for its context, queue, id or a program
- * (clr_device_get_context () and the others open it then). Otherwise,
- * and where CLRESAMPLE_CONV_HOST=0, clr_device_acquire (spec). */
+ * convolution's host form, clr-conv.h; the resampler's host sums,
+ * clr-resample-host.h; the caller knows whether its switches,
+ * CLRESAMPLE_CONV_HOST and CLRESAMPLE_RESAMPLE_HOST, send it there):
+ * where the listing an earlier process kept (clr-device-inventory.h)
+ * says spec names a CPU device, that device, described but not opened:
+ * no OpenCL driver is loaded until a call asks for its context, queue,
+ * id or a program (clr_device_get_context () and the others open it
+ * then). Otherwise clr_device_acquire (spec). */
 ClrDevice *clr_device_acquire_host (const char *spec, GError ** error);
 /* clr_device_prefetch () for such a caller: nothing where
  * clr_device_acquire_host () will describe the device */

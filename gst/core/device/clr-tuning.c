@@ -40,6 +40,7 @@ clr_tuning_read (ClrTuning * t, gchar ** envp)
   t->conv_direct = knob (envp, "CLRESAMPLE_CONV_DIRECT");
   t->conv_levels = knob (envp, "CLRESAMPLE_CONV_LEVELS");
   t->conv_host = knob (envp, "CLRESAMPLE_CONV_HOST");
+  t->resample_host = knob (envp, "CLRESAMPLE_RESAMPLE_HOST");
   t->conv_threads = knob (envp, "CLRESAMPLE_CONV_THREADS");
   t->xo_planes = knob (envp, "CLRESAMPLE_XO_PLANES");
   t->fft = knob (envp, "CLRESAMPLE_FFT");
@@ -77,4 +78,15 @@ guint64
 clr_knob_or (ClrKnob knob, guint64 fallback)
 {
   return knob.set ? knob.value : fallback;
+}
+
+gboolean
+clr_tuning_resample_host (const ClrTuning * t)
+{
+  /* a switch that shapes the kernels asks for them */
+  const gboolean kernels = t->kernels.set || t->no_fp64 || t->pinned.set
+      || t->svm.set || t->iv.set || t->cpi.set || t->fpi.set
+      || t->local_size.set;
+
+  return clr_knob_or (t->resample_host, !kernels) != 0;
 }

@@ -94,6 +94,16 @@
  *                                            from the convolution in planes
  *                                            (1, the default on CPUs) or in
  *                                            interleaved rows (0, GPUs)
+ * CLRESAMPLE_RESAMPLE_HOST tests,  0|1      the resampler's sums on a CPU
+ *                           bench            device: 1 on the host
+ *                                            (clr-resample-host.h), 0 in
+ *                                            the device's kernels through
+ *                                            its scheduler (default: the
+ *                                            host, but the kernels where
+ *                                            CLRESAMPLE_KERNELS, _NO_FP64,
+ *                                            _PINNED, _SVM, _IV, _CPI,
+ *                                            _FPI or _LOCAL_SIZE shape
+ *                                            them)
  * CLRESAMPLE_FFT           tests,  0|1      0: never the FFT path; 1: the FFT
  *                           bench            path for every integer ratio
  *                                            (default: past the crossover in
@@ -171,6 +181,7 @@ typedef struct {
   ClrKnob conv_direct;
   ClrKnob conv_levels;
   ClrKnob conv_host;
+  ClrKnob resample_host;
   ClrKnob conv_threads;
   ClrKnob xo_planes;
   ClrKnob fft;
@@ -189,6 +200,10 @@ const ClrTuning *clr_tuning_get (void);
 /* The settings of an environment list (as of g_get_environ()); the strings
  * in `t` point into it. */
 void clr_tuning_read (ClrTuning * t, gchar ** envp);
+
+/* Whether the resampler's streams on a CPU device run on the host
+ * (CLRESAMPLE_RESAMPLE_HOST above) */
+gboolean clr_tuning_resample_host (const ClrTuning * t);
 
 /* The knob's value where it is set, else `fallback`. */
 guint64 clr_knob_or (ClrKnob knob, guint64 fallback);

@@ -9,6 +9,7 @@
 #include "clr-kernel-plan.h"
 #include "device/clr-sched.h"
 #include "clr-window.h"
+#include "design/clr-design-cache.h"
 
 G_BEGIN_DECLS
 
@@ -61,6 +62,12 @@ struct _ClrEngine {
   gboolean device_failed;       /* clr_engine_device_failed () */
   gboolean var;                 /* a variable ratio: cfg.variable */
   ClrVar v;
+  /* a CPU device's stream on the host (clr-resample-host.h): no
+   * scheduler, kernel or device memory; the design's rows read in place */
+  gboolean host;
+  ClrDesign *design;
+  char *host_out;               /* planar output whose planes lie apart */
+  size_t host_out_size;
 };
 
 /* The window takes n_in frames of input (of silence: in == NULL) and the

@@ -18,10 +18,12 @@
 #include "clr-engine-private.h"
 #include "conv/clr-conv.h"
 #include "design/clr-design-cache.h"
+#include "design/clr-fft-host.h"
 #include "design/clr-phase.h"
 #include "device/clr-hostmem.h"
 #include "clr-kernel-sources.h"
 #include "clr-log.h"
+#include "clr-resample-host.h"
 
 #define CLR_WINDOW_SLACK 4096
 /* Buffers are processed in chunks whose input and output each stay under
@@ -189,6 +191,27 @@ upload_bank (ClrEngine * e, cl_mem * coef, GError ** error)
   g_free (host);
   return *coef != NULL;
 }
+
+/* The host's sums read the design's rows where they lie (the bank a
+ * like stream made already, if any: clr-design-cache.h) */
+static gboolean
+host_bank (ClrEngine * e, GError ** error)
+{
+  /* held to the budget as the device's table would be (the tests' small
+   * device, a user's CLRESAMPLE_DEVICE_MEMORY) */
+  if (!clr_budget_check (&e->budget, (size_t) e->bank.rows * e->bank.taps *
+          sizeof (double), "filter coefficient table", error))
+    return FALSE;
+  if (!(e->design = clr_design_get (&e->bank, &e->filter, &e->ratio))) {
+    g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "Out of host memory "
+        "for %u x %u filter coefficients", e->bank.rows, e->bank.taps);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean device_kernel (ClrEngine * e, const ClrTuning * tuning,
+    GError ** error);
 
 static const char *
 format_option (ClrFormat f)
@@ -494,7 +517,13 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   clr_history_init (&e->hist, cfg->channels, e->ssize);
   /* a budget for shared GPUs, and for testing the out-of-memory path */
   clr_budget_init (&e->budget, dev, tuning->device_memory);
-  if (cfg->format == CLR_FORMAT_F64 && !clr_device_has_fp64 (dev)) {
+  /* A CPU's streams run on the host (its doubles are the CPU kernels'
+   * fp64), and the device is never asked for more than its listing says:
+   * one described from a listing kept on disk stays unopened
+   * (clr_device_acquire_host ()) */
+  e->host = !clr_device_is_gpu (dev) && clr_tuning_resample_host (tuning);
+  if (cfg->format == CLR_FORMAT_F64 && !e->host
+      && !clr_device_has_fp64 (dev)) {
     g_set_error (error, CLR_ERROR, CLR_ERROR_INVALID,
         "'%s' has no double precision (cl_khr_fp64) for F64 audio",
         clr_device_get_name (dev));
@@ -531,8 +560,8 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
 
   /* the kernel and everything about how it runs (clr-kernel-plan.c) */
   facts.is_gpu = clr_device_is_gpu (dev);
-  facts.has_fp64 = clr_device_has_fp64 (dev);
-  facts.svm_capable = clr_budget_svm_supported (dev);
+  facts.has_fp64 = e->host || clr_device_has_fp64 (dev);
+  facts.svm_capable = !e->host && clr_budget_svm_supported (dev);
   facts.format = cfg->format;
   facts.channels = cfg->channels;
   facts.I = e->ratio.I;
@@ -541,6 +570,12 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
   facts.fft_block_max = clr_conv_max_block (dev);
   facts.low_latency = e->filter.lead < e->filter.taps / 2;
   clr_kernel_plan_choose (&facts, tuning, &e->plan);
+  if (e->host) {
+    /* the CPU kernels' sums on a window of doubles, nothing staged */
+    e->plan.wsize = sizeof (double);
+    e->plan.pinned = FALSE;
+    e->plan.svm = FALSE;
+  }
   e->lag = e->filter.lead;
 
   clr_bank_layout (&e->bank, &e->filter, &e->ratio, e->plan.coef_double ?
@@ -569,19 +604,15 @@ clr_engine_new_tuned (ClrDevice * dev, const ClrEngineConfig * cfg,
     clr_engine_reset (e);
     return e;
   }
-  e->sched = clr_sched_get (dev, e->plan.svm ? CLR_STAGING_SVM :
-      e->plan.pinned ? CLR_STAGING_PINNED : CLR_STAGING_PLAIN, error);
-  if (!e->sched)
-    goto failed;
-  {
-    ClrMake make = { e, tuning };
-    char *key = kernel_key (e, tuning);
-    e->kern = clr_sched_kernel_get (e->sched, key, make_kernel, &make,
-        error);
-    g_free (key);
+  if (e->host) {
+    if (!host_bank (e, error))
+      goto failed;
+    clr_log (CLR_LOG_INFO, "%s's sums on the host (%s), %u channels",
+        e->plan.kernel, clr_fft_host_variant (), cfg->channels);
+  } else {
+    if (!device_kernel (e, tuning, error))
+      goto failed;
   }
-  if (!e->kern)
-    goto failed;
   clr_window_init (&e->win, cfg->channels, cfg->format, e->plan.wsize,
       e->plan.iv);
   if (!clr_window_reserve (&e->win, 0, e->filter.taps + CLR_WINDOW_SLACK,
@@ -595,6 +626,26 @@ failed:
   return NULL;
 }
 
+/* The device's scheduler and the kernel shared with like streams */
+static gboolean
+device_kernel (ClrEngine * e, const ClrTuning * tuning, GError ** error)
+{
+  ClrDevice *dev = e->dev;
+
+  e->sched = clr_sched_get (dev, e->plan.svm ? CLR_STAGING_SVM :
+      e->plan.pinned ? CLR_STAGING_PINNED : CLR_STAGING_PLAIN, error);
+  if (!e->sched)
+    return FALSE;
+  {
+    ClrMake make = { e, tuning };
+    char *key = kernel_key (e, tuning);
+    e->kern = clr_sched_kernel_get (e->sched, key, make_kernel, &make,
+        error);
+    g_free (key);
+  }
+  return e->kern != NULL;
+}
+
 void
 clr_engine_free (ClrEngine * e)
 {
@@ -604,6 +655,8 @@ clr_engine_free (ClrEngine * e)
     clr_sched_kernel_unref (e->sched, e->kern);
     clr_sched_unref (e->sched);
   }
+  clr_design_unref (e->design);
+  g_free (e->host_out);
   clr_window_clear (&e->win);
   clr_fft_free (e);
   clr_history_clear (&e->hist);
@@ -633,6 +686,12 @@ const char *
 clr_engine_get_kernel (ClrEngine * e)
 {
   return e->plan.fft_block ? NULL : e->plan.kernel;
+}
+
+gboolean
+clr_engine_is_host (ClrEngine * e)
+{
+  return e->host && !e->fft;
 }
 
 gboolean
@@ -767,6 +826,59 @@ direct_output (ClrEngine * e, void *const *out, size_t n_out)
       out[0] : NULL;
 }
 
+/* clr_engine_run_job () on the host: the window's planes read where
+ * they lie, the output written in place (or, planar with its planes
+ * apart, through host_out) */
+static gboolean
+host_job (ClrEngine * e, int64_t first_tap, uint64_t p0, size_t n_out,
+    void *const *out, guint launches, GError ** error)
+{
+  const size_t ch = e->cfg.channels, ss = e->ssize, plane = n_out * ss;
+  ClrResampleHostJob j = { 0, };
+  gboolean apart = FALSE;
+  size_t c;
+  guint l;
+
+  for (c = 1; e->cfg.planar && c < ch; c++)
+    apart = apart || (char *) out[c] != (char *) out[0] + c * plane;
+  if (apart && e->host_out_size < plane * ch) {
+    g_free (e->host_out);
+    e->host_out_size = 0;
+    if (!(e->host_out = g_try_malloc (plane * ch))) {
+      g_set_error (error, CLR_ERROR, CLR_ERROR_RESOURCES, "Out of host "
+          "memory for %" G_GSIZE_FORMAT " output frames", n_out);
+      return FALSE;
+    }
+    e->host_out_size = plane * ch;
+  }
+  j.win = (const double *) clr_window_plane (&e->win, 0);
+  j.w_cstride = e->win.cap;
+  j.channels = e->cfg.channels;
+  j.taps = e->filter.taps;
+  j.first_tap = (uint64_t) first_tap;
+  j.phase0 = p0;
+  j.I = e->ratio.I;
+  j.D = e->ratio.D;
+  if (e->var) {
+    j.step = e->v.step;
+    j.inc = (uint64_t) e->v.inc;
+    j.slew_len = e->v.rem;
+    j.slew_rest = e->v.to - e->v.step - e->v.rem * (uint64_t) e->v.inc;
+  }
+  j.coef = clr_design_row (e->design, 0);
+  j.grid = e->bank.interpolated ? e->bank.grid : 0;
+  j.format = e->cfg.format;
+  j.out = apart ? e->host_out : out[0];
+  j.o_fstride = e->cfg.planar ? 1 : ch;
+  j.o_cstride = e->cfg.planar ? n_out : 1;
+  j.n_out = n_out;
+  for (l = 0; l < MAX (launches, 1u); l++)
+    clr_resample_host_run (&j);
+  for (c = 0; apart && c < ch; c++)
+    memcpy (out[c], e->host_out + c * plane, plane);
+  return TRUE;
+}
+
 /* See clr-engine-private.h. */
 gboolean
 clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
@@ -785,6 +897,9 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   gboolean ok;
 
   position (e, 0, &n0, &p0);
+  if (e->host)
+    return host_job (e, n0 - behind + 1 - e->win_start, p0, n_out, out,
+        launches, error);
   job.kern = e->kern;
   job.win_bytes = (e->plan.iv ? frames : pitch) * ch * ws;
   job.win_sample = ws;

@@ -106,6 +106,10 @@ const ClrBankLayout *clr_engine_get_bank (ClrEngine * e);
  * the FFT path. For tests and logs. */
 const char *clr_engine_get_kernel (ClrEngine * e);
 
+/* Whether the engine's sums run on the host (a CPU device's stream:
+ * clr-resample-host.h), not in the device's kernels */
+gboolean clr_engine_is_host (ClrEngine * e);
+
 /* A call's output at least this large goes straight into the caller's
  * memory when that is page-locked (clr_host_alloc (), clr-hostmem.h): one
  * transfer of its own, against a copy from the scheduler's staging that

@@ -32,6 +32,12 @@ sample_at (ClrWindow * w, size_t c, size_t i)
   return w->buf + (c * w->cap + w->base + i) * w->wsize;
 }
 
+const char *
+clr_window_plane (const ClrWindow * w, size_t c)
+{
+  return sample_at ((ClrWindow *) w, c, 0);
+}
+
 static size_t
 frame_step (ClrWindow * w)
 {

@@ -44,6 +44,8 @@ void clr_window_rewind (ClrWindow * w);
 void clr_window_write_input (ClrWindow * w, size_t at,
     const void *const *in, gboolean planar, size_t n);
 void clr_window_write_zeros (ClrWindow * w, size_t at, size_t n);
+/* Where channel c's window frame 0 lies (planes `cap` frames apart) */
+const char *clr_window_plane (const ClrWindow * w, size_t c);
 /* Window frames [0, n) to dst as the kernel reads them: planes `pitch`
  * frames apart, or n interleaved frames. */
 void clr_window_copy_out (ClrWindow * w, size_t n, char *dst, size_t pitch);
