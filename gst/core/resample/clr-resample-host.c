@@ -12,36 +12,62 @@
 #include "design/clr-fft-host.h"
 #include "clr-resample-host.h"
 
-/* The interpolating kernels' coefficient of tap k (CLR_GRID_ROWS,
+/* Four doubles, read from anywhere (the window's taps start at any
+ * frame), and their lane-wise fused multiply-add: on AVX2 with FMA one
+ * vfmadd231pd, elsewhere the C library's exact fma () a lane */
+typedef double v4 __attribute__ ((vector_size (32)));
+
+static inline v4
+load4 (const double *p)
+{
+  v4 v;
+
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static inline v4
+fma4 (v4 a, v4 b, v4 c)
+{
+  v4 r;
+  int l;
+
+  for (l = 0; l < 4; l++)
+    r[l] = fma (a[l], b[l], c[l]);
+  return r;
+}
+
+/* The interpolating kernels' coefficients of taps k..k+3 (CLR_GRID_ROWS,
  * CLR_ROWS): w0 h0 + w1 h1 + w2 h2 + w3 h3 as the OpenCL compiler fuses
  * it, each addition taking the product on its left into an fma */
 typedef struct {
   const double *h0, *h1, *h2, *h3;
-  double w0, w1, w2, w3;
+  v4 w0, w1, w2, w3;
 } Rows;
 
-static inline double
-row_coef (const Rows * r, uint32_t k)
+static inline v4
+row_coef (const Rows * r, size_t k)
 {
-  return fma (r->w3, r->h3[k], fma (r->w2, r->h2[k], fma (r->w0, r->h0[k],
-              r->w1 * r->h1[k])));
+  return fma4 (r->w3, load4 (r->h3 + k), fma4 (r->w2, load4 (r->h2 + k),
+          fma4 (r->w0, load4 (r->h0 + k), r->w1 * load4 (r->h1 + k))));
 }
 
-static inline void
-grid_rows (const ClrResampleHostJob * j, uint64_t p, Rows * r)
+static inline Rows
+grid_rows (const ClrResampleHostJob * j, uint64_t p)
 {
   const uint64_t pg = p * j->grid, q0 = pg / j->I;
   const double u = (double) (pg - q0 * j->I) / (double) j->I;
   const double um1 = u - 1, um2 = u - 2, up1 = u + 1;
+  const double w0 = -u * um1 * um2 / 6, w1 = up1 * um1 * um2 / 2;
+  const double w2 = -up1 * u * um2 / 2, w3 = up1 * u * um1 / 6;
+  const double *h0 = j->coef + q0 * j->taps;
+  Rows r = {
+    h0, p ? h0 + j->taps : j->coef + (j->grid + 3) * j->taps,
+    h0 + 2 * j->taps, h0 + 3 * j->taps,
+    {w0, w0, w0, w0}, {w1, w1, w1, w1}, {w2, w2, w2, w2}, {w3, w3, w3, w3}
+  };
 
-  r->w0 = -u * um1 * um2 / 6;
-  r->w1 = up1 * um1 * um2 / 2;
-  r->w2 = -up1 * u * um2 / 2;
-  r->w3 = up1 * u * um1 / 6;
-  r->h0 = j->coef + q0 * j->taps;
-  r->h1 = p ? r->h0 + j->taps : j->coef + (j->grid + 3) * j->taps;
-  r->h2 = r->h0 + 2 * j->taps;
-  r->h3 = r->h0 + 3 * j->taps;
+  return r;
 }
 
 /* The kernels' store_int (): v rounded to nearest even through the FPU
@@ -102,65 +128,53 @@ scale_in (ClrFormat f)
   }
 }
 
-/* Two channels' sums (x1 may be x0) over one row of coefficients, as
- * CLR_DOT and _c2: eight lanes of fma, folded to four, a tail of four,
- * the lanes added pairwise */
-static inline void
-dot_table (const double *restrict h, const double *restrict x0,
-    const double *restrict x1, uint32_t taps, double *y0, double *y1)
+/* The lanes of the kernels' eight-wide sum, as two halves: each half
+ * its own chain of fmas, lo + hi the kernels' a8.lo + a8.hi; then the
+ * tail of four, and the four lanes added pairwise (sum4_scaled ()) */
+static inline double
+lanes (v4 a)
 {
-  double a[8] = { 0, }, b[8] = { 0, }, a4[4], b4[4];
-  uint32_t k = 0, l;
-
-  for (; k + 8 <= taps; k += 8)
-    for (l = 0; l < 8; l++) {
-      a[l] = fma (h[k + l], x0[k + l], a[l]);
-      b[l] = fma (h[k + l], x1[k + l], b[l]);
-    }
-  for (l = 0; l < 4; l++) {
-    a4[l] = a[l] + a[l + 4];
-    b4[l] = b[l] + b[l + 4];
-  }
-  if (k < taps)
-    for (l = 0; l < 4; l++) {
-      a4[l] = fma (h[k + l], x0[k + l], a4[l]);
-      b4[l] = fma (h[k + l], x1[k + l], b4[l]);
-    }
-  *y0 = (a4[0] + a4[1]) + (a4[2] + a4[3]);
-  *y1 = (b4[0] + b4[1]) + (b4[2] + b4[3]);
+  return (a[0] + a[1]) + (a[2] + a[3]);
 }
 
-/* The same with each coefficient interpolated from the grid rows */
-static inline void
-dot_rows (const Rows * r, const double *restrict x0,
-    const double *restrict x1, uint32_t taps, double *y0, double *y1)
-{
-  double a[8] = { 0, }, b[8] = { 0, }, a4[4], b4[4], h[8];
-  uint32_t k = 0, l;
+/* One row of coefficients (H (k): taps k..k+3) over two channels' taps
+ * (CLR_DOT; _c2 shares each coefficient) */
+#define DOT2(H, x0, x1, taps, y0, y1)                                   \
+  do {                                                                  \
+    v4 alo = { 0, }, ahi = { 0, }, blo = { 0, }, bhi = { 0, };          \
+    size_t k = 0;                                                       \
+    for (; k + 8 <= (taps); k += 8) {                                   \
+      const v4 hlo = H (k), hhi = H (k + 4);                            \
+      alo = fma4 (hlo, load4 ((x0) + k), alo);                          \
+      ahi = fma4 (hhi, load4 ((x0) + k + 4), ahi);                      \
+      blo = fma4 (hlo, load4 ((x1) + k), blo);                          \
+      bhi = fma4 (hhi, load4 ((x1) + k + 4), bhi);                      \
+    }                                                                   \
+    alo += ahi;                                                         \
+    blo += bhi;                                                         \
+    if (k < (taps)) {                                                   \
+      const v4 h4 = H (k);                                              \
+      alo = fma4 (h4, load4 ((x0) + k), alo);                           \
+      blo = fma4 (h4, load4 ((x1) + k), blo);                           \
+    }                                                                   \
+    *(y0) = lanes (alo);                                                \
+    *(y1) = lanes (blo);                                                \
+  } while (0)
 
-  for (; k + 8 <= taps; k += 8) {
-    for (l = 0; l < 8; l++)
-      h[l] = row_coef (r, k + l);
-    for (l = 0; l < 8; l++) {
-      a[l] = fma (h[l], x0[k + l], a[l]);
-      b[l] = fma (h[l], x1[k + l], b[l]);
-    }
-  }
-  for (l = 0; l < 4; l++) {
-    a4[l] = a[l] + a[l + 4];
-    b4[l] = b[l] + b[l + 4];
-  }
-  if (k < taps) {
-    for (l = 0; l < 4; l++)
-      h[l] = row_coef (r, k + l);
-    for (l = 0; l < 4; l++) {
-      a4[l] = fma (h[l], x0[k + l], a4[l]);
-      b4[l] = fma (h[l], x1[k + l], b4[l]);
-    }
-  }
-  *y0 = (a4[0] + a4[1]) + (a4[2] + a4[3]);
-  *y1 = (b4[0] + b4[1]) + (b4[2] + b4[3]);
-}
+/* ... and over one channel's */
+#define DOT1(H, x0, taps, y0)                                           \
+  do {                                                                  \
+    v4 alo = { 0, }, ahi = { 0, };                                      \
+    size_t k = 0;                                                       \
+    for (; k + 8 <= (taps); k += 8) {                                   \
+      alo = fma4 (H (k), load4 ((x0) + k), alo);                        \
+      ahi = fma4 (H (k + 4), load4 ((x0) + k + 4), ahi);                \
+    }                                                                   \
+    alo += ahi;                                                         \
+    if (k < (taps))                                                     \
+      alo = fma4 (H (k), load4 ((x0) + k), alo);                        \
+    *(y0) = lanes (alo);                                                \
+  } while (0)
 
 /* The position of output i: resample.cl's row_pos (), mod 2^64 */
 static inline uint64_t
@@ -175,34 +189,45 @@ position (const ClrResampleHostJob * j, uint64_t i)
       + j->slew_rest * (i - m);
 }
 
+/* Every output of the job, its coefficients H (k) after SETUP for the
+ * output's phase p */
+#define RUN(j, SETUP, H)                                                \
+  do {                                                                  \
+    const double scale = scale_in ((j)->format);                       \
+    const size_t taps = (j)->taps;                                      \
+    size_t i;                                                           \
+    uint32_t c;                                                         \
+    for (i = 0; i < (j)->n_out; i++) {                                  \
+      const uint64_t pos = position (j, i), adv = pos / (j)->I;         \
+      const uint64_t p = pos - adv * (j)->I;                            \
+      const double *x = (j)->win + (j)->first_tap + adv;                \
+      SETUP;                                                            \
+      for (c = 0; c < (j)->channels; c += 2) {                          \
+        const double *x0 = x + c * (j)->w_cstride;                      \
+        const size_t at = i * (j)->o_fstride + c * (j)->o_cstride;      \
+        double y0, y1;                                                  \
+        if (c + 1 == (j)->channels) {                                   \
+          DOT1 (H, x0, taps, &y0);                                      \
+          store (j, at, y0 * scale);                                    \
+          break;                                                        \
+        }                                                               \
+        DOT2 (H, x0, x0 + (j)->w_cstride, taps, &y0, &y1);              \
+        store (j, at, y0 * scale);                                      \
+        store (j, at + (j)->o_cstride, y1 * scale);                     \
+      }                                                                 \
+    }                                                                   \
+  } while (0)
+
 CLR_VECTOR_CLONES void
 clr_resample_host_run (const ClrResampleHostJob * j)
 {
-  const double scale = scale_in (j->format);
-  size_t i;
-  uint32_t c;
-
-  for (i = 0; i < j->n_out; i++) {
-    const uint64_t pos = position (j, i), adv = pos / j->I;
-    const uint64_t p = pos - adv * j->I;
-    const double *x = j->win + j->first_tap + adv;
-    Rows r;
-
-    if (j->grid)
-      grid_rows (j, p, &r);
-    for (c = 0; c < j->channels; c += 2) {
-      const uint32_t c1 = c + 1 < j->channels ? c + 1 : c;
-      double y0, y1;
-
-      if (j->grid)
-        dot_rows (&r, x + c * j->w_cstride, x + c1 * j->w_cstride, j->taps,
-            &y0, &y1);
-      else
-        dot_table (j->coef + p * j->taps, x + c * j->w_cstride,
-            x + c1 * j->w_cstride, j->taps, &y0, &y1);
-      store (j, i * j->o_fstride + c * j->o_cstride, y0 * scale);
-      if (c1 != c)
-        store (j, i * j->o_fstride + c1 * j->o_cstride, y1 * scale);
-    }
+  if (j->grid) {
+#define GRID(k) row_coef (&r, (k))
+    RUN (j, const Rows r = grid_rows (j, p), GRID);
+#undef GRID
+  } else {
+#define TABLE(k) load4 (h + (k))
+    RUN (j, const double *h = j->coef + p * taps, TABLE);
+#undef TABLE
   }
 }
