@@ -197,7 +197,7 @@ position (const ClrResampleHostJob * j, uint64_t i)
     const size_t taps = (j)->taps;                                      \
     size_t i;                                                           \
     uint32_t c;                                                         \
-    for (i = 0; i < (j)->n_out; i++) {                                  \
+    for (i = i0; i < i1; i++) {                                         \
       const uint64_t pos = position (j, i), adv = pos / (j)->I;         \
       const uint64_t p = pos - adv * (j)->I;                            \
       const double *x = (j)->win + (j)->first_tap + adv;                \
@@ -219,7 +219,7 @@ position (const ClrResampleHostJob * j, uint64_t i)
   } while (0)
 
 CLR_VECTOR_CLONES void
-clr_resample_host_run (const ClrResampleHostJob * j)
+clr_resample_host_run (const ClrResampleHostJob * j, size_t i0, size_t i1)
 {
   if (j->grid) {
 #define GRID(k) row_coef (&r, (k))

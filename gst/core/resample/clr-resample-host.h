@@ -17,7 +17,7 @@
 
 G_BEGIN_DECLS
 
-/* One job: n_out output frames of `channels` channels. Output frame i of
+/* One job: output frames of `channels` channels. Output frame i of
  * channel c is sum_k h_p[k] * win[c][first_tap + adv + k], the position
  * phase0 + i * D (or a variable ratio's row_pos (), step != 0) split
  * into adv = pos / I and the phase p = pos mod I; h_p is row p of coef
@@ -41,13 +41,15 @@ typedef struct {
   char *out;                    /* channel c of frame i at out + (i *
                                  * o_fstride + c * o_cstride) samples */
   size_t o_fstride, o_cstride;
-  size_t n_out;
 } ClrResampleHostJob;
 
 /* Built as the host's transforms are (design/clr-fft-host.h,
  * CLR_VECTOR_CLONES): for AVX2 with FMA and for the baseline, whose
  * fused products are the C library's (exact, and slow). */
-void clr_resample_host_run (const ClrResampleHostJob * job);
+/* Output frames i0 .. i1 - 1 of the job (each output its own sum: a job
+ * may be cut anywhere and its parts run on several threads) */
+void clr_resample_host_run (const ClrResampleHostJob * job, size_t i0,
+    size_t i1);
 
 G_END_DECLS
 #endif
