@@ -189,17 +189,48 @@ position (const ClrResampleHostJob * j, uint64_t i)
       + j->slew_rest * (i - m);
 }
 
+/* The frame and phase of output i, adv + p / I: a fixed ratio's by steps
+ * of D (a 64-bit division an output cost as much as a fifth of a
+ * stereo output's sums), a variable one's from row_pos () */
+typedef struct {
+  uint64_t adv, p, dq, dr;
+} Walk;
+
+static inline Walk
+walk_start (const ClrResampleHostJob * j, size_t i)
+{
+  const uint64_t pos = position (j, i);
+  Walk w = { pos / j->I, pos % j->I, j->D / j->I, j->D % j->I };
+
+  return w;
+}
+
+static inline void
+walk_next (const ClrResampleHostJob * j, Walk * w, size_t i)
+{
+  if (j->step) {
+    *w = walk_start (j, i);
+    return;
+  }
+  w->adv += w->dq;
+  w->p += w->dr;
+  if (w->p >= j->I) {
+    w->p -= j->I;
+    w->adv++;
+  }
+}
+
 /* Every output of the job, its coefficients H (k) after SETUP for the
  * output's phase p */
 #define RUN(j, SETUP, H)                                                \
   do {                                                                  \
     const double scale = scale_in ((j)->format);                       \
     const size_t taps = (j)->taps;                                      \
+    Walk w = walk_start (j, i0);                                        \
     size_t i;                                                           \
     uint32_t c;                                                         \
-    for (i = i0; i < i1; i++) {                                         \
-      const uint64_t pos = position (j, i), adv = pos / (j)->I;         \
-      const uint64_t p = pos - adv * (j)->I;                            \
+    for (i = i0; i < i1; i++, walk_next (j, &w, i)) {                   \
+      const uint64_t adv = w.adv, p = w.p;                              \
       const double *x = (j)->win + (j)->first_tap + adv;                \
       SETUP;                                                            \
       for (c = 0; c < (j)->channels; c += 2) {                          \
