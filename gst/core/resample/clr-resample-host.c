@@ -12,6 +12,16 @@
 #include "design/clr-fft-host.h"
 #include "clr-resample-host.h"
 
+/* The host's transforms' clones (design/clr-fft-host.h), and one for
+ * AVX-512, whose registers hold the kernels' eight lanes */
+#ifdef CLR_HAVE_VECTOR_CLONES
+#define RESAMPLE_CLONES \
+  __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", \
+              "default")))
+#else
+#define RESAMPLE_CLONES
+#endif
+
 /* Four doubles, read from anywhere (the window's taps start at any
  * frame), and their lane-wise fused multiply-add: on AVX2 with FMA one
  * vfmadd231pd, elsewhere the C library's exact fma () a lane */
@@ -37,6 +47,37 @@ fma4 (v4 a, v4 b, v4 c)
   return r;
 }
 
+/* Eight: the kernels' a8, one register with AVX-512, two with AVX2 */
+typedef double v8 __attribute__ ((vector_size (64)));
+
+static inline v8
+load8 (const double *p)
+{
+  v8 v;
+
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+static inline v8
+fma8 (v8 a, v8 b, v8 c)
+{
+  v8 r;
+  int l;
+
+  for (l = 0; l < 8; l++)
+    r[l] = fma (a[l], b[l], c[l]);
+  return r;
+}
+
+static inline v4
+fold (v8 a)
+{
+  v4 lo = { a[0], a[1], a[2], a[3] }, hi = { a[4], a[5], a[6], a[7] };
+
+  return lo + hi;
+}
+
 /* The interpolating kernels' coefficients of taps k..k+3 (CLR_GRID_ROWS,
  * CLR_ROWS): w0 h0 + w1 h1 + w2 h2 + w3 h3 as the OpenCL compiler fuses
  * it, each addition taking the product on its left into an fma */
@@ -50,6 +91,23 @@ row_coef (const Rows * r, size_t k)
 {
   return fma4 (r->w3, load4 (r->h3 + k), fma4 (r->w2, load4 (r->h2 + k),
           fma4 (r->w0, load4 (r->h0 + k), r->w1 * load4 (r->h1 + k))));
+}
+
+static inline v8
+row_coef8 (const Rows * r, size_t k)
+{
+  const v8 w0 = { r->w0[0], r->w0[0], r->w0[0], r->w0[0], r->w0[0],
+    r->w0[0], r->w0[0], r->w0[0]
+  }, w1 = { r->w1[0], r->w1[0], r->w1[0], r->w1[0], r->w1[0], r->w1[0],
+    r->w1[0], r->w1[0]
+  }, w2 = { r->w2[0], r->w2[0], r->w2[0], r->w2[0], r->w2[0], r->w2[0],
+    r->w2[0], r->w2[0]
+  }, w3 = { r->w3[0], r->w3[0], r->w3[0], r->w3[0], r->w3[0], r->w3[0],
+    r->w3[0], r->w3[0]
+  };
+
+  return fma8 (w3, load8 (r->h3 + k), fma8 (w2, load8 (r->h2 + k),
+          fma8 (w0, load8 (r->h0 + k), w1 * load8 (r->h1 + k))));
 }
 
 static inline Rows
@@ -128,52 +186,50 @@ scale_in (ClrFormat f)
   }
 }
 
-/* The lanes of the kernels' eight-wide sum, as two halves: each half
- * its own chain of fmas, lo + hi the kernels' a8.lo + a8.hi; then the
- * tail of four, and the four lanes added pairwise (sum4_scaled ()) */
+/* The kernels' eight-wide sum a8 (its lanes a chain of fmas each),
+ * folded to four (a8.lo + a8.hi), the tail of four, and the four lanes
+ * added pairwise (sum4_scaled ()) */
 static inline double
 lanes (v4 a)
 {
   return (a[0] + a[1]) + (a[2] + a[3]);
 }
 
-/* One row of coefficients (H (k): taps k..k+3) over two channels' taps
- * (CLR_DOT; _c2 shares each coefficient) */
-#define DOT2(H, x0, x1, taps, y0, y1)                                   \
+/* One row of coefficients (H8 (k), H4 (k): taps k..k+7, k..k+3) over two
+ * channels' taps (CLR_DOT; _c2 shares each coefficient) */
+#define DOT2(H8, H4, x0, x1, taps, y0, y1)                              \
   do {                                                                  \
-    v4 alo = { 0, }, ahi = { 0, }, blo = { 0, }, bhi = { 0, };          \
+    v8 a = { 0, }, b = { 0, };                                          \
+    v4 a4, b4;                                                          \
     size_t k = 0;                                                       \
     for (; k + 8 <= (taps); k += 8) {                                   \
-      const v4 hlo = H (k), hhi = H (k + 4);                            \
-      alo = fma4 (hlo, load4 ((x0) + k), alo);                          \
-      ahi = fma4 (hhi, load4 ((x0) + k + 4), ahi);                      \
-      blo = fma4 (hlo, load4 ((x1) + k), blo);                          \
-      bhi = fma4 (hhi, load4 ((x1) + k + 4), bhi);                      \
+      const v8 hk = H8 (k);                                             \
+      a = fma8 (hk, load8 ((x0) + k), a);                               \
+      b = fma8 (hk, load8 ((x1) + k), b);                               \
     }                                                                   \
-    alo += ahi;                                                         \
-    blo += bhi;                                                         \
+    a4 = fold (a);                                                      \
+    b4 = fold (b);                                                      \
     if (k < (taps)) {                                                   \
-      const v4 h4 = H (k);                                              \
-      alo = fma4 (h4, load4 ((x0) + k), alo);                           \
-      blo = fma4 (h4, load4 ((x1) + k), blo);                           \
+      const v4 h4 = H4 (k);                                             \
+      a4 = fma4 (h4, load4 ((x0) + k), a4);                             \
+      b4 = fma4 (h4, load4 ((x1) + k), b4);                             \
     }                                                                   \
-    *(y0) = lanes (alo);                                                \
-    *(y1) = lanes (blo);                                                \
+    *(y0) = lanes (a4);                                                 \
+    *(y1) = lanes (b4);                                                 \
   } while (0)
 
 /* ... and over one channel's */
-#define DOT1(H, x0, taps, y0)                                           \
+#define DOT1(H8, H4, x0, taps, y0)                                      \
   do {                                                                  \
-    v4 alo = { 0, }, ahi = { 0, };                                      \
+    v8 a = { 0, };                                                      \
+    v4 a4;                                                              \
     size_t k = 0;                                                       \
-    for (; k + 8 <= (taps); k += 8) {                                   \
-      alo = fma4 (H (k), load4 ((x0) + k), alo);                        \
-      ahi = fma4 (H (k + 4), load4 ((x0) + k + 4), ahi);                \
-    }                                                                   \
-    alo += ahi;                                                         \
+    for (; k + 8 <= (taps); k += 8)                                     \
+      a = fma8 (H8 (k), load8 ((x0) + k), a);                           \
+    a4 = fold (a);                                                      \
     if (k < (taps))                                                     \
-      alo = fma4 (H (k), load4 ((x0) + k), alo);                        \
-    *(y0) = lanes (alo);                                                \
+      a4 = fma4 (H4 (k), load4 ((x0) + k), a4);                         \
+    *(y0) = lanes (a4);                                                 \
   } while (0)
 
 /* The position of output i: resample.cl's row_pos (), mod 2^64 */
@@ -222,7 +278,7 @@ walk_next (const ClrResampleHostJob * j, Walk * w, size_t i)
 
 /* Every output of the job, its coefficients H (k) after SETUP for the
  * output's phase p */
-#define RUN(j, SETUP, H)                                                \
+#define RUN(j, SETUP, H8, H4)                                                \
   do {                                                                  \
     const double scale = scale_in ((j)->format);                       \
     const size_t taps = (j)->taps;                                      \
@@ -238,27 +294,31 @@ walk_next (const ClrResampleHostJob * j, Walk * w, size_t i)
         const size_t at = i * (j)->o_fstride + c * (j)->o_cstride;      \
         double y0, y1;                                                  \
         if (c + 1 == (j)->channels) {                                   \
-          DOT1 (H, x0, taps, &y0);                                      \
+          DOT1 (H8, H4, x0, taps, &y0);                                      \
           store (j, at, y0 * scale);                                    \
           break;                                                        \
         }                                                               \
-        DOT2 (H, x0, x0 + (j)->w_cstride, taps, &y0, &y1);              \
+        DOT2 (H8, H4, x0, x0 + (j)->w_cstride, taps, &y0, &y1);              \
         store (j, at, y0 * scale);                                      \
         store (j, at + (j)->o_cstride, y1 * scale);                     \
       }                                                                 \
     }                                                                   \
   } while (0)
 
-CLR_VECTOR_CLONES void
+RESAMPLE_CLONES void
 clr_resample_host_run (const ClrResampleHostJob * j, size_t i0, size_t i1)
 {
   if (j->grid) {
-#define GRID(k) row_coef (&r, (k))
-    RUN (j, const Rows r = grid_rows (j, p), GRID);
-#undef GRID
+#define GRID8(k) row_coef8 (&r, (k))
+#define GRID4(k) row_coef (&r, (k))
+    RUN (j, const Rows r = grid_rows (j, p), GRID8, GRID4);
+#undef GRID8
+#undef GRID4
   } else {
-#define TABLE(k) load4 (h + (k))
-    RUN (j, const double *h = j->coef + p * taps, TABLE);
-#undef TABLE
+#define TABLE8(k) load8 (h + (k))
+#define TABLE4(k) load4 (h + (k))
+    RUN (j, const double *h = j->coef + p * taps, TABLE8, TABLE4);
+#undef TABLE8
+#undef TABLE4
   }
 }
