@@ -38,10 +38,15 @@ struct _ClrDesign {
  * MB beside other work (4 ms a MB in a process that had read it before).
  * The interpolated bank of a coprime ratio at quality 10, half designed
  * from the other half on two threads, reads back slower than it is made:
- * 3.1 MB in 42-63 ms against 14-32 ms. 8 ms a MB keeps the banks under
- * half a MB (44.1 -> 48 kHz at quality 10: 0.48 MB) to the 4 ms rule. */
+ * 3.1 MB in 42-63 ms against 14-32 ms. At 8 ms a MB such a bank whose
+ * design took over 25 ms went to disk, and every later start read it
+ * back (a first buffer 60 ms after PLAYING); quality 4's (0.69 MB) read
+ * back in 8.6-9.2 ms against 4.4-4.7 to design it. Reading costs 12-14
+ * ms a MB measured so: 16 keeps both off the disk, and still takes the
+ * banks that cost more to make than their bytes (long minimum-phase
+ * filters, a million taps on one thread). */
 #define CLR_DESIGN_DISK_MIN_US 4000
-#define CLR_DESIGN_DISK_US_PER_MB 8000
+#define CLR_DESIGN_DISK_US_PER_MB 16000
 
 /* A bank's key on disk: the code that designs it, the host transforms'
  * variant it ran (clr-fft-host.c's clones round differently), the
