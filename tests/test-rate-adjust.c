@@ -837,6 +837,16 @@ var_engine (int in_rate, int out_rate, int ch, double adjust)
   return e;
 }
 
+/* The interpolating kernel the plan gives ch channels on the test's
+ * device: two channels a work-item on a CPU (fp64), one on a GPU
+ * (docs/design.md, "Kernel selection") */
+static const char *
+interp_kernel (int ch)
+{
+  return !clr_device_is_gpu (device) && ch >= 2 ? "clr_resample_interp_c2" :
+      "clr_resample_interp";
+}
+
 /* in[0..n) through e in pieces of 1 to 3000 frames, then drained */
 static float *
 engine_run (ClrEngine * e, const float *in, gsize n, int ch, gsize * got)
@@ -897,8 +907,7 @@ GST_START_TEST (test_engine_reference)
     gsize n_ref, n_got, j;
 
     fail_unless (clr_engine_is_variable (e));
-    fail_unless_equals_string (clr_engine_get_kernel (e),
-        "clr_resample_interp_c2");
+    fail_unless_equals_string (clr_engine_get_kernel (e), interp_kernel (ch));
     clr_signal_noise (in, n * ch, 0.5, 1000 + i);
     got = engine_run (e, in, n, ch, &n_got);
     ref = clr_reference_resample (&r, clr_engine_get_filter (e), in, n, ch,
@@ -1279,8 +1288,7 @@ GST_START_TEST (test_engine_slew_reference)
     double *ref, worst = 0.0;
     GError *err = NULL;
 
-    fail_unless_equals_string (clr_engine_get_kernel (e), ch == 2 ?
-        "clr_resample_interp_c2" : "clr_resample_interp");
+    fail_unless_equals_string (clr_engine_get_kernel (e), interp_kernel (ch));
     clr_signal_noise (in, n * ch, 0.5, 400 + i);
     /* the positions: a set before input frame `at` slews from the first
      * output not yet out, the first whose frame passes at - 1 - lag */
@@ -1446,9 +1454,17 @@ GST_START_TEST (test_engine_alias)
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     alias_db (cases[i].q, cases[i].adjust, cases[i].low, got, want);
     for (t = 0; t < ALIAS_TONES; t++) {
+      /* A GPU's table kernels keep float coefficients: each rounded by up
+       * to 2^-24 of itself, which fills the design's nulls to about -150
+       * dB (an H100 read -159.4 dB where q4's design has -156.8); below
+       * that the level follows the rounding, not the design. A CPU's
+       * doubles follow the design all the way. */
+      const double floor_db = clr_device_is_gpu (device) ? -150.0 : -1e9;
+
       GST_INFO ("q%d x%g tone %u: %.1f dB, design %.1f dB", cases[i].q,
           cases[i].adjust, t, got[t], want[t]);
-      fail_unless (fabs (got[t] - want[t]) <= 1.0, "q%d x%g tone %u: %.1f "
+      fail_unless (fabs (got[t] - want[t]) <= 1.0 || (got[t] <= floor_db
+              && want[t] <= floor_db), "q%d x%g tone %u: %.1f "
           "dB, the design's %.1f dB", cases[i].q, cases[i].adjust, t,
           got[t], want[t]);
     }
