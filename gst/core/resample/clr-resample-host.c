@@ -22,53 +22,48 @@
 #define RESAMPLE_CLONES
 #endif
 
-/* Four doubles, read from anywhere (the window's taps start at any
- * frame), and their lane-wise fused multiply-add: on AVX2 with FMA one
- * vfmadd231pd, elsewhere the C library's exact fma () a lane */
+/* Vectors of four and eight doubles (the kernels' a8: one register with
+ * AVX-512, two with AVX2), read from anywhere (the window's taps start
+ * at any frame), a double in every lane, and their lane-wise fused
+ * multiply-add: vfmadd231pd where the CPU has FMA, elsewhere the C
+ * library's exact fma () a lane */
 typedef double v4 __attribute__ ((vector_size (32)));
-
-static inline v4
-load4 (const double *p)
-{
-  v4 v;
-
-  memcpy (&v, p, sizeof v);
-  return v;
-}
-
-static inline v4
-fma4 (v4 a, v4 b, v4 c)
-{
-  v4 r;
-  int l;
-
-  for (l = 0; l < 4; l++)
-    r[l] = fma (a[l], b[l], c[l]);
-  return r;
-}
-
-/* Eight: the kernels' a8, one register with AVX-512, two with AVX2 */
 typedef double v8 __attribute__ ((vector_size (64)));
 
-static inline v8
-load8 (const double *p)
-{
-  v8 v;
-
-  memcpy (&v, p, sizeof v);
-  return v;
+#define VECTOR_OPS(V, N)                                                \
+static inline V                                                         \
+load##N (const double *p)                                               \
+{                                                                       \
+  V v;                                                                  \
+                                                                        \
+  memcpy (&v, p, sizeof v);                                             \
+  return v;                                                             \
+}                                                                       \
+                                                                        \
+static inline V                                                         \
+splat##N (double x)                                                     \
+{                                                                       \
+  V v;                                                                  \
+  int l;                                                                \
+                                                                        \
+  for (l = 0; l < N; l++)                                               \
+    v[l] = x;                                                           \
+  return v;                                                             \
+}                                                                       \
+                                                                        \
+static inline V                                                         \
+fma##N (V a, V b, V c)                                                  \
+{                                                                       \
+  V r;                                                                  \
+  int l;                                                                \
+                                                                        \
+  for (l = 0; l < N; l++)                                               \
+    r[l] = fma (a[l], b[l], c[l]);                                      \
+  return r;                                                             \
 }
 
-static inline v8
-fma8 (v8 a, v8 b, v8 c)
-{
-  v8 r;
-  int l;
-
-  for (l = 0; l < 8; l++)
-    r[l] = fma (a[l], b[l], c[l]);
-  return r;
-}
+VECTOR_OPS (v4, 4)
+VECTOR_OPS (v8, 8)
 
 static inline v4
 fold (v8 a)
@@ -78,37 +73,19 @@ fold (v8 a)
   return lo + hi;
 }
 
-/* The interpolating kernels' coefficients of taps k..k+3 (CLR_GRID_ROWS,
+/* The interpolating kernels' coefficients of taps k..k+N-1 (CLR_GRID_ROWS,
  * CLR_ROWS): w0 h0 + w1 h1 + w2 h2 + w3 h3 as the OpenCL compiler fuses
  * it, each addition taking the product on its left into an fma */
 typedef struct {
   const double *h0, *h1, *h2, *h3;
-  v4 w0, w1, w2, w3;
+  double w0, w1, w2, w3;
 } Rows;
 
-static inline v4
-row_coef (const Rows * r, size_t k)
-{
-  return fma4 (r->w3, load4 (r->h3 + k), fma4 (r->w2, load4 (r->h2 + k),
-          fma4 (r->w0, load4 (r->h0 + k), r->w1 * load4 (r->h1 + k))));
-}
-
-static inline v8
-row_coef8 (const Rows * r, size_t k)
-{
-  const v8 w0 = { r->w0[0], r->w0[0], r->w0[0], r->w0[0], r->w0[0],
-    r->w0[0], r->w0[0], r->w0[0]
-  }, w1 = { r->w1[0], r->w1[0], r->w1[0], r->w1[0], r->w1[0], r->w1[0],
-    r->w1[0], r->w1[0]
-  }, w2 = { r->w2[0], r->w2[0], r->w2[0], r->w2[0], r->w2[0], r->w2[0],
-    r->w2[0], r->w2[0]
-  }, w3 = { r->w3[0], r->w3[0], r->w3[0], r->w3[0], r->w3[0], r->w3[0],
-    r->w3[0], r->w3[0]
-  };
-
-  return fma8 (w3, load8 (r->h3 + k), fma8 (w2, load8 (r->h2 + k),
-          fma8 (w0, load8 (r->h0 + k), w1 * load8 (r->h1 + k))));
-}
+#define ROW_COEF(N, r, k)                                               \
+  fma##N (splat##N ((r)->w3), load##N ((r)->h3 + (k)),                  \
+      fma##N (splat##N ((r)->w2), load##N ((r)->h2 + (k)),              \
+          fma##N (splat##N ((r)->w0), load##N ((r)->h0 + (k)),          \
+              splat##N ((r)->w1) * load##N ((r)->h1 + (k)))))
 
 static inline Rows
 grid_rows (const ClrResampleHostJob * j, uint64_t p)
@@ -121,8 +98,7 @@ grid_rows (const ClrResampleHostJob * j, uint64_t p)
   const double *h0 = j->coef + q0 * j->taps;
   Rows r = {
     h0, p ? h0 + j->taps : j->coef + (j->grid + 3) * j->taps,
-    h0 + 2 * j->taps, h0 + 3 * j->taps,
-    {w0, w0, w0, w0}, {w1, w1, w1, w1}, {w2, w2, w2, w2}, {w3, w3, w3, w3}
+    h0 + 2 * j->taps, h0 + 3 * j->taps, w0, w1, w2, w3
   };
 
   return r;
@@ -309,8 +285,8 @@ RESAMPLE_CLONES void
 clr_resample_host_run (const ClrResampleHostJob * j, size_t i0, size_t i1)
 {
   if (j->grid) {
-#define GRID8(k) row_coef8 (&r, (k))
-#define GRID4(k) row_coef (&r, (k))
+#define GRID8(k) ROW_COEF (8, &r, (k))
+#define GRID4(k) ROW_COEF (4, &r, (k))
     RUN (j, const Rows r = grid_rows (j, p), GRID8, GRID4);
 #undef GRID8
 #undef GRID4
