@@ -682,6 +682,7 @@ GST_START_TEST (test_build_failure)
   fail_if (gst_harness_push (h, clr_make_buffer (x, 64, 1, 44100, 0, 0)) ==
       GST_FLOW_OK);
   g_unsetenv ("CLRESAMPLE_BUILD_OPTIONS");
+  g_unsetenv ("CLRESAMPLE_RESAMPLE_HOST");
   gst_debug_remove_log_function (log_capture);
   gst_debug_unset_threshold_for_name ("clresample-engine");
   g_error_free (expect_error (h, bus, "Building the OpenCL kernels"));
