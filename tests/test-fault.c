@@ -508,6 +508,8 @@ sanitizer_runtime (void)
 /* This program again with args, the shim preloaded and CLR_FAULT and
  * friends from extra (NAME, VALUE, ..., NULL); the sanitizer's runtime
  * first in LD_PRELOAD where there is one (sanitizer_runtime ()) */
+static const gchar *conv_shared = "0";
+
 static Child *
 run_child (const gchar * const *args, const gchar * first, ...)
 {
@@ -528,8 +530,11 @@ run_child (const gchar * const *args, const gchar * first, ...)
   env = g_environ_unsetenv (env, "CLR_FAULT_CODE");
   env = g_environ_unsetenv (env, "CLR_FAULT_STATS");
   env = g_environ_setenv (env, "CLR_FAULT_LOG", "1", TRUE);
-  /* the convolution on the device's kernels, not the host's transforms */
+  /* the convolution on the device's kernels, not the host's transforms,
+   * on its own queue (as a CPU device has it) or in the scheduler's
+   * batches (as GPUs have it for small blocks) as conv_shared says */
   env = g_environ_setenv (env, "CLRESAMPLE_CONV_HOST", "0", TRUE);
+  env = g_environ_setenv (env, "CLRESAMPLE_CONV_SHARED", conv_shared, TRUE);
   va_start (ap, first);
   for (name = first; name; name = va_arg (ap, const gchar *))
     env = g_environ_setenv (env, name, va_arg (ap, const gchar *), TRUE);
@@ -689,13 +694,16 @@ static GHashTable *clean_sums;
 static const gchar *
 fault_free_sum (const gchar * element)
 {
+  gchar *key = g_strconcat (element, " shared=", conv_shared, NULL);
   gchar *clean = NULL;
   guint i, pass;
 
   if (!clean_sums)
     clean_sums = g_hash_table_new (g_str_hash, g_str_equal);
-  if ((clean = g_hash_table_lookup (clean_sums, element)))
+  if ((clean = g_hash_table_lookup (clean_sums, key))) {
+    g_free (key);
     return clean;
+  }
   /* pass 0 with the shim, pass 1 without */
   for (pass = 0; pass < 2; pass++) {
     Result r;
@@ -710,7 +718,7 @@ fault_free_sum (const gchar * element)
     result_clear (&r);
     child_free (c);
   }
-  g_hash_table_insert (clean_sums, (gpointer) element, clean);
+  g_hash_table_insert (clean_sums, key, clean);
   return clean;
 }
 
@@ -817,6 +825,7 @@ test_one_fault (void)
 
   if (!have_shim ())
     return;
+  /* on its own queue: the fault fails its pipeline alone */
   clean = fault_free_sum ("clfirfilter");
   c = run_pipelines ("clfirfilter", ONE_FAULT, TRUE, &r);
   /* the fault was injected, once */
@@ -829,6 +838,19 @@ test_one_fault (void)
       g_assert_cmpstr (r.sums[i], ==, clean);
   result_clear (&r);
   child_free (c);
+
+  /* in the scheduler's batches: the failed batch runs again whole, so
+   * a one-off fault fails no pipeline at all */
+  conv_shared = "1";
+  clean = fault_free_sum ("clfirfilter");
+  c = run_pipelines ("clfirfilter", ONE_FAULT, TRUE, &r);
+  g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), ==, 1);
+  g_assert_cmpuint (r.eos, ==, N_PIPELINES);
+  for (i = 0; i < N_PIPELINES; i++)
+    g_assert_cmpstr (r.sums[i], ==, clean);
+  result_clear (&r);
+  child_free (c);
+  conv_shared = "0";
 }
 
 static void
