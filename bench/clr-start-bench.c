@@ -35,6 +35,7 @@ typedef struct {
   const char *name;
   const char *element;          /* the element and its properties */
   int rate;                     /* the output rate, from 44.1 kHz */
+  gboolean live;                /* from a live source, not the file */
 } Case;
 
 static const Case cases[] = {
@@ -51,6 +52,12 @@ static const Case cases[] = {
   {"audioresample-q10-44101", "audioresample quality=10", 44101},
   {"clresample-44101", "clresample", 44101},
   {"clresample-q10-44101", "clresample quality=10", 44101},
+  /* a live source (a capture, an RTP receiver): 10 ms buffers paced by
+   * the clock; no seek. On a GPU machine clresample starts it on the CPU
+   * while the GPU opens (clr_device_acquire_interim ()). */
+  {"live-audioresample", "audioresample", 48000, TRUE},
+  {"live-clresample", "clresample", 48000, TRUE},
+  {"live-clresample-q10", "clresample quality=10", 48000, TRUE},
 };
 
 #define N_CASES G_N_ELEMENTS (cases)
@@ -121,11 +128,15 @@ pipeline_text (const Case * c, const char *dir, const char *device,
   gchar *element = g_strjoinv (ir, parts);
   gchar *dev = device && g_str_has_prefix (c->element, "cl") ?
       g_strdup_printf (" device=%s", device) : g_strdup ("");
-  gchar *text = g_strdup_printf ("filesrc location=%s/in.wav ! wavparse ! "
-      "audioconvert ! %s%s ! audio/x-raw,rate=%d ! fakesink name=sink "
-      "sync=%s", dir, element, dev, c->rate,
-      sync ? "true" : "false");
+  gchar *src = c->live ? g_strdup ("audiotestsrc is-live=true freq=1000 "
+      "samplesperbuffer=441 ! audio/x-raw,format=S16LE,rate=44100,"
+      "channels=2") : g_strdup_printf ("filesrc location=%s/in.wav ! "
+      "wavparse", dir);
+  gchar *text = g_strdup_printf ("%s ! audioconvert ! %s%s ! "
+      "audio/x-raw,rate=%d ! fakesink name=sink sync=%s", src, element, dev,
+      c->rate, sync ? "true" : "false");
 
+  g_free (src);
   g_free (dev);
   g_free (element);
   g_strfreev (parts);
@@ -324,7 +335,8 @@ main (int argc, char **argv)
   if (one) {
     for (i = 0; i < N_CASES; i++)
       if (g_str_equal (cases[i].name, one))
-        return run_one (&cases[i], dir_opt, device, !no_seek, ahead_ms);
+        return run_one (&cases[i], dir_opt, device, !no_seek && !cases[i].live,
+            ahead_ms);
     fprintf (stderr, "no case %s\n", one);
     return 2;
   }

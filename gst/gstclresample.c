@@ -679,14 +679,93 @@ gst_cl_resample_set_bus (GstElement * element, GstBus * bus)
       bus, gst_clr_host_serves_resample ());
 }
 
+/* The device for a new run: where the one `device` names is still being
+ * opened (a GPU driver's 0.24-0.31 s), a CPU the host serves at once
+ * stands in until the caps come (gst_cl_resample_settle_device ()) */
+static gboolean
+gst_cl_resample_open_device (GstClResample * self)
+{
+  ClrDevice *interim = NULL;
+  gchar *spec;
+
+  self->device_interim = FALSE;
+  if (gst_clr_host_serves_resample ()) {
+    GST_OBJECT_LOCK (self);
+    spec = g_strdup (self->device_spec);
+    GST_OBJECT_UNLOCK (self);
+    interim = clr_device_acquire_interim (spec);
+    if (interim) {
+      GST_INFO_OBJECT (self, "device '%s' is being opened: OpenCL device "
+          "'%s' (the host) stands in", spec, clr_device_get_name (interim));
+      GST_OBJECT_LOCK (self);
+      self->device = interim;
+      GST_OBJECT_UNLOCK (self);
+      g_free (self->device_spec_in_use);
+      self->device_spec_in_use = spec;
+      self->device_interim = TRUE;
+      g_object_notify (G_OBJECT (self), "device-name");
+      return TRUE;
+    }
+    g_free (spec);
+  }
+  return gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
+      &self->device, &self->device_spec_in_use,
+      gst_clr_host_serves_resample ());
+}
+
+/* At the first caps of a run begun on a stand-in CPU: a live stream
+ * plays from its first buffer there and moves to the device asked for
+ * once that is open, through the live device change (the builder
+ * acquires it, waiting for its open, and the new engine continues the
+ * stream: each side of the switch that device's own output, no gap);
+ * any other stream (a file converted ahead of the clock) waits for it
+ * here, so that its output is the same on every run. FALSE where the
+ * device could not be had (the error posted). */
+static gboolean
+gst_cl_resample_settle_device (GstClResample * self, gboolean * move_later)
+{
+  GstQuery *query;
+  gboolean live = FALSE;
+  ClrDevice *dev, *interim;
+
+  *move_later = FALSE;
+  if (!self->device_interim)
+    return TRUE;
+  self->device_interim = FALSE;
+  query = gst_query_new_latency ();
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  if (live) {
+    GST_INFO_OBJECT (self, "live: starting on '%s', moving to device '%s' "
+        "once it is open", clr_device_get_name (self->device),
+        self->device_spec_in_use);
+    /* the builder's job sees a device to acquire */
+    g_free (self->device_spec_in_use);
+    self->device_spec_in_use =
+        g_strdup (clr_device_get_where (self->device));
+    *move_later = TRUE;
+    return TRUE;
+  }
+  dev = gst_clr_acquire_device (GST_ELEMENT (self), self->device_spec_in_use,
+      TRUE);
+  if (!dev)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  interim = self->device;
+  self->device = dev;
+  GST_OBJECT_UNLOCK (self);
+  clr_device_unref (interim);
+  g_object_notify (G_OBJECT (self), "device-name");
+  return TRUE;
+}
+
 static gboolean
 gst_cl_resample_start (GstBaseTransform * trans)
 {
   GstClResample *self = GST_CL_RESAMPLE (trans);
 
-  if (!gst_clr_open_device (GST_ELEMENT (self), &self->device_spec,
-          &self->device, &self->device_spec_in_use,
-          gst_clr_host_serves_resample ()))
+  if (!gst_cl_resample_open_device (self))
     return FALSE;
   GST_OBJECT_LOCK (self);
   self->props_changed = FALSE;
@@ -709,6 +788,7 @@ gst_cl_resample_stop (GstBaseTransform * trans)
   gst_cl_resample_publish_latency (self);
   gst_clr_input_batch_clear (&self->held);
   gst_clr_close_device (GST_ELEMENT (self), &self->device);
+  self->device_interim = FALSE;
   g_clear_pointer (&self->device_spec_in_use, g_free);
   g_clear_pointer (&self->device_spec_failed, g_free);
   gst_audio_info_init (&self->in_info);
@@ -1443,7 +1523,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gboolean resampling, continuing, variable;
   gint old_rate = 0;
   gdouble adjust, notify;
-  gboolean follow;
+  gboolean follow, move_later = FALSE;
   GstClockTime delay;
 
   if (!gst_audio_info_from_caps (&in, incaps)
@@ -1501,8 +1581,12 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       GST_AUDIO_INFO_LAYOUT (&in) == GST_AUDIO_LAYOUT_NON_INTERLEAVED,
       GST_AUDIO_INFO_CHANNELS (&in), clr_format_size (cfg.format));
   self->variable = variable;
+  if (!gst_cl_resample_settle_device (self, &move_later))
+    goto no_device;
 
   if (!resampling) {
+    if (move_later)
+      gst_cl_resample_queue_rebuild (self);
     GST_INFO_OBJECT (self, "equal rates (%u Hz): passthrough", cfg.in_rate);
     self->engine_variable = FALSE;
     gst_base_transform_set_passthrough (trans, TRUE);
@@ -1527,6 +1611,8 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gst_cl_resample_publish_latency (self);
   if (!self->engine)
     goto engine_failed;
+  if (move_later)
+    gst_cl_resample_queue_rebuild (self);
   return TRUE;
 
 invalid_caps:
@@ -1536,6 +1622,9 @@ invalid_caps:
 refused:
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err->message), (NULL));
   g_error_free (err);
+  return FALSE;
+no_device:
+  gst_cl_resample_reset_stream (self);
   return FALSE;
 engine_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, FAILED,

@@ -49,6 +49,11 @@ struct _GstClResample
    * start/stop, which basetransform serialises with it) */
   ClrDevice *device;            /* swapped under the object lock */
   gchar *device_spec_in_use;
+  /* device is a CPU serving while device_spec_in_use's is being opened
+   * (clr_device_acquire_interim ()), until the first caps say whether
+   * the stream is live (then it moves once that one is open) or not
+   * (then it waits for it: gst_cl_resample_settle_device ()) */
+  gboolean device_interim;
   /* a device that could not be had, not tried again until the property
    * names another one (a later quality or taps change still applies) */
   gchar *device_spec_failed;

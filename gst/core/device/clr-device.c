@@ -174,6 +174,25 @@ driver_stack_restore (pthread_attr_t * saved, gboolean raised)
 #endif
 }
 
+/* Test hooks, read once: CLRESAMPLE_TEST_AS_GPU="P:D" lists that device
+ * as a GPU, and CLRESAMPLE_TEST_OPEN_DELAY_MS delays the opening of every
+ * GPU by as much: with PoCL's two CPU drivers (POCL_DEVICES="pthread
+ * pthread"), a machine whose GPU driver opens slowly, as NVIDIA's does
+ * (0.24-0.31 s), for tests that have no GPU. The listing such a process
+ * makes is not kept for others (inventory_keep ()). */
+static const char *
+test_as_gpu (void)
+{
+  static const char *where;
+  static gsize once;
+
+  if (g_once_init_enter (&once)) {
+    where = g_getenv ("CLRESAMPLE_TEST_AS_GPU");
+    g_once_init_leave (&once, 1);
+  }
+  return where && *where ? where : NULL;
+}
+
 static GArray *list_devices (gboolean * whole, GError ** error);
 static gboolean device_has_extension (cl_device_id id, const char *ext);
 static void inventory_keep (GArray * cands);
@@ -312,6 +331,13 @@ list_devices (gboolean * whole, GError ** error)
             != CL_SUCCESS || !max_items_z (devices[d], &c.max_items_z))
           *whole = FALSE;
         c.fp64 = device_has_extension (devices[d], "cl_khr_fp64");
+        if (test_as_gpu ()) {
+          char where[24];
+
+          g_snprintf (where, sizeof where, "%u:%u", p, d);
+          if (g_str_equal (where, test_as_gpu ()))
+            c.type = CL_DEVICE_TYPE_GPU;
+        }
         g_array_append_val (out, c);
       }
     }
@@ -392,34 +418,40 @@ spec_is_index (const char *spec, guint * a, guint * b, gboolean * pair)
   return TRUE;
 }
 
-/* How busy an open device is: its references but the registry's own
- * (every element, engine, scheduler and staging block holds one); 0 for
- * a device not open. registry_lock held. */
-static gint
-device_load (cl_device_id id)
+/* The registry's device at candidate c's place (open, being opened or
+ * described), or NULL; registry_lock held */
+static ClrDevice *
+registry_find (const ClrDeviceCandidate * c)
 {
   GList *l;
 
   for (l = registry; l; l = l->next) {
     ClrDevice *d = l->data;
-    if (d->id == id)
-      return d->refcount - (d->cached ? 1 : 0);
+    if (d->platform_index == c->platform_index
+        && d->device_index == c->device_index)
+      return d;
   }
-  return 0;
+  return NULL;
 }
 
-/* Whether the open device id was marked lost; registry_lock held */
-static gboolean
-device_lost (cl_device_id id)
+/* How busy candidate c's device is: its references but the registry's
+ * own (every element, engine, scheduler and staging block holds one); 0
+ * for a device nobody has asked for. registry_lock held. */
+static gint
+device_load (const ClrDeviceCandidate * c)
 {
-  GList *l;
+  ClrDevice *d = registry_find (c);
 
-  for (l = registry; l; l = l->next) {
-    ClrDevice *d = l->data;
-    if (d->id == id)
-      return d->lost;
-  }
-  return FALSE;
+  return d ? d->refcount - (d->cached ? 1 : 0) : 0;
+}
+
+/* Whether candidate c's device was marked lost; registry_lock held */
+static gboolean
+device_lost (const ClrDeviceCandidate * c)
+{
+  ClrDevice *d = registry_find (c);
+
+  return d && d->lost;
 }
 
 /* "auto": the GPU with the fewest users, so that the instances of a
@@ -427,7 +459,7 @@ device_lost (cl_device_id id)
  * a tie: one card, always it), else the first device; never `from` nor a
  * device marked lost. NULL where none is left. registry_lock held. */
 static const ClrDeviceCandidate *
-choose_auto (GArray * c, cl_device_id from)
+choose_auto (GArray * c, const ClrDevice * from)
 {
   const ClrDeviceCandidate *best = NULL, *first = NULL;
   gint best_load = G_MAXINT;
@@ -437,13 +469,14 @@ choose_auto (GArray * c, cl_device_id from)
     const ClrDeviceCandidate *d = &g_array_index (c, ClrDeviceCandidate, i);
     gint load;
 
-    if (d->device == from || device_lost (d->device))
+    if ((from && d->platform_index == from->platform_index
+            && d->device_index == from->device_index) || device_lost (d))
       continue;
     if (!first)
       first = d;
     if (!(d->type & CL_DEVICE_TYPE_GPU))
       continue;
-    load = device_load (d->device);
+    load = device_load (d);
     if (load < best_load) {
       best = d;
       best_load = load;
@@ -569,7 +602,10 @@ device_open_on (ClrDevice * dev, const ClrDeviceCandidate * c,
   };
   cl_context context;
   cl_int status;
+  const char *delay = g_getenv ("CLRESAMPLE_TEST_OPEN_DELAY_MS");
 
+  if (delay && (c->type & CL_DEVICE_TYPE_GPU))
+    g_usleep (1000 * g_ascii_strtoull (delay, NULL, 10));
   context = clCreateContext (props, 1, &c->device, NULL, NULL, &status);
   if (status != CL_SUCCESS) {
     clr_set_cl_error (error, status, "clCreateContext");
@@ -591,18 +627,6 @@ device_open_on (ClrDevice * dev, const ClrDeviceCandidate * c,
       c->platform_index, c->device_index, dev->name, type_name (c->type),
       dev->fp64 ? "yes" : "no");
   return TRUE;
-}
-
-static ClrDevice *
-device_open (const ClrDeviceCandidate * c, GError ** error)
-{
-  ClrDevice *dev = device_describe (c);
-
-  if (!device_open_on (dev, c, error)) {
-    device_free_described (dev);
-    return NULL;
-  }
-  return dev;
 }
 
 /* A described device opened: the candidate of the process's listing at
@@ -663,38 +687,26 @@ device_ensure_open_logged (ClrDevice * dev)
   }
 }
 
-/* The device of candidate c: the open one, referenced, or opened now;
- * registry_lock held */
+/* Candidate c's device, referenced: the registry's (open, being opened
+ * or described), or described now and put there; registry_lock held */
 static ClrDevice *
-acquire_candidate (const ClrDeviceCandidate * c, GError ** error)
+registry_ref (const ClrDeviceCandidate * c)
 {
-  ClrDevice *dev;
-  GList *l;
+  ClrDevice *dev = registry_find (c);
 
-  for (l = registry; l; l = l->next) {
-    ClrDevice *d = l->data;
-    if (d->platform_index == c->platform_index
-        && d->device_index == c->device_index) {
-      /* described (clr_device_acquire_host ()): its objects now */
-      if (!device_ensure_open (d, error))
-        return NULL;
-      d->refcount++;
-      if (!d->cached) {
-        d->refcount++;
-        d->cached = TRUE;
-      }
-      return d;
-    }
+  if (!dev) {
+    dev = device_describe (c);
+    registry = g_list_prepend (registry, dev);
+  } else {
+    dev->refcount++;
   }
-  dev = device_open (c, error);
-  if (dev) {
+  if (!dev->cached) {
     /* The registry keeps a reference of its own: a player that tears its
-     * pipelines down and builds new ones keeps its context and its compiled
-     * kernels (PoCL compiles for about a second). clr_device_clear_cache()
-     * lets go of them. */
+     * pipelines down and builds new ones keeps its context and its
+     * compiled kernels (PoCL compiles for about a second).
+     * clr_device_clear_cache () lets go of them. */
     dev->refcount++;
     dev->cached = TRUE;
-    registry = g_list_prepend (registry, dev);
   }
   return dev;
 }
@@ -714,19 +726,23 @@ acquire_chosen (ClrChooser chooser, gconstpointer what, GError ** error)
   const ClrDeviceCandidate *c;
   ClrDevice *dev = NULL;
 
-  g_mutex_lock (&registry_lock);
   cands = list_candidates (error);
   if (!cands)
-    goto out;
+    return NULL;
+  g_mutex_lock (&registry_lock);
   c = chooser (cands, what, error);
-  if (!c)
-    goto out;
-  dev = acquire_candidate (c, error);
-
-out:
-  if (cands)
-    g_array_unref (cands);
+  if (c)
+    dev = registry_ref (c);
   g_mutex_unlock (&registry_lock);
+  g_array_unref (cands);
+  /* opened outside the registry's lock: a driver that opens slowly (a
+   * GPU's, 0.24-0.31 s) holds up nobody who wants another device, nor
+   * clr_device_acquire_interim (); who wants this one waits in
+   * device_ensure_open () for the open under way */
+  if (dev && !device_ensure_open (dev, error)) {
+    clr_device_unref (dev);
+    dev = NULL;
+  }
   return dev;
 }
 
@@ -752,13 +768,13 @@ static const ClrDeviceCandidate *
 choose_other (GArray * c, gconstpointer what, GError ** error)
 {
   const ClrDevice *from = what;
-  const ClrDeviceCandidate *d = choose_auto (c, from->id);
+  const ClrDeviceCandidate *d = choose_auto (c, from);
   guint i, lost = 0;
 
   if (d)
     return d;
   for (i = 0; i < c->len; i++)
-    lost += device_lost (g_array_index (c, ClrDeviceCandidate, i).device);
+    lost += device_lost (&g_array_index (c, ClrDeviceCandidate, i));
   g_set_error (error, CLR_ERROR, CLR_ERROR_NO_DEVICE,
       "no other OpenCL device to go on on (%u in all, %u of them lost)",
       c->len, lost);
@@ -781,9 +797,12 @@ clr_device_acquire_other (ClrDevice * from, GError ** error)
 static void
 inventory_keep (GArray * cands)
 {
-  ClrInventoryDevice *d = g_new0 (ClrInventoryDevice, cands->len);
+  ClrInventoryDevice *d;
   guint i;
 
+  if (test_as_gpu ())
+    return;
+  d = g_new0 (ClrInventoryDevice, cands->len);
   for (i = 0; i < cands->len; i++) {
     const ClrDeviceCandidate *c = &g_array_index (cands, ClrDeviceCandidate,
         i);
@@ -802,25 +821,16 @@ inventory_keep (GArray * cands)
   g_free (d);
 }
 
-/* The candidate spec names in the listing an earlier process kept, where
- * that is a CPU device, or NULL: no listing kept in this process's key,
- * this process has listed already (its own listing decides), the spec
- * names a GPU or nothing there, or "auto" where there is a GPU (auto's
- * choice among GPUs counts their users, which only the process knows).
- * In out (free it with g_array_unref ()). */
-static const ClrDeviceCandidate *
-kept_cpu_candidate (const char *spec, GArray ** out)
+/* The listing an earlier process kept (clr-device-inventory.h) as
+ * candidates (no platform or device ids: described devices only), or
+ * NULL where there is none in this process's key */
+static GArray *
+inventory_candidates (void)
 {
   GArray *inv, *kept;
-  const ClrDeviceCandidate *c = NULL;
-  gboolean listed;
   guint i;
 
-  *out = NULL;
-  g_mutex_lock (&list_lock);
-  listed = known != NULL;
-  g_mutex_unlock (&list_lock);
-  if (listed || !(inv = clr_device_inventory_load ()))
+  if (test_as_gpu () || !(inv = clr_device_inventory_load ()))
     return NULL;
   kept = g_array_new (FALSE, TRUE, sizeof (ClrDeviceCandidate));
   for (i = 0; i < inv->len; i++) {
@@ -837,55 +847,101 @@ kept_cpu_candidate (const char *spec, GArray ** out)
     k.max_items_z = d->max_items_z;
     g_strlcpy (k.name, d->name, sizeof k.name);
     g_array_append_val (kept, k);
-    if (clr_device_spec_is_auto (spec) && (d->type & CL_DEVICE_TYPE_GPU))
-      goto none;
   }
-  c = clr_device_spec_is_auto (spec) ?
-      &g_array_index (kept, ClrDeviceCandidate, 0) : choose (kept, spec);
-  if (c && (c->type & CL_DEVICE_TYPE_CPU)) {
-    g_array_unref (inv);
-    *out = kept;
-    return c;
-  }
-none:
   g_array_unref (inv);
-  g_array_unref (kept);
+  return kept;
+}
+
+/* The listing that says where a spec goes with no OpenCL call: the
+ * process's own where it has one, else the one an earlier process kept;
+ * NULL where neither is there. A listing under way is waited for where
+ * `wait`, else passed by for the kept one. */
+static GArray *
+candidates_now (gboolean wait)
+{
+  GArray *c = NULL;
+
+  if (wait)
+    g_mutex_lock (&list_lock);
+  else if (!g_mutex_trylock (&list_lock))
+    return inventory_candidates ();
+  if (known)
+    c = g_array_ref (known);
+  g_mutex_unlock (&list_lock);
+  return c ? c : inventory_candidates ();
+}
+
+/* The first CPU device of cands not lost, or NULL; registry_lock held */
+static const ClrDeviceCandidate *
+choose_cpu (GArray * cands)
+{
+  guint i;
+
+  for (i = 0; i < cands->len; i++) {
+    const ClrDeviceCandidate *d = &g_array_index (cands, ClrDeviceCandidate,
+        i);
+    if ((d->type & CL_DEVICE_TYPE_CPU) && !device_lost (d))
+      return d;
+  }
   return NULL;
+}
+
+/* The CPU device spec names, described where it is not open (no OpenCL
+ * call), referenced; NULL where spec names a GPU or nothing, or where no
+ * listing says so without a call (candidates_now ()) */
+static ClrDevice *
+acquire_described_cpu (const char *spec)
+{
+  GArray *cands = candidates_now (TRUE);
+  const ClrDeviceCandidate *c;
+  ClrDevice *dev = NULL;
+
+  if (!cands)
+    return NULL;
+  g_mutex_lock (&registry_lock);
+  c = choose (cands, spec);
+  if (c && (c->type & CL_DEVICE_TYPE_CPU))
+    dev = registry_ref (c);
+  g_mutex_unlock (&registry_lock);
+  g_array_unref (cands);
+  return dev;
 }
 
 ClrDevice *
 clr_device_acquire_host (const char *spec, GError ** error)
 {
-  GArray *kept;
-  const ClrDeviceCandidate *c = kept_cpu_candidate (spec, &kept);
-  ClrDevice *dev = NULL;
-  GList *l;
+  ClrDevice *dev = acquire_described_cpu (spec);
 
-  if (!c)
+  if (!dev)
     return clr_device_acquire (spec, error);
+  clr_log (CLR_LOG_INFO, "OpenCL device %s '%s' (CPU): %s", dev->where,
+      dev->name, clr_device_is_open (dev) ? "open" :
+      "served by the host, opened only if a kernel is asked for");
+  return dev;
+}
+
+ClrDevice *
+clr_device_acquire_interim (const char *spec)
+{
+  GArray *cands = candidates_now (FALSE);
+  const ClrDeviceCandidate *c, *cpu;
+  ClrDevice *chosen, *dev = NULL;
+
+  if (!cands)
+    return NULL;
   g_mutex_lock (&registry_lock);
-  for (l = registry; l && !dev; l = l->next) {
-    ClrDevice *d = l->data;
-    if (d->platform_index == c->platform_index
-        && d->device_index == c->device_index)
-      dev = d;
-  }
-  if (!dev) {
-    dev = device_describe (c);
-    registry = g_list_prepend (registry, dev);
-  } else {
-    dev->refcount++;
-  }
-  if (!dev->cached) {
-    /* the registry's own reference, as acquire_candidate () */
-    dev->refcount++;
-    dev->cached = TRUE;
+  c = choose (cands, spec);
+  if (c && !(c->type & CL_DEVICE_TYPE_CPU)) {
+    chosen = registry_find (c);
+    if ((!chosen || !g_atomic_int_get (&chosen->opened))
+        && (cpu = choose_cpu (cands)))
+      dev = registry_ref (cpu);
   }
   g_mutex_unlock (&registry_lock);
-  clr_log (CLR_LOG_INFO, "OpenCL device %s '%s' (CPU) as an earlier process "
-      "listed it: %s", dev->where, dev->name, clr_device_is_open (dev) ?
-      "open" : "served by the host, opened only if a kernel is asked for");
-  g_array_unref (kept);
+  g_array_unref (cands);
+  if (dev)
+    clr_log (CLR_LOG_INFO, "OpenCL device %s '%s' (CPU) serves until "
+        "device '%s' is open", dev->where, dev->name, spec ? spec : "auto");
   return dev;
 }
 
@@ -1004,11 +1060,18 @@ prefetch_thread (gpointer data)
 void
 clr_device_prefetch_host (const char *spec)
 {
-  GArray *kept;
+  GArray *cands = candidates_now (TRUE);
+  const ClrDeviceCandidate *c = NULL;
 
-  if (kept_cpu_candidate (spec, &kept)) {
-    g_array_unref (kept);
-    return;
+  if (cands) {
+    g_mutex_lock (&registry_lock);
+    c = choose (cands, spec);
+    g_mutex_unlock (&registry_lock);
+    if (c && (c->type & CL_DEVICE_TYPE_CPU)) {
+      g_array_unref (cands);
+      return;
+    }
+    g_array_unref (cands);
   }
   clr_device_prefetch (spec);
 }

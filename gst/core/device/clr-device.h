@@ -58,6 +58,14 @@ ClrDevice *clr_device_acquire_host (const char *spec, GError ** error);
 /* clr_device_prefetch () for such a caller: nothing where
  * clr_device_acquire_host () will describe the device */
 void clr_device_prefetch_host (const char *spec);
+/* For such a caller whose stream may start on a CPU device and move (a
+ * live stream: the first sound should not wait for a GPU driver, which
+ * opens in 0.24-0.31 s where the host serves a CPU at once): where spec
+ * names a device other than a CPU that is not open yet (a prefetch may
+ * be opening it), a CPU device, described (no OpenCL call, no wait: a
+ * listing under way is passed by for the one an earlier process kept);
+ * else NULL, and the caller acquires spec itself. */
+ClrDevice *clr_device_acquire_interim (const char *spec);
 /* FALSE for a device described and not yet opened */
 gboolean clr_device_is_open (ClrDevice * dev);
 ClrDevice *clr_device_ref (ClrDevice * dev);

@@ -1,0 +1,357 @@
+/* A live stream does not wait for a slow device (issue 46, item 3): where
+ * the device clresample is to run on is still being opened (a GPU driver
+ * opens in 0.24-0.31 s), a live stream plays from its first buffer on a
+ * CPU the host serves, and moves to that device once it is open, through
+ * the live device change: no gap, timestamps contiguous, each side of the
+ * switch bit for bit that device's own output. A stream that is not live
+ * waits for the device and gives the same output on every run.
+ *
+ * With no GPU here, PoCL's two CPU drivers stand for the two devices
+ * (POCL_DEVICES="pthread basic"), the second listed as a GPU
+ * (CLRESAMPLE_TEST_AS_GPU=0:1: it runs the GPU kernels and staging) and
+ * opening slowly (CLRESAMPLE_TEST_OPEN_DELAY_MS). Each case is a process
+ * of its own (this program again, --child): a device once open stays
+ * open for the process.
+ */
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define IN_RATE 44100
+#define OUT_RATE 48000
+#define SPB 441                 /* 10 ms buffers */
+#define N_BUFFERS 300           /* 3 s: well past the open's delay */
+#define OPEN_DELAY_MS "600"
+
+typedef struct
+{
+  GMutex lock;
+  GString *devices;             /* a line per output buffer */
+  GstElement *resample;
+} Probe;
+
+static GstPadProbeReturn
+on_output (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Probe *p = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  gchar *name = NULL;
+
+  /* which device made this buffer: the element's, as it is pushed */
+  g_object_get (p->resample, "device-name", &name, NULL);
+  g_mutex_lock (&p->lock);
+  g_string_append_printf (p->devices, "buffer %" G_GSIZE_FORMAT " %"
+      G_GUINT64_FORMAT " %d %s\n", gst_buffer_get_size (buf) / (2 *
+          sizeof (float)), GST_BUFFER_PTS (buf),
+      GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_DISCONT), name);
+  g_mutex_unlock (&p->lock);
+  g_free (name);
+  return GST_PAD_PROBE_OK;
+}
+
+/* One pipeline through clresample device=`device` from a live source or
+ * not; the output's samples to `out`, a line a buffer on stdout */
+static int
+child_run (const gchar * device, gboolean live, const gchar * out)
+{
+  gchar *line;
+  GstElement *p, *sink;
+  GstPad *pad;
+  GError *err = NULL;
+  Probe probe;
+  FILE *f;
+  GstSample *sample;
+
+  /* the plugin lists the devices first, as a process that played before
+   * has (the listing then says at once where each spec goes) */
+  p = gst_parse_launch ("audiotestsrc num-buffers=1 ! audio/x-raw,"
+      "rate=44100 ! clresample device=0:0 ! audio/x-raw,rate=48000 ! "
+      "fakesink", &err);
+  g_assert_no_error (err);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p),
+          GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+
+  line = g_strdup_printf ("audiotestsrc is-live=%s wave=sine freq=997 "
+      "volume=0.5 samplesperbuffer=%d num-buffers=%d ! audio/x-raw,"
+      "format=F32LE,layout=interleaved,rate=%d,channels=2 ! clresample "
+      "name=r device=%s ! audio/x-raw,rate=%d ! appsink name=s sync=false",
+      live ? "true" : "false", SPB, N_BUFFERS, IN_RATE, device, OUT_RATE);
+  p = gst_parse_launch (line, &err);
+  g_assert_no_error (err);
+  g_free (line);
+  g_mutex_init (&probe.lock);
+  probe.devices = g_string_new (NULL);
+  probe.resample = gst_bin_get_by_name (GST_BIN (p), "r");
+  pad = gst_element_get_static_pad (probe.resample, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_output, &probe,
+      NULL);
+  gst_object_unref (pad);
+  sink = gst_bin_get_by_name (GST_BIN (p), "s");
+  f = fopen (out, "wb");
+  g_assert_nonnull (f);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    GstMapInfo map;
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+
+    g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
+    g_assert_cmpuint (fwrite (map.data, 1, map.size, f), ==, map.size);
+    gst_buffer_unmap (buf, &map);
+    gst_sample_unref (sample);
+  }
+  fclose (f);
+  {
+    GstMessage *m = gst_bus_pop_filtered (GST_ELEMENT_BUS (p),
+        GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    if (m) {
+      GError *e = NULL;
+      if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+        gst_message_parse_error (m, &e, NULL);
+      else
+        gst_message_parse_warning (m, &e, NULL);
+      g_printerr ("message: %s\n", e->message);
+      g_error_free (e);
+      gst_message_unref (m);
+      return 1;
+    }
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  g_mutex_lock (&probe.lock);
+  fputs (probe.devices->str, stdout);
+  g_mutex_unlock (&probe.lock);
+  g_string_free (probe.devices, TRUE);
+  gst_object_unref (probe.resample);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  return 0;
+}
+
+typedef struct
+{
+  gchar *out;                   /* stdout: the buffers */
+  guint8 *data;                 /* the samples */
+  gsize size;
+} Run;
+
+static void
+run_clear (Run * r)
+{
+  g_free (r->out);
+  g_free (r->data);
+}
+
+/* This program as a child: one pipeline (child_run ()) */
+static void
+run_case (const gchar * device, gboolean live, Run * r)
+{
+  gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  gchar *path = g_build_filename (g_get_tmp_dir (), "clr-interim-XXXXXX",
+      NULL);
+  gchar *err = NULL;
+  gint status, fd = g_mkstemp (path);
+  const gchar *argv[] = { self, "--child", device, live ? "live" : "file",
+    path, NULL
+  };
+  GError *e = NULL;
+  gchar **env = g_get_environ ();
+
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  env = g_environ_setenv (env, "POCL_DEVICES", "pthread basic", TRUE);
+  env = g_environ_setenv (env, "CLRESAMPLE_TEST_AS_GPU", "0:1", TRUE);
+  env = g_environ_setenv (env, "CLRESAMPLE_TEST_OPEN_DELAY_MS", OPEN_DELAY_MS,
+      TRUE);
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
+          NULL, NULL, &r->out, &err, &status, &e));
+  g_assert_no_error (e);
+  g_test_message ("%s %s:\n%s%s", device, live ? "live" : "file", r->out,
+      err);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    g_error ("the child failed: %s", err);
+  g_assert_true (g_file_get_contents (path, (gchar **) & r->data, &r->size,
+          NULL));
+  g_unlink (path);
+  g_free (path);
+  g_free (err);
+  g_free (self);
+  g_strfreev (env);
+}
+
+/* The buffers' lines: frames, pts, discont, device */
+typedef struct
+{
+  guint64 frames, pts;
+  gint discont;
+  gchar device[256];
+} Line;
+
+static GArray *
+parse_lines (const gchar * out)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (Line));
+  gchar **lines = g_strsplit (out, "\n", -1);
+  guint i;
+
+  for (i = 0; lines[i]; i++) {
+    Line l = { 0, };
+
+    if (sscanf (lines[i], "buffer %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+            " %d %255[^\n]", &l.frames, &l.pts, &l.discont, l.device) == 4)
+      g_array_append_val (a, l);
+  }
+  g_strfreev (lines);
+  return a;
+}
+
+/* the frames a run of N_BUFFERS buffers gives: every input frame's */
+static guint64
+expected_frames (void)
+{
+  const guint64 in = (guint64) N_BUFFERS * SPB;
+
+  return (in * OUT_RATE + IN_RATE - 1) / IN_RATE;
+}
+
+/* Timestamps contiguous from the first at the output rate (to the
+ * nanosecond's rounding), no DISCONT past the first buffer, every frame
+ * there */
+static void
+assert_timeline (GArray * lines, gsize bytes)
+{
+  guint64 frames = 0, t0;
+  guint i;
+
+  g_assert_cmpuint (lines->len, >, 0);
+  t0 = g_array_index (lines, Line, 0).pts;
+  for (i = 0; i < lines->len; i++) {
+    const Line *l = &g_array_index (lines, Line, i);
+    const guint64 due = t0 + gst_util_uint64_scale_int_round (frames,
+        GST_SECOND, OUT_RATE);
+
+    g_assert_cmpuint (l->pts + 1, >=, due);
+    g_assert_cmpuint (l->pts, <=, due + 1);
+    if (i > 0)
+      g_assert_cmpint (l->discont, ==, 0);
+    frames += l->frames;
+  }
+  g_assert_cmpuint (frames, ==, expected_frames ());
+  g_assert_cmpuint (bytes, ==, frames * 2 * sizeof (float));
+}
+
+static Run ref_cpu, ref_gpu;
+static gchar *cpu_name, *gpu_name;
+
+/* Each device's own output, the stream not live (the "GPU" opened at the
+ * element's start and waited for) */
+static void
+references (void)
+{
+  GArray *l;
+
+  if (cpu_name)
+    return;
+  run_case ("0:0", FALSE, &ref_cpu);
+  run_case ("0:1", FALSE, &ref_gpu);
+  l = parse_lines (ref_cpu.out);
+  assert_timeline (l, ref_cpu.size);
+  cpu_name = g_strdup (g_array_index (l, Line, 0).device);
+  g_array_unref (l);
+  l = parse_lines (ref_gpu.out);
+  assert_timeline (l, ref_gpu.size);
+  gpu_name = g_strdup (g_array_index (l, Line, 0).device);
+  g_array_unref (l);
+  g_assert_cmpstr (cpu_name, !=, gpu_name);
+  /* the two differ (the GPU kernels keep float coefficients): a switch
+   * shows in the bytes */
+  g_assert_cmpuint (ref_cpu.size, ==, ref_gpu.size);
+  g_assert_true (memcmp (ref_cpu.data, ref_gpu.data, ref_cpu.size) != 0);
+}
+
+static void
+test_live_starts_on_cpu (void)
+{
+  Run r;
+  GArray *l;
+  guint i, first_gpu = G_MAXUINT;
+  guint64 frame = 0, switch_frame = 0;
+  const gsize fb = 2 * sizeof (float);
+
+  references ();
+  run_case ("auto", TRUE, &r);
+  l = parse_lines (r.out);
+  assert_timeline (l, r.size);
+  /* the first sound from the CPU, the rest from the device asked for,
+   * once it is open; no way back */
+  g_assert_cmpstr (g_array_index (l, Line, 0).device, ==, cpu_name);
+  for (i = 0; i < l->len; i++) {
+    const Line *b = &g_array_index (l, Line, i);
+
+    if (first_gpu == G_MAXUINT && !strcmp (b->device, gpu_name)) {
+      first_gpu = i;
+      switch_frame = frame;
+    }
+    if (first_gpu != G_MAXUINT)
+      g_assert_cmpstr (b->device, ==, gpu_name);
+    else
+      g_assert_cmpstr (b->device, ==, cpu_name);
+    frame += b->frames;
+  }
+  g_assert_cmpuint (first_gpu, !=, G_MAXUINT);
+  g_assert_cmpuint (switch_frame, >, 0);
+  g_assert_cmpuint (switch_frame, <, expected_frames ());
+  g_test_message ("moved at output frame %" G_GUINT64_FORMAT " (buffer %u)",
+      switch_frame, first_gpu);
+  /* each side that device's own output, bit for bit */
+  g_assert_cmpint (memcmp (r.data, ref_cpu.data, switch_frame * fb), ==, 0);
+  g_assert_cmpint (memcmp (r.data + switch_frame * fb,
+          ref_gpu.data + switch_frame * fb, r.size - switch_frame * fb), ==,
+      0);
+  g_array_unref (l);
+  run_clear (&r);
+}
+
+static void
+test_file_waits (void)
+{
+  Run r;
+  GArray *l;
+  guint i;
+
+  references ();
+  run_case ("auto", FALSE, &r);
+  l = parse_lines (r.out);
+  assert_timeline (l, r.size);
+  for (i = 0; i < l->len; i++)
+    g_assert_cmpstr (g_array_index (l, Line, i).device, ==, gpu_name);
+  g_assert_cmpuint (r.size, ==, ref_gpu.size);
+  g_assert_cmpint (memcmp (r.data, ref_gpu.data, r.size), ==, 0);
+  g_array_unref (l);
+  run_clear (&r);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  if (argc == 5 && !strcmp (argv[1], "--child")) {
+    gst_init (NULL, NULL);
+    ret = child_run (argv[2], !strcmp (argv[3], "live"), argv[4]);
+    gst_deinit ();
+    return ret;
+  }
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/interim/live-starts-on-cpu", test_live_starts_on_cpu);
+  g_test_add_func ("/interim/file-waits", test_file_waits);
+  ret = g_test_run ();
+  run_clear (&ref_cpu);
+  run_clear (&ref_gpu);
+  g_free (cpu_name);
+  g_free (gpu_name);
+  return ret;
+}
