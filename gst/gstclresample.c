@@ -36,6 +36,14 @@
  * marked DISCONT and steps back by less than the timestamp jitter the
  * element absorbs (10 ms buffers).
  *
+ * A live stream does not wait for a GPU driver: where the device asked for
+ * is still being opened when the stream starts (a quarter second for
+ * NVIDIA's), the stream plays from its first buffer on the CPU, on the
+ * host, and moves to the GPU once it is open, each side of the switch bit
+ * for bit that device's own output and the timestamps contiguous. A
+ * stream that is not live waits for the device, and its output is the
+ * same on every run.
+ *
  * `rate-adjust` is a factor on the output rate for clock-drift correction
  * (1.0001: 100 ppm more output frames of each input frame; 0.95 to 1.05,
  * other values refused with a warning while the stream goes on). It may
