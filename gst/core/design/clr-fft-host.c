@@ -386,7 +386,8 @@ clr_fft_host_variant (void)
 {
   /* the clones' own condition (clr-fft-host.h) and their resolver's */
 #ifdef CLR_HAVE_VECTOR_CLONES
-  return __builtin_cpu_supports ("x86-64-v3") ? "x86-v3" : "x86";
+  return __builtin_cpu_supports ("x86-64-v4") ? "x86-v4" :
+      __builtin_cpu_supports ("x86-64-v3") ? "x86-v3" : "x86";
 #else
   return "any";
 #endif
