@@ -322,8 +322,9 @@ gst_cl_crossover_class_init (GstClCrossoverClass * klass)
           "work a block. A power of two, 16-16384 (the filters cut into "
           "partitions that long), or any multiple of 16 up to 32752 whose "
           "block + taps - 1 is at most 32768 (the filters whole in one "
-          "transform: more frames a transform); 0: one block as long as "
-          "the filters (up to 16384), for offline throughput", 0,
+          "transform: more frames a transform); another value takes the "
+          "nearest below that serves; 0: one block as long as the filters "
+          "(up to 16384), for offline throughput", 0,
           CLR_CONV_HOP_MAX, DEFAULT_BLOCK_SIZE, ready));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device", GST_CLR_DEVICE_BLURB,
@@ -956,7 +957,8 @@ gst_cl_crossover_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GST_OBJECT_UNLOCK (self);
   self->stream_taps = taps;
   self->parent.stream.block =
-      gst_clr_fir_stream_choose_block (self->parent.stream.device,
+      gst_clr_fir_stream_choose_block (GST_ELEMENT (self),
+      self->parent.stream.device,
       block_size, taps);
   conv = gst_cl_crossover_build (self, bands, &mix, &n_taps, &serial, &err);
   if (!conv)

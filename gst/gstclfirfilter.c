@@ -900,8 +900,9 @@ gst_cl_fir_filter_class_init (GstClFirFilterClass * klass)
           "two, 16-16384 (the filter cut into partitions that long), or "
           "any multiple of 16 up to 32752 whose block + taps - 1 is at "
           "most 32768 (the filter whole in one transform: more frames a "
-          "transform); 0: one block as long as the filter (up to 16384), "
-          "for offline throughput. low-latency overrides it", 0,
+          "transform); another value takes the nearest below that serves; 0: "
+          "one block as long as the filter (up to 16384), for offline "
+          "throughput. low-latency overrides it", 0,
           CLR_CONV_HOP_MAX,
           DEFAULT_BLOCK_SIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1270,7 +1271,8 @@ gst_cl_fir_filter_setup (GstAudioFilter * filter, const GstAudioInfo * info)
   GST_OBJECT_UNLOCK (self);
 
   self->parent.stream.block =
-      gst_clr_fir_stream_choose_block (self->parent.stream.device,
+      gst_clr_fir_stream_choose_block (GST_ELEMENT (self),
+      self->parent.stream.device,
       block_size, taps->n_taps);
   conv = gst_cl_fir_filter_build_conv (self, taps, &err);
   if (!conv)

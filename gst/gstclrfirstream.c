@@ -15,6 +15,21 @@
 #include "gstclrfirstream.h"
 #include "gstclrcommon.h"
 
+GST_DEBUG_CATEGORY_STATIC (clr_fir_stream_debug);
+#define GST_CAT_DEFAULT clr_fir_stream_debug
+
+static void
+debug_init (void)
+{
+  static gsize once;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (clr_fir_stream_debug, "clfirstream", 0,
+        "clfirfilter's and clcrossover's streams");
+    g_once_init_leave (&once, 1);
+  }
+}
+
 /* (De)interleaving walks the work planes frame by frame: off 4 KiB
  * multiples, as the conv's fifo */
 #define PLANE_PITCH (GST_CLR_FIR_CHUNK + CLR_CONV_PLANE_PAD)
@@ -30,13 +45,26 @@ gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt)
 }
 
 guint
-gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
-    gsize n_taps)
+gst_clr_fir_stream_choose_block (GstElement * element, ClrDevice * dev,
+    guint block_size, gsize n_taps)
 {
   guint b = CLR_CONV_BLOCK_MIN, max = clr_conv_max_block (dev);
 
-  if (block_size > 0)
-    return block_size;
+  if (block_size > 0) {
+    /* a block the filter cannot be cut in (not a power of two, a filter
+     * too long for one transform with it, or out of range): the nearest
+     * that serves, with a word in the debug log, rather than a refusal */
+    b = clr_conv_workable_block (block_size, n_taps);
+    debug_init ();
+    if (b != block_size)
+      GST_WARNING_OBJECT (element, "block-size %u does "
+          "not serve %" G_GSIZE_FORMAT " taps (a power of two from %u to %u, "
+          "or a multiple of %u whose block + taps - 1 is at most %u): "
+          "blocks of %u frames instead", block_size, n_taps,
+          CLR_CONV_BLOCK_MIN, CLR_CONV_BLOCK_MAX, CLR_CONV_BLOCK_MIN,
+          2 * CLR_CONV_BLOCK_MAX, b);
+    return b;
+  }
   while (b < max && b < n_taps)
     b <<= 1;
   return b;

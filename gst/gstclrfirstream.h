@@ -74,12 +74,14 @@ typedef struct
  * float holds); the rest in float, which holds them exactly. */
 ClrConvFormat gst_clr_fir_stream_format (ClrDevice * dev, GstAudioFormat fmt);
 
-/* B for a filter: block_size, or with 0 the power of two at least as long
- * as the filter, from 16 up to the largest block the device takes
+/* B for a filter: block_size where the filter can be cut in it, else the
+ * nearest block that serves (clr_conv_workable_block (), with a warning
+ * in element's debug log); or with 0 the power of two at least as long as
+ * the filter, from 16 up to the largest block the device takes
  * (CLR_CONV_BLOCK_MAX on CPUs; longer filters take more partitions of
  * that block). */
-guint gst_clr_fir_stream_choose_block (ClrDevice * dev, guint block_size,
-    gsize n_taps);
+guint gst_clr_fir_stream_choose_block (GstElement * element, ClrDevice * dev,
+    guint block_size, gsize n_taps);
 
 /* Takes `conv` (for a filter of n_taps taps) and sets up the work buffers.
  * The input that primes a new filter is conv's history (ClrConvConfig's

@@ -116,6 +116,9 @@ static const RefCase ref_cases[] = {
   /* a block that is no power of two: the filter whole in one transform
    * (2048 points: GPUs' local memory holds it too) */
   {1001, 2, 2, 1040, 500, 20000, 1},
+  /* one that cannot hold this filter in one transform: the nearest that
+   * serves (1024), no refusal (issue 45's bad input) */
+  {40000, 2, 1, 1040, 20000, 60000, 41},
   /* over a million taps in one block-size=0 run (B = 16384): a short
    * input, the latency puts the output over the filter's last 15000
    * taps, the partitions farthest back (test-conv covers the rest) */
@@ -809,8 +812,10 @@ GST_START_TEST (test_errors)
   expect_error (run_for_error ("clfirfilter", setup_location, (gpointer)
           "/nonexistent/ir.wav", 2), "does not exist");
   expect_error (run_for_error ("clfirfilter", setup_location, wav3, 2), "3 channels");
-  expect_error (run_for_error ("clfirfilter", setup_block, GUINT_TO_POINTER (1000), 2),
-      "power of two");
+  /* a block the filter cannot be cut in: the nearest that serves (992),
+   * with a word in the debug log, not a refusal */
+  fail_unless (run_for_error ("clfirfilter", setup_block,
+          GUINT_TO_POINTER (1000), 2) == NULL);
   /* the same file on a 3-channel stream is fine */
   fail_unless (run_for_error ("clfirfilter", setup_location, wav3, 3) == NULL);
   fail_unless (run_for_error ("clfirfilter", setup_kernel, &fine, 2) == NULL);

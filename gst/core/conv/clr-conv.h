@@ -190,6 +190,13 @@ size_t clr_conv_get_history_len (ClrConv * c);
 gboolean clr_conv_read_history (ClrConv * c, size_t back, size_t n,
     void *const *planes, GError ** error);
 
+/* The block nearest `block` (at most it, where it can be) that
+ * clr_conv_new () takes for n_taps taps: block itself where it is valid;
+ * else a multiple of CLR_CONV_BLOCK_MIN below it whose transform holds the
+ * whole filter; else the largest power of two up to it (CLR_CONV_BLOCK_MIN
+ * ... CLR_CONV_BLOCK_MAX). */
+uint32_t clr_conv_workable_block (uint32_t block, size_t n_taps);
+
 /* The largest block (a power of two, CLR_CONV_BLOCK_MIN ...
  * CLR_CONV_BLOCK_MAX) whose transforms fit the device's local memory:
  * clr_conv_new() refuses larger ones. */
