@@ -687,6 +687,22 @@ gst_cl_resample_set_bus (GstElement * element, GstBus * bus)
       bus, gst_clr_host_serves_resample ());
 }
 
+/* dev (the element takes the reference) is the device in use from now
+ * on; the one before is let go */
+static void
+gst_cl_resample_swap_device (GstClResample * self, ClrDevice * dev)
+{
+  ClrDevice *old_dev;
+
+  GST_OBJECT_LOCK (self);
+  old_dev = self->device;
+  self->device = dev;
+  GST_OBJECT_UNLOCK (self);
+  if (old_dev)
+    clr_device_unref (old_dev);
+  g_object_notify (G_OBJECT (self), "device-name");
+}
+
 /* The device for a new run: where the one `device` names is still being
  * opened (a GPU driver's 0.24-0.31 s), a CPU the host serves at once
  * stands in until the caps come (gst_cl_resample_settle_device ()) */
@@ -705,13 +721,10 @@ gst_cl_resample_open_device (GstClResample * self)
     if (interim) {
       GST_INFO_OBJECT (self, "device '%s' is being opened: OpenCL device "
           "'%s' (the host) stands in", spec, clr_device_get_name (interim));
-      GST_OBJECT_LOCK (self);
-      self->device = interim;
-      GST_OBJECT_UNLOCK (self);
+      gst_cl_resample_swap_device (self, interim);
       g_free (self->device_spec_in_use);
       self->device_spec_in_use = spec;
       self->device_interim = TRUE;
-      g_object_notify (G_OBJECT (self), "device-name");
       return TRUE;
     }
     g_free (spec);
@@ -734,7 +747,7 @@ gst_cl_resample_settle_device (GstClResample * self, gboolean * move_later)
 {
   GstQuery *query;
   gboolean live = FALSE;
-  ClrDevice *dev, *interim;
+  ClrDevice *dev;
 
   *move_later = FALSE;
   if (!self->device_interim)
@@ -759,12 +772,7 @@ gst_cl_resample_settle_device (GstClResample * self, gboolean * move_later)
       TRUE);
   if (!dev)
     return FALSE;
-  GST_OBJECT_LOCK (self);
-  interim = self->device;
-  self->device = dev;
-  GST_OBJECT_UNLOCK (self);
-  clr_device_unref (interim);
-  g_object_notify (G_OBJECT (self), "device-name");
+  gst_cl_resample_swap_device (self, dev);
   return TRUE;
 }
 
@@ -1042,16 +1050,9 @@ static void
 gst_cl_resample_move_to (GstClResample * self, ClrDevice * dev,
     ClrEngine * engine)
 {
-  ClrDevice *old_dev;
-
   clr_engine_free (self->engine);
   self->engine = engine;
-  GST_OBJECT_LOCK (self);
-  old_dev = self->device;
-  self->device = dev;
-  GST_OBJECT_UNLOCK (self);
-  clr_device_unref (old_dev);
-  g_object_notify (G_OBJECT (self), "device-name");
+  gst_cl_resample_swap_device (self, dev);
   /* the allocation was decided for the old device (as at a change of the
    * device property: gst_cl_resample_apply_properties ()) */
   gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
@@ -1653,7 +1654,6 @@ static void
 gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
 {
   GstClResampleJob *job;
-  ClrDevice *old_dev;
   GError *err = NULL;
 
   if (gst_clr_builder_busy (&self->builder))
@@ -1707,16 +1707,10 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
     g_clear_pointer (&self->device_spec_failed, g_free);
   }
   if (job->dev && job->dev != self->device) {
-    GST_OBJECT_LOCK (self);
-    old_dev = self->device;
-    self->device = job->dev;
-    GST_OBJECT_UNLOCK (self);
+    gst_cl_resample_swap_device (self, job->dev);
     job->dev = NULL;
-    if (old_dev)
-      clr_device_unref (old_dev);
     GST_INFO_OBJECT (self, "now on OpenCL device '%s'",
         clr_device_get_name (self->device));
-    g_object_notify (G_OBJECT (self), "device-name");
     /* The allocation was decided for the old device: its page-locked
      * allocator (decide_allocation ()) would go on serving this one, an
      * extra copy a buffer, and keep the old device's context alive. The
