@@ -1,8 +1,46 @@
 /* clresample: the spectrum of a real signal on the host, in double. See
  * clr-fft-host.h. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 #include "clr-fft-host.h"
+
+/* Transparent huge pages' size on x86-64 and arm64's usual kernels */
+#define CLR_HUGE_PAGE ((size_t) 2 << 20)
+
+double *
+clr_fft_host_alloc (size_t n)
+{
+  const size_t bytes = n * sizeof (double);
+
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= CLR_HUGE_PAGE && n < G_MAXSIZE / sizeof (double)) {
+    void *p = NULL;
+
+    if (posix_memalign (&p, CLR_HUGE_PAGE, bytes) != 0)
+      return NULL;
+    /* a hint: where the kernel has none to give, ordinary pages */
+    madvise (p, bytes, MADV_HUGEPAGE);
+    return p;
+  }
+#endif
+  return g_try_new (double, n);
+}
+
+/* the same, or the process ends, as g_new () */
+static double *
+must_alloc (size_t n)
+{
+  double *p = clr_fft_host_alloc (n);
+
+  if (!p)
+    g_error ("out of memory for a transform of %" G_GSIZE_FORMAT " points",
+        n);
+  return p;
+}
 
 /* A radix-4 pass's twiddles: e^(-2 pi i k p / len) for k = 1, 2, 3 and
  * p < len / 4, each part an array of its own */
@@ -164,7 +202,7 @@ clr_fft_host_real_new (size_t n)
   for (i = 0, len = plan->m, s = 1; i < plan->n_passes; i++, len /= 4,
       s *= 4) {
     Pass4 *ps = &plan->passes[i];
-    double *w = g_new (double, 6 * (len / 4));
+    double *w = must_alloc (6 * (len / 4));
     size_t p;
 
     ps->len = len;
@@ -186,13 +224,13 @@ clr_fft_host_real_new (size_t n)
       ps->w3i[p] = sin (a * (double) (3 * p));
     }
   }
-  plan->post_r = g_new (double, 2 * (plan->m + 1));
+  plan->post_r = must_alloc (2 * (plan->m + 1));
   plan->post_i = plan->post_r + plan->m + 1;
   for (k = 0; k <= plan->m; k++) {
     plan->post_r[k] = cos (G_PI * (double) k / (double) plan->m);
     plan->post_i[k] = -sin (G_PI * (double) k / (double) plan->m);
   }
-  plan->ar = g_new (double, 4 * plan->m);
+  plan->ar = must_alloc (4 * plan->m);
   plan->ai = plan->ar + plan->m;
   plan->br = plan->ai + plan->m;
   plan->bi = plan->br + plan->m;
@@ -323,7 +361,7 @@ clr_fft_host_real_run (ClrFftHostReal * plan, const double *x, size_t n_x,
   size_t k;
 
   if (!plan->spec)
-    plan->spec = g_new (double, 2 * (m + 1));
+    plan->spec = must_alloc (2 * (m + 1));
   re = plan->spec;
   im = re + m + 1;
   clr_fft_host_real_split (plan, x, TRUE, 1, n_x, re, im);
@@ -342,7 +380,7 @@ clr_fft_host_real_inverse_run (ClrFftHostReal * plan, const double *spec,
   size_t k, t;
 
   if (!plan->spec)
-    plan->spec = g_new (double, 2 * (m + 1));
+    plan->spec = must_alloc (2 * (m + 1));
   re = plan->spec;
   im = re + m + 1;
   for (k = 0; k <= m; k++) {

@@ -114,7 +114,7 @@ intermediate_spectrum (ClrFftHostReal * fft, const ClrFilter * f,
   double *lin, dc;
   size_t i;
 
-  if (!(lin = g_try_new (double, n_fft + 2)))
+  if (!(lin = clr_fft_host_alloc (n_fft + 2)))
     return FALSE;
   /* Kaiser's length is proportional to (a - 7.95) for one width */
   g.stop_db = a;
@@ -173,8 +173,8 @@ design (const ClrFilter * f, uint32_t rate, double alpha)
     n_fft <<= 1;
   if (n_fft < 4 * len)
     return NULL;
-  z = g_try_new (double, n_fft);
-  spec = g_try_new (double, n_fft + 2);
+  z = clr_fft_host_alloc (n_fft);
+  spec = clr_fft_host_alloc (n_fft + 2);
   fft = z && spec ? clr_fft_host_real_new (n_fft) : NULL;
   ok = fft != NULL;
   if (ok && alpha >= 1.0) {
