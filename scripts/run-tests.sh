@@ -95,7 +95,8 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
     sched-window element robust batching streams conv conv-streams \
     conv-streams-groups firfilter \
     firfilter-api crossover crossover-design fft-path dropin redesign \
-    disk-cache device-inventory fault no-device soak rate-adjust || status=$?
+    disk-cache device-inventory fault no-device soak rate-adjust interim \
+    || status=$?
   CK_FORK=yes GST_CHECKS=test_build_failure,test_out_of_memory \
     ASAN_OPTIONS=$leak_check meson test -C build-asan --print-errorlogs \
     --logbase sanitizers-own-process robust || status=$?
