@@ -703,6 +703,20 @@ gst_cl_resample_swap_device (GstClResample * self, ClrDevice * dev)
   g_object_notify (G_OBJECT (self), "device-name");
 }
 
+/* Whether upstream is live, as its latency query says; `unanswered`
+ * where it gives no answer */
+static gboolean
+gst_cl_resample_upstream_live (GstClResample * self, gboolean unanswered)
+{
+  GstQuery *query = gst_query_new_latency ();
+  gboolean live = unanswered;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
+    gst_query_parse_latency (query, &live, NULL, NULL);
+  gst_query_unref (query);
+  return live;
+}
+
 /* The device for a new run: where the one `device` names is still being
  * opened (a GPU driver's 0.24-0.31 s), a CPU the host serves at once
  * stands in until the caps come (gst_cl_resample_settle_device ()) */
@@ -745,19 +759,14 @@ gst_cl_resample_open_device (GstClResample * self)
 static gboolean
 gst_cl_resample_settle_device (GstClResample * self, gboolean * move_later)
 {
-  GstQuery *query;
-  gboolean live = FALSE;
   ClrDevice *dev;
 
   *move_later = FALSE;
   if (!self->device_interim)
     return TRUE;
   self->device_interim = FALSE;
-  query = gst_query_new_latency ();
-  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query))
-    gst_query_parse_latency (query, &live, NULL, NULL);
-  gst_query_unref (query);
-  if (live) {
+  /* no answer: wait, as for a file */
+  if (gst_cl_resample_upstream_live (self, FALSE)) {
     GST_INFO_OBJECT (self, "live: starting on '%s', moving to device '%s' "
         "once it is open", clr_device_get_name (self->device),
         self->device_spec_in_use);
@@ -1820,15 +1829,9 @@ gst_cl_resample_may_hold (GstClResample * self, GstBuffer * buf,
 
   if (!GST_AUDIO_INFO_IS_VALID (&self->in_info) || !self->engine)
     return FALSE;
-  if (!self->run.started) {
-    GstQuery *query = gst_query_new_latency ();
-
-    /* no answer: assume the worst */
-    self->upstream_live = TRUE;
-    if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (trans), query))
-      gst_query_parse_latency (query, &self->upstream_live, NULL, NULL);
-    gst_query_unref (query);
-  }
+  /* no answer: assume the worst */
+  if (!self->run.started)
+    self->upstream_live = gst_cl_resample_upstream_live (self, TRUE);
   /* in reverse playback each buffer is a run of its own: nothing to
    * gather */
   return !self->upstream_live && trans->segment.rate > 0.0

@@ -1060,20 +1060,13 @@ prefetch_thread (gpointer data)
 void
 clr_device_prefetch_host (const char *spec)
 {
-  GArray *cands = candidates_now (TRUE);
-  const ClrDeviceCandidate *c = NULL;
+  /* described now, as the acquire to come will find it: nothing to open */
+  ClrDevice *dev = acquire_described_cpu (spec);
 
-  if (cands) {
-    g_mutex_lock (&registry_lock);
-    c = choose (cands, spec);
-    g_mutex_unlock (&registry_lock);
-    if (c && (c->type & CL_DEVICE_TYPE_CPU)) {
-      g_array_unref (cands);
-      return;
-    }
-    g_array_unref (cands);
-  }
-  clr_device_prefetch (spec);
+  if (dev)
+    clr_device_unref (dev);
+  else
+    clr_device_prefetch (spec);
 }
 
 void
