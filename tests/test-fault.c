@@ -913,7 +913,11 @@ test_resample_one_fault (void)
  * batches): the batch's jobs fail one by one too, so every stream posts
  * its error, and the process ends cleanly. The device is named: with
  * `auto` the streams would move to another device where there is one (a
- * GPU machine's CPU; /fault/resample-failover tests that). */
+ * GPU machine's CPU; /fault/resample-failover tests that). Every buffer is
+ * a job of its own (max-hold=0), so a stream needs a launch a buffer and
+ * none can end before the 30th: with the input gathered (0.5 s a job), a
+ * stream's four jobs all went in the first 29 launches once, beside the
+ * rest of the test suite, and it ended well. */
 static void
 test_resample_lost_device (void)
 {
@@ -922,8 +926,9 @@ test_resample_lost_device (void)
 
   if (!have_shim ())
     return;
-  c = run_pipelines ("clresample device=0:0", "clEnqueueNDRangeKernel:30+",
-      TRUE, &r);
+  g_assert_cmpuint (N_BUFFERS, >, 30);
+  c = run_pipelines ("clresample device=0:0 max-hold=0",
+      "clEnqueueNDRangeKernel:30+", TRUE, &r);
   g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), >, 1);
   g_assert_cmpuint (r.error, ==, N_PIPELINES);
   /* each pipeline's error (the child's line for it, not the debug log's)
