@@ -7,7 +7,7 @@
  * round, so that a noisy machine spreads its noise over all of them.
  *
  * usage: clr-start-bench [--rounds R] [--cases NAME,NAME,..] [--no-seek]
- *            [--device SPEC] [--built-ahead MS]
+ *            [--device SPEC] [--built-ahead MS] [--cold-designs]
  *
  * --built-ahead MS: the pipeline is built MS milliseconds before
  * set_state (PLAYING), as a player that builds the next track's pipeline
@@ -23,13 +23,21 @@
  * in this build tree (or through GST_PLUGIN_PATH). The caches the elements
  * keep (PoCL's kernel cache, the plugin's own) are whatever the user's
  * are: run with CLRESAMPLE_CACHE=0, or an empty XDG_CACHE_HOME, for the
- * cold figures.
+ * cold figures (the device listing and the program binaries cold too).
+ *
+ * --cold-designs: before each run the plugin's designed filters (its
+ * cache's "bank" and "phase" entries) are deleted, and everything else is
+ * kept: the device listing, the program binaries, PoCL's kernel cache.
+ * Issue 46's "design cache empty" row: a user's first play of a new
+ * quality, phase or rate on a machine that has played others.
  */
 #include <gst/gst.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "clr-disk-cache.h"
 
 typedef struct {
   const char *name;
@@ -275,6 +283,31 @@ make_inputs (const char *dir)
   return TRUE;
 }
 
+/* the designs kept in the plugin's cache (clr-disk-cache.h), deleted;
+ * FALSE where one could not be */
+static gboolean
+forget_designs (void)
+{
+  gchar *folder = clr_disk_cache_dir ();
+  GDir *d = folder ? g_dir_open (folder, 0, NULL) : NULL;
+  const gchar *name;
+  gboolean ok = TRUE;
+
+  while (d && (name = g_dir_read_name (d))) {
+    if (g_str_has_prefix (name, "bank-") || g_str_has_prefix (name, "phase-")) {
+      gchar *path = g_build_filename (folder, name, NULL);
+
+      if (g_unlink (path) != 0)
+        ok = FALSE;
+      g_free (path);
+    }
+  }
+  if (d)
+    g_dir_close (d);
+  g_free (folder);
+  return ok;
+}
+
 static int
 compare_doubles (const void *a, const void *b)
 {
@@ -295,7 +328,7 @@ main (int argc, char **argv)
 {
   gint rounds = 5;
   gchar *case_list = NULL, *one = NULL, *dir_opt = NULL, *device = NULL;
-  gboolean no_seek = FALSE;
+  gboolean no_seek = FALSE, cold_designs = FALSE;
   gint ahead_ms = 0;
   GOptionEntry entries[] = {
     {"built-ahead", 'a', 0, G_OPTION_ARG_INT, &ahead_ms,
@@ -304,6 +337,8 @@ main (int argc, char **argv)
     {"cases", 'c', 0, G_OPTION_ARG_STRING, &case_list,
         "cases, comma-separated (all)", "NAMES"},
     {"no-seek", 0, 0, G_OPTION_ARG_NONE, &no_seek, "start only", NULL},
+    {"cold-designs", 0, 0, G_OPTION_ARG_NONE, &cold_designs,
+        "delete the cached filter designs before each run", NULL},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
         "the elements' device property (their default)", "SPEC"},
     {"one", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &one, NULL, NULL},
@@ -366,8 +401,9 @@ main (int argc, char **argv)
 
   printf ("# time to the first buffer after set_state (PLAYING), and after "
       "a flushing seek (%d ms into real-time play, to %d s), ms; a fresh "
-      "process a run; %d rounds; pipelines built %d ms ahead\n",
-      SEEK_AFTER_MS, SEEK_TO_S, rounds, ahead_ms);
+      "process a run; %d rounds; pipelines built %d ms ahead%s\n",
+      SEEK_AFTER_MS, SEEK_TO_S, rounds, ahead_ms,
+      cold_designs ? "; the designs' cache emptied before each run" : "");
   printf ("%-30s %5s %10s %10s\n", "case", "round", "start ms", "seek ms");
   for (r = 0; r < (guint) rounds; r++)
     for (i = 0; i < n_chosen; i++) {
@@ -386,6 +422,10 @@ main (int argc, char **argv)
       argv_one[a++] = ahead_arg;
       if (no_seek)
         argv_one[a++] = "--no-seek";
+      if (cold_designs && !forget_designs ()) {
+        fprintf (stderr, "could not delete the cached designs\n");
+        return 1;
+      }
       if (dev_arg)
         argv_one[a++] = dev_arg;
       if (!g_spawn_sync (NULL, (gchar **) argv_one, NULL, 0, NULL, NULL,

@@ -7,9 +7,19 @@
 #include <sys/mman.h>
 #endif
 #include "clr-fft-host.h"
+#include "clr-workers.h"
 
 /* Transparent huge pages' size on x86-64 and arm64's usual kernels */
 #define CLR_HUGE_PAGE ((size_t) 2 << 20)
+
+/* Transforms of this many complex points and more (the phase designs',
+ * 2^17 to 2^20; the streaming convolution's are at most 2^14) cut each
+ * pass, and the loops around them, in parts on the process's workers
+ * (clr-workers.h). Every point is computed as on one thread, so the
+ * result is the same bit for bit whatever the parts. On the 2-core VM a
+ * cold quality-10 design spent 40 % of its time in the kernel clearing
+ * fresh pages and a third in the passes, both memory-bound on one core. */
+#define CLR_FFT_PARALLEL_M ((size_t) 1 << 16)
 
 double *
 clr_fft_host_alloc (size_t n)
@@ -43,11 +53,17 @@ must_alloc (size_t n)
 }
 
 /* A radix-4 pass's twiddles: e^(-2 pi i k p / len) for k = 1, 2, 3 and
- * p < len / 4, each part an array of its own */
+ * p < len / 4. The first pass (stride 1, its loop over p the vector one)
+ * has them in arrays of their own; the others read them from the plan's
+ * half circle (post_r, post_i), one each a turn of p: a 2^21-point
+ * design's transform kept 4 MB less, each page of it fresh memory the
+ * kernel clears. */
 typedef struct
 {
   size_t len, stride;
   double *w1r, *w1i, *w2r, *w2i, *w3r, *w3i;
+  const double *post_r, *post_i;
+  size_t m;
 } Pass4;
 
 struct _ClrFftHostReal
@@ -57,22 +73,29 @@ struct _ClrFftHostReal
   Pass4 *passes;
   gboolean radix2;              /* a last radix-2 pass */
   double *post_r, *post_i;      /* e^(-pi i k / m), k <= m */
-  double *ar, *ai, *br, *bi;    /* the m-point transform's two buffers */
-  double *spec;                 /* run ()'s split bins, 2 (m + 1) */
+  /* the m-point transform's two buffers, m + 1 points each: run ()
+   * splits the result into the one the passes left free */
+  double *ar, *ai, *br, *bi;
 };
 
 /* One Stockham radix-4 pass: len points a sequence, `stride` sequences
  * interleaved, from x to y (in the order OTFFT's fft0 gives). */
 CLR_VECTOR_CLONES static void
 pass4 (const Pass4 * ps, const double *restrict xr,
-    const double *restrict xi, double *restrict yr, double *restrict yi)
+    const double *restrict xi, double *restrict yr, double *restrict yi,
+    size_t p0, size_t p1, size_t q0, size_t q1)
 {
   const size_t m4 = ps->len / 4, s = ps->stride;
   size_t p, q;
 
-  for (p = 0; p < m4; p++) {
-    const double w1r = ps->w1r[p], w1i = ps->w1i[p], w2r = ps->w2r[p],
-        w2i = ps->w2i[p], w3r = ps->w3r[p], w3i = ps->w3i[p];
+  for (p = p0; p < p1; p++) {
+    /* e^(-pi i k / m) at k = 2 p s, 4 p s, 6 p s (the last past m: the
+     * negative of k - m's) */
+    const size_t k1 = 2 * p * s, k2 = 2 * k1, k3 = 3 * k1;
+    const double w1r = ps->post_r[k1], w1i = ps->post_i[k1];
+    const double w2r = ps->post_r[k2], w2i = ps->post_i[k2];
+    const double w3r = k3 <= ps->m ? ps->post_r[k3] : -ps->post_r[k3 - ps->m];
+    const double w3i = k3 <= ps->m ? ps->post_i[k3] : -ps->post_i[k3 - ps->m];
     const double *restrict ar = xr + s * p, *restrict ai = xi + s * p;
     const double *restrict br = ar + s * m4, *restrict bi = ai + s * m4;
     const double *restrict cr = br + s * m4, *restrict ci = bi + s * m4;
@@ -86,7 +109,7 @@ pass4 (const Pass4 * ps, const double *restrict xr,
      * gives up checking that many pointers at run time and left this
      * loop, the transforms' hottest, scalar */
 #pragma GCC ivdep
-    for (q = 0; q < s; q++) {
+    for (q = q0; q < q1; q++) {
       const double apcr = ar[q] + cr[q], apci = ai[q] + ci[q];
       const double amcr = ar[q] - cr[q], amci = ai[q] - ci[q];
       const double bpdr = br[q] + dr[q], bpdi = bi[q] + di[q];
@@ -113,7 +136,8 @@ pass4 (const Pass4 * ps, const double *restrict xr,
  * one (its four outputs interleaved in y) */
 CLR_VECTOR_CLONES static void
 pass4_first (const Pass4 * ps, const double *restrict xr,
-    const double *restrict xi, double *restrict yr, double *restrict yi)
+    const double *restrict xi, double *restrict yr, double *restrict yi,
+    size_t p0, size_t p1)
 {
   const size_t m4 = ps->len / 4;
   const double *restrict w1r = ps->w1r, *restrict w1i = ps->w1i;
@@ -121,7 +145,7 @@ pass4_first (const Pass4 * ps, const double *restrict xr,
   const double *restrict w3r = ps->w3r, *restrict w3i = ps->w3i;
   size_t p;
 
-  for (p = 0; p < m4; p++) {
+  for (p = p0; p < p1; p++) {
     const double apcr = xr[p] + xr[p + 2 * m4], apci = xi[p] + xi[p + 2 * m4];
     const double amcr = xr[p] - xr[p + 2 * m4], amci = xi[p] - xi[p + 2 * m4];
     const double bpdr = xr[p + m4] + xr[p + 3 * m4];
@@ -146,16 +170,143 @@ pass4_first (const Pass4 * ps, const double *restrict xr,
 /* The last pass where log2 m is odd: sequences of 2, m / 2 of them. */
 CLR_VECTOR_CLONES static void
 pass2 (size_t s, const double *restrict xr, const double *restrict xi,
-    double *restrict yr, double *restrict yi)
+    double *restrict yr, double *restrict yi, size_t q0, size_t q1)
 {
   size_t q;
 
-  for (q = 0; q < s; q++) {
+  for (q = q0; q < q1; q++) {
     yr[q] = xr[q] + xr[q + s];
     yi[q] = xi[q] + xi[q + s];
     yr[q + s] = xr[q] - xr[q + s];
     yi[q + s] = xi[q] - xi[q + s];
   }
+}
+
+/* One step of a transform, cut in parts (part_run ()) */
+typedef enum
+{
+  STEP_PASS4,
+  STEP_PASS2,
+  STEP_SPLIT,
+  STEP_JOIN,
+  STEP_LOAD,
+  STEP_PACK,
+  STEP_UNPACK,
+  STEP_SCALE
+} StepKind;
+
+typedef struct
+{
+  StepKind kind;
+  guint parts;
+  const Pass4 *ps;
+  size_t m;
+  const double *xr, *xi, *wr, *wi;
+  double *yr, *yi;
+  double *out;
+  size_t n_x, step;             /* STEP_LOAD's samples, their spacing */
+} Step;
+
+static inline size_t
+part_at (size_t n, guint i, guint parts)
+{
+  return (size_t) ((guint64) n * i / parts);
+}
+
+CLR_VECTOR_CLONES static void split_even_odd (size_t m,
+    const double *restrict zr, const double *restrict zi,
+    const double *restrict wr, const double *restrict wi,
+    double *restrict re, double *restrict im, size_t k0, size_t k1);
+CLR_VECTOR_CLONES static void join_even_odd (size_t m,
+    const double *restrict re, const double *restrict im,
+    const double *restrict wr, const double *restrict wi,
+    double *restrict zr, double *restrict zi, size_t k0, size_t k1);
+
+static void
+part_run (gpointer user, guint i)
+{
+  const Step *st = user;
+  size_t a, b, k;
+
+  switch (st->kind) {
+    case STEP_PASS4:{
+      const size_t m4 = st->ps->len / 4, s = st->ps->stride;
+
+      if (s == 1)
+        pass4_first (st->ps, st->xr, st->xi, st->yr, st->yi,
+            part_at (m4, i, st->parts), part_at (m4, i + 1, st->parts));
+      else if (m4 >= st->parts)
+        pass4 (st->ps, st->xr, st->xi, st->yr, st->yi,
+            part_at (m4, i, st->parts), part_at (m4, i + 1, st->parts), 0,
+            s);
+      else
+        pass4 (st->ps, st->xr, st->xi, st->yr, st->yi, 0, m4,
+            part_at (s, i, st->parts), part_at (s, i + 1, st->parts));
+      break;
+    }
+    case STEP_PASS2:
+      pass2 (st->m / 2, st->xr, st->xi, st->yr, st->yi,
+          part_at (st->m / 2, i, st->parts),
+          part_at (st->m / 2, i + 1, st->parts));
+      break;
+    case STEP_SPLIT:
+      split_even_odd (st->m, st->xr, st->xi, st->wr, st->wi, st->yr, st->yi,
+          part_at (st->m, i, st->parts), part_at (st->m, i + 1, st->parts));
+      break;
+    case STEP_JOIN:
+      join_even_odd (st->m, st->xr, st->xi, st->wr, st->wi, st->yr, st->yi,
+          part_at (st->m, i, st->parts), part_at (st->m, i + 1, st->parts));
+      break;
+    case STEP_LOAD:
+      /* z[t] = x[2t] + i x[2t + 1], zero past n_x */
+      a = part_at (st->m, i, st->parts);
+      b = part_at (st->m, i + 1, st->parts);
+      for (k = a; k < b; k++) {
+        st->yr[k] = 2 * k < st->n_x ? st->out[2 * k * st->step] : 0.0;
+        st->yi[k] = 2 * k + 1 < st->n_x ?
+            st->out[(2 * k + 1) * st->step] : 0.0;
+      }
+      break;
+    case STEP_PACK:
+      /* bins (xr, xi), m + 1 each, interleaved into out */
+      a = part_at (st->m + 1, i, st->parts);
+      b = part_at (st->m + 1, i + 1, st->parts);
+      for (k = a; k < b; k++) {
+        st->out[2 * k] = st->xr[k];
+        st->out[2 * k + 1] = st->xi[k];
+      }
+      break;
+    case STEP_UNPACK:
+      a = part_at (st->m + 1, i, st->parts);
+      b = part_at (st->m + 1, i + 1, st->parts);
+      for (k = a; k < b; k++) {
+        st->yr[k] = st->out[2 * k];
+        st->yi[k] = st->out[2 * k + 1];
+      }
+      break;
+    case STEP_SCALE:
+      /* the inverse's samples, conjugated and scaled, into out */
+      a = part_at (st->m, i, st->parts);
+      b = part_at (st->m, i + 1, st->parts);
+      for (k = a; k < b; k++) {
+        st->out[2 * k] = st->xr[k] / (double) st->m;
+        st->out[2 * k + 1] = -st->xi[k] / (double) st->m;
+      }
+      break;
+  }
+}
+
+/* step's parts, on this thread and the workers */
+static void
+step_run (Step * st, size_t m)
+{
+  st->parts = 1;
+  if (m >= CLR_FFT_PARALLEL_M)
+    st->parts = MIN (clr_workers_count () + 1, 16);
+  if (st->parts == 1)
+    part_run (st, 0);
+  else
+    clr_workers_for (part_run, st, st->parts);
 }
 
 /* The m-point forward transform of (ar, ai); returns where the result
@@ -167,15 +318,20 @@ fft_complex (ClrFftHostReal * plan, double **re, double **im)
   unsigned i;
 
   for (i = 0; i < plan->n_passes; i++) {
-    if (plan->passes[i].stride == 1)
-      pass4_first (&plan->passes[i], xr, xi, yr, yi);
-    else
-      pass4 (&plan->passes[i], xr, xi, yr, yi);
+    Step st = {.kind = STEP_PASS4,.ps = &plan->passes[i],.m = plan->m,
+      .xr = xr,.xi = xi,.yr = yr,.yi = yi
+    };
+
+    step_run (&st, plan->m);
     t = xr, xr = yr, yr = t;
     t = xi, xi = yi, yi = t;
   }
   if (plan->radix2) {
-    pass2 (plan->m / 2, xr, xi, yr, yi);
+    Step st = {.kind = STEP_PASS2,.m = plan->m,.xr = xr,.xi = xi,.yr = yr,
+      .yi = yi
+    };
+
+    step_run (&st, plan->m);
     t = xr, xr = yr, yr = t;
     t = xi, xi = yi, yi = t;
   }
@@ -184,17 +340,52 @@ fft_complex (ClrFftHostReal * plan, double **re, double **im)
   return TRUE;
 }
 
+/* e^(-pi i k / m) for k <= m into (re, im): sines and cosines for the
+ * first eighth of the circle only, the rest by its symmetries (a design's
+ * 2^20-point transform took 2^20 sincos () for its tables, a fifth of a
+ * cold minimum-phase design) */
+static void
+half_circle (size_t m, double *re, double *im)
+{
+  size_t k;
+
+  if (m < 4) {
+    for (k = 0; k <= m; k++) {
+      re[k] = cos (G_PI * (double) k / (double) m);
+      im[k] = -sin (G_PI * (double) k / (double) m);
+    }
+    return;
+  }
+  for (k = 0; k <= m / 4; k++) {
+    re[k] = cos (G_PI * (double) k / (double) m);
+    im[k] = -sin (G_PI * (double) k / (double) m);
+  }
+  /* pi / 2 - x */
+  for (; k <= m / 2; k++) {
+    re[k] = -im[m / 2 - k];
+    im[k] = -re[m / 2 - k];
+  }
+  /* pi - x */
+  for (; k <= m; k++) {
+    re[k] = -re[m - k];
+    im[k] = im[m - k];
+  }
+}
+
 ClrFftHostReal *
 clr_fft_host_real_new (size_t n)
 {
   ClrFftHostReal *plan;
-  size_t k, len, s;
+  size_t len, s;
   unsigned i;
 
   g_return_val_if_fail (n >= 2 && (n & (n - 1)) == 0, NULL);
   plan = g_new0 (ClrFftHostReal, 1);
   plan->n = n;
   plan->m = n / 2;
+  plan->post_r = must_alloc (2 * (plan->m + 1));
+  plan->post_i = plan->post_r + plan->m + 1;
+  half_circle (plan->m, plan->post_r, plan->post_i);
   for (len = plan->m; len >= 4; len /= 4)
     plan->n_passes++;
   plan->radix2 = len == 2;
@@ -202,38 +393,35 @@ clr_fft_host_real_new (size_t n)
   for (i = 0, len = plan->m, s = 1; i < plan->n_passes; i++, len /= 4,
       s *= 4) {
     Pass4 *ps = &plan->passes[i];
-    double *w = must_alloc (6 * (len / 4));
-    size_t p;
+    double *wr[3], *wi[3];
+    size_t p, j;
 
     ps->len = len;
     ps->stride = s;
-    ps->w1r = w;
-    ps->w1i = w + len / 4;
-    ps->w2r = w + 2 * (len / 4);
-    ps->w2i = w + 3 * (len / 4);
-    ps->w3r = w + 4 * (len / 4);
-    ps->w3i = w + 5 * (len / 4);
-    for (p = 0; p < len / 4; p++) {
-      const double a = -2.0 * G_PI / (double) len;
+    ps->post_r = plan->post_r;
+    ps->post_i = plan->post_i;
+    ps->m = plan->m;
+    if (s != 1)
+      continue;
+    wr[0] = ps->w1r = must_alloc (6 * (len / 4));
+    wi[0] = ps->w1i = ps->w1r + len / 4;
+    wr[1] = ps->w2r = ps->w1r + 2 * (len / 4);
+    wi[1] = ps->w2i = ps->w1r + 3 * (len / 4);
+    wr[2] = ps->w3r = ps->w1r + 4 * (len / 4);
+    wi[2] = ps->w3i = ps->w1r + 5 * (len / 4);
+    /* e^(-2 pi i j p / len) = e^(-pi i k / m), k = 2 j p (len is m) */
+    for (j = 0; j < 3; j++)
+      for (p = 0; p < len / 4; p++) {
+        const size_t k = 2 * (j + 1) * p;
 
-      ps->w1r[p] = cos (a * (double) p);
-      ps->w1i[p] = sin (a * (double) p);
-      ps->w2r[p] = cos (a * (double) (2 * p));
-      ps->w2i[p] = sin (a * (double) (2 * p));
-      ps->w3r[p] = cos (a * (double) (3 * p));
-      ps->w3i[p] = sin (a * (double) (3 * p));
-    }
+        wr[j][p] = k <= plan->m ? plan->post_r[k] : -plan->post_r[k - plan->m];
+        wi[j][p] = k <= plan->m ? plan->post_i[k] : -plan->post_i[k - plan->m];
+      }
   }
-  plan->post_r = must_alloc (2 * (plan->m + 1));
-  plan->post_i = plan->post_r + plan->m + 1;
-  for (k = 0; k <= plan->m; k++) {
-    plan->post_r[k] = cos (G_PI * (double) k / (double) plan->m);
-    plan->post_i[k] = -sin (G_PI * (double) k / (double) plan->m);
-  }
-  plan->ar = must_alloc (4 * plan->m);
-  plan->ai = plan->ar + plan->m;
-  plan->br = plan->ai + plan->m;
-  plan->bi = plan->br + plan->m;
+  plan->ar = must_alloc (4 * (plan->m + 1));
+  plan->ai = plan->ar + plan->m + 1;
+  plan->br = plan->ai + plan->m + 1;
+  plan->bi = plan->br + plan->m + 1;
   return plan;
 }
 
@@ -243,15 +431,18 @@ clr_fft_host_real_new (size_t n)
 CLR_VECTOR_CLONES static void
 split_even_odd (size_t m, const double *restrict zr, const double *restrict zi,
     const double *restrict wr, const double *restrict wi,
-    double *restrict re, double *restrict im)
+    double *restrict re, double *restrict im, size_t k0, size_t k1)
 {
   size_t k;
 
-  re[0] = zr[0] + zi[0];
-  im[0] = 0.0;
-  re[m] = zr[0] - zi[0];
-  im[m] = 0.0;
-  for (k = 1; k < m; k++) {
+  if (k0 == 0) {
+    re[0] = zr[0] + zi[0];
+    im[0] = 0.0;
+    re[m] = zr[0] - zi[0];
+    im[m] = 0.0;
+    k0 = 1;
+  }
+  for (k = k0; k < k1; k++) {
     const double er = 0.5 * (zr[k] + zr[m - k]);
     const double ei = 0.5 * (zi[k] - zi[m - k]);
     const double or_ = 0.5 * (zi[k] + zi[m - k]);
@@ -272,7 +463,15 @@ clr_fft_host_real_split (ClrFftHostReal * plan, const void *x, gboolean x64,
 
   g_return_if_fail (n_x <= plan->n);
   /* z[t] = x[2t] + i x[2t + 1] */
-  if (x64) {
+  if (x64 && m >= CLR_FFT_PARALLEL_M) {
+    Step st = {.kind = STEP_LOAD,.m = m,.yr = plan->ar,.yi = plan->ai,
+      .out = (double *) x,.n_x = n_x,.step = step
+    };
+
+    step_run (&st, m);
+    /* zeros and all */
+    t = 2 * m;
+  } else if (x64) {
     const double *xd = x;
 
     for (t = 0; t + 1 < n_x; t += 2) {
@@ -306,7 +505,13 @@ clr_fft_host_real_split (ClrFftHostReal * plan, const void *x, gboolean x64,
     im[0] = im[1] = 0.0;
     return;
   }
-  split_even_odd (m, zr, zi, plan->post_r, plan->post_i, re, im);
+  {
+    Step st = {.kind = STEP_SPLIT,.m = m,.xr = zr,.xi = zi,
+      .wr = plan->post_r,.wi = plan->post_i,.yr = re,.yi = im
+    };
+
+    step_run (&st, m);
+  }
 }
 
 /* The even and odd samples' m-point spectra from X[k] and X[k + m] =
@@ -316,13 +521,17 @@ clr_fft_host_real_split (ClrFftHostReal * plan, const void *x, gboolean x64,
 CLR_VECTOR_CLONES static void
 join_even_odd (size_t m, const double *restrict re,
     const double *restrict im, const double *restrict wr,
-    const double *restrict wi, double *restrict zr, double *restrict zi)
+    const double *restrict wi, double *restrict zr, double *restrict zi,
+    size_t k0, size_t k1)
 {
   size_t k;
 
-  zr[0] = 0.5 * (re[0] + re[m]);
-  zi[0] = -0.5 * (re[0] - re[m]);
-  for (k = 1; k < m; k++) {
+  if (k0 == 0) {
+    zr[0] = 0.5 * (re[0] + re[m]);
+    zi[0] = -0.5 * (re[0] - re[m]);
+    k0 = 1;
+  }
+  for (k = k0; k < k1; k++) {
     const double er = 0.5 * (re[k] + re[m - k]);
     const double ei = 0.5 * (im[k] - im[m - k]);
     const double dr = 0.5 * (re[k] - re[m - k]);
@@ -344,12 +553,25 @@ clr_fft_host_real_inverse_split (ClrFftHostReal * plan, const double *re,
   double *zr, *zi;
   size_t k;
 
-  join_even_odd (m, re, im, plan->post_r, plan->post_i, plan->ar, plan->ai);
+  Step st = {.kind = STEP_JOIN,.m = m,.xr = re,.xi = im,.wr = plan->post_r,
+    .wi = plan->post_i,.yr = plan->ar,.yi = plan->ai
+  };
+
+  step_run (&st, m);
   fft_complex (plan, &zr, &zi);
   for (k = 0; k < m; k++) {
     x[2 * k] = zr[k];
     x[2 * k + 1] = -zi[k];
   }
+}
+
+static void
+free_buffers (ClrFftHostReal * plan, double **re, double **im)
+{
+  const gboolean in_b = (plan->n_passes + (plan->radix2 ? 1 : 0)) % 2;
+
+  *re = in_b ? plan->ar : plan->br;
+  *im = in_b ? plan->ai : plan->bi;
 }
 
 void
@@ -358,16 +580,15 @@ clr_fft_host_real_run (ClrFftHostReal * plan, const double *x, size_t n_x,
 {
   const size_t m = plan->m;
   double *re, *im;
-  size_t k;
 
-  if (!plan->spec)
-    plan->spec = must_alloc (2 * (m + 1));
-  re = plan->spec;
-  im = re + m + 1;
+  /* the buffers the passes leave free (the transform ends in ar, ai
+   * after an even number of them) */
+  free_buffers (plan, &re, &im);
   clr_fft_host_real_split (plan, x, TRUE, 1, n_x, re, im);
-  for (k = 0; k <= m; k++) {
-    out[2 * k] = re[k];
-    out[2 * k + 1] = im[k];
+  {
+    Step st = {.kind = STEP_PACK,.m = m,.xr = re,.xi = im,.out = out };
+
+    step_run (&st, m);
   }
 }
 
@@ -376,20 +597,23 @@ clr_fft_host_real_inverse_run (ClrFftHostReal * plan, const double *spec,
     double *x)
 {
   const size_t m = plan->m;
-  double *re, *im;
-  size_t k, t;
+  double *zr, *zi;
+  /* the bins in br, bi: join_even_odd () reads them into ar, ai before
+   * the passes write there */
+  Step unpack = {.kind = STEP_UNPACK,.m = m,.yr = plan->br,.yi = plan->bi,
+    .out = (double *) spec
+  };
+  Step join = {.kind = STEP_JOIN,.m = m,.xr = plan->br,.xi = plan->bi,
+    .wr = plan->post_r,.wi = plan->post_i,.yr = plan->ar,.yi = plan->ai
+  };
+  Step scale = {.kind = STEP_SCALE,.m = m,.out = x };
 
-  if (!plan->spec)
-    plan->spec = must_alloc (2 * (m + 1));
-  re = plan->spec;
-  im = re + m + 1;
-  for (k = 0; k <= m; k++) {
-    re[k] = spec[2 * k];
-    im[k] = spec[2 * k + 1];
-  }
-  clr_fft_host_real_inverse_split (plan, re, im, x);
-  for (t = 0; t < plan->n; t++)
-    x[t] /= (double) m;
+  step_run (&unpack, m);
+  step_run (&join, m);
+  fft_complex (plan, &zr, &zi);
+  scale.xr = zr;
+  scale.xi = zi;
+  step_run (&scale, m);
 }
 
 void
@@ -404,7 +628,6 @@ clr_fft_host_real_free (ClrFftHostReal * plan)
   g_free (plan->passes);
   g_free (plan->post_r);
   g_free (plan->ar);
-  g_free (plan->spec);
   g_free (plan);
 }
 

@@ -6,6 +6,7 @@
 #include "clr-fft-host.h"
 #include "clr-disk-cache.h"
 #include "clr-design-hash.h"
+#include "clr-workers.h"
 
 /* prototypes kept for the engines and banks that ask again (a live
  * change, the bank's rows, the FFT path) */
@@ -19,6 +20,79 @@
  * 7 % more look-ahead than at none (3, 6, 15 and 20 dB measured: 15 loses
  * the stopband, the kernel's end cutting the longer halves) */
 #define CLR_PHASE_HALF_MARGIN_DB 10.0
+
+/* The loops over a design's 2^20 bins and samples, cut in parts on the
+ * process's workers (clr-workers.h), as its transforms are
+ * (clr-fft-host.c); each point computed as on one thread */
+typedef enum
+{
+  LOOP_LOG_MAGNITUDE,
+  LOOP_POLAR,
+  LOOP_ZERO_PHASE
+} LoopKind;
+
+typedef struct
+{
+  LoopKind kind;
+  guint parts;
+  size_t n;                     /* the points the loop runs over */
+  double *a;
+  double floor_mag;
+  const ClrFilter *f;
+  uint32_t rate;
+  size_t n_fft;
+  int64_t reach;
+} Loop;
+
+static void
+loop_part (gpointer user, guint part)
+{
+  const Loop *l = user;
+  const size_t i0 = (size_t) ((guint64) l->n * part / l->parts);
+  const size_t i1 = (size_t) ((guint64) l->n * (part + 1) / l->parts);
+  size_t i;
+
+  switch (l->kind) {
+    case LOOP_LOG_MAGNITUDE:
+      for (i = i0; i < i1; i++) {
+        l->a[2 * i] = log (MAX (hypot (l->a[2 * i], l->a[2 * i + 1]),
+                l->floor_mag));
+        l->a[2 * i + 1] = 0.0;
+      }
+      break;
+    case LOOP_POLAR:
+      for (i = i0; i < i1; i++) {
+        const double mag = exp (l->a[2 * i]), ph = l->a[2 * i + 1];
+
+        l->a[2 * i] = mag * cos (ph);
+        l->a[2 * i + 1] = mag * sin (ph);
+      }
+      break;
+    case LOOP_ZERO_PHASE:
+      /* point i at time (i - reach) / rate, where it is in the circle;
+       * the rest of the circle zero */
+      for (i = i0; i < i1; i++) {
+        const int64_t t = (int64_t) i - l->reach;
+        const size_t at = (size_t) ((t + (int64_t) l->n_fft)
+            % (int64_t) l->n_fft);
+
+        l->a[at] = t <= l->reach ? clr_filter_eval (l->f,
+            (double) t / l->rate) : 0.0;
+      }
+      break;
+  }
+}
+
+static void
+loop_run (Loop * l)
+{
+  l->parts = l->n >= ((size_t) 1 << 16) ? MIN (clr_workers_count () + 1,
+      16) : 1;
+  if (l->parts == 1)
+    loop_part (l, 0);
+  else
+    clr_workers_for (loop_part, l, l->parts);
+}
 
 static GMutex cache_lock;
 static GQueue cache = G_QUEUE_INIT;
@@ -59,24 +133,19 @@ minimum_phase_spectrum (ClrFftHostReal * fft, double *spec, double *x,
     size_t n_fft, double floor_mag)
 {
   const size_t m = n_fft / 2;
+  Loop log_mag = {.kind = LOOP_LOG_MAGNITUDE,.n = m + 1,.a = spec,
+    .floor_mag = floor_mag
+  };
+  Loop polar = {.kind = LOOP_POLAR,.n = m + 1,.a = spec };
   size_t i;
 
-  for (i = 0; i <= m; i++) {
-    spec[2 * i] = log (MAX (hypot (spec[2 * i], spec[2 * i + 1]),
-            floor_mag));
-    spec[2 * i + 1] = 0.0;
-  }
+  loop_run (&log_mag);
   clr_fft_host_real_inverse_run (fft, spec, x);
   for (i = 1; i < m; i++)
     x[i] *= 2.0;
   memset (x + m + 1, 0, (m - 1) * sizeof (double));
   clr_fft_host_real_run (fft, x, n_fft, spec);
-  for (i = 0; i <= m; i++) {
-    const double mag = exp (spec[2 * i]), ph = spec[2 * i + 1];
-
-    spec[2 * i] = mag * cos (ph);
-    spec[2 * i + 1] = mag * sin (ph);
-  }
+  loop_run (&polar);
 }
 
 /* The zero-phase spectrum of f's linear prototype, sampled at `rate`
@@ -86,13 +155,11 @@ static void
 zero_phase_spectrum (ClrFftHostReal * fft, const ClrFilter * f,
     uint32_t rate, double *spec, double *x, size_t n_fft)
 {
-  const int64_t reach = (int64_t) ceil (f->half_width * rate);
-  int64_t n;
+  Loop fill = {.kind = LOOP_ZERO_PHASE,.n = n_fft,.a = x,.f = f,
+    .rate = rate,.n_fft = n_fft,.reach = (int64_t) ceil (f->half_width * rate)
+  };
 
-  memset (x, 0, n_fft * sizeof (double));
-  for (n = -reach; n <= reach; n++)
-    x[(size_t) (n + (int64_t) n_fft) % n_fft] =
-        clr_filter_eval (f, (double) n / rate);
+  loop_run (&fill);
   clr_fft_host_real_run (fft, x, n_fft, spec);
 }
 
@@ -114,7 +181,8 @@ intermediate_spectrum (ClrFftHostReal * fft, const ClrFilter * f,
   double *lin, dc;
   size_t i;
 
-  if (!(lin = clr_fft_host_alloc (n_fft + 2)))
+  /* G's zero-phase spectrum is real: its real parts alone kept */
+  if (!(lin = clr_fft_host_alloc (n_fft / 2 + 1)))
     return FALSE;
   /* Kaiser's length is proportional to (a - 7.95) for one width */
   g.stop_db = a;
@@ -122,15 +190,16 @@ intermediate_spectrum (ClrFftHostReal * fft, const ClrFilter * f,
   g.i0_beta = clr_bessel_i0 (g.beta);
   g.half_width = 0.5 * (1.0 + (f->taps - 1.0) * (a - 7.95)
       / (f->stop_db - 7.95));
-  zero_phase_spectrum (fft, &g, rate, lin, x, n_fft);
-  memcpy (spec, lin, (n_fft + 2) * sizeof (double));
+  zero_phase_spectrum (fft, &g, rate, spec, x, n_fft);
+  for (i = 0; i <= n_fft / 2; i++)
+    lin[i] = spec[2 * i];
   minimum_phase_spectrum (fft, spec, x, n_fft, pow (10.0, -(a + 40.0) /
           20.0));
   /* scaled to G's DC gain, the prototype's own */
   dc = fabs (lin[0]);
   for (i = 0; i <= n_fft / 2; i++) {
-    spec[2 * i] *= lin[2 * i] / dc;
-    spec[2 * i + 1] *= lin[2 * i] / dc;
+    spec[2 * i] *= lin[i] / dc;
+    spec[2 * i + 1] *= lin[i] / dc;
   }
   g_free (lin);
   return TRUE;

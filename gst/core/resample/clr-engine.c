@@ -17,7 +17,7 @@
 #include <string.h>
 #include "clr-engine-private.h"
 #include "conv/clr-conv.h"
-#include "conv/clr-workers.h"
+#include "clr-workers.h"
 #include "design/clr-design-cache.h"
 #include "design/clr-fft-host.h"
 #include "design/clr-phase.h"
