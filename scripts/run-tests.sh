@@ -26,53 +26,8 @@ echo "== meson test"
 # PoCL's kernel cache warm, 324 s two at a time with it cold (a fresh
 # machine). The sanitizer passes below stay one at a time.
 status=0
-
-# The sanitizers' two builds (build-asan/, build-tsan/ below) run beside
-# the plain pass, at the lowest priority: the pass leaves about a third of
-# the two cores idle (tests waiting for a pipeline, a device, a live
-# clock: the whole cold pass took 1612 s of wall in its two slots for
-# 1052 s of CPU), and at nice 19 the builds take that and little else
-# (a weight of 15 against a test's 1024). Before, they ran after it, 55 +
-# 18 s of the 10 minutes.
-# build-asan: without VkFFT: it backs only the offline convolution, which
-# no element uses and no sanitizer pass runs, and its 1.6 MB header alone
-# takes 2.7 of this build's 3 minutes on two cores under the sanitizers;
-# nor the benchmarks, which no test runs. build-tsan: only the plugin and
-# the programs the thread sanitizer's pass runs.
-sanitizer_builds () {
-  local b
-  for b in asan tsan; do
-    if [ -f build-$b/meson-private/coredata.dat ]; then
-      meson setup --reconfigure build-$b -Dvkfft=disabled -Dbench=disabled
-    elif [ $b = asan ]; then
-      meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-        -Dvkfft=disabled -Dbench=disabled
-    else
-      meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
-        -Dvkfft=disabled -Dbench=disabled
-    fi
-  done
-  ninja -C build-asan
-  ninja -C build-tsan gst/libgstclresample.so test-plugins.txt \
-    tests/test-sched tests/test-batching tests/test-streams \
-    tests/test-conv-streams
-}
-builds_pid=""
-if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ]; then
-  nice -n 19 bash -c "$(declare -f sanitizer_builds); set -e; sanitizer_builds" \
-    > build/sanitizer-builds.log 2>&1 &
-  builds_pid=$!
-fi
 meson test -C build --print-errorlogs --num-processes 2 "$@" || status=$?
-phase_done "meson test (build; the sanitizer builds beside it)"
-builds_ok=1
-if [ -n "$builds_pid" ] && ! wait "$builds_pid"; then
-  builds_ok=0
-  status=1
-  echo "== the sanitizer builds failed; the end of build/sanitizer-builds.log:"
-  tail -30 build/sanitizer-builds.log
-fi
-phase_done "sanitizer builds, what was left of them"
+phase_done "meson test (build)"
 
 # The same element tests again under AddressSanitizer, LeakSanitizer and
 # UBSan: no leak, overflow or undefined behaviour in clresample's code
@@ -81,9 +36,22 @@ phase_done "sanitizer builds, what was left of them"
 # comes first; a first run without leak checks builds the registry, whose
 # one-off scan of the system's plugins is not ours to judge.
 ran_sanitizers=0
-if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ] && [ $builds_ok = 1 ]; then
+if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   ran_sanitizers=1
   echo "== sanitizers (build-asan)"
+  # without VkFFT: it backs only the offline convolution, which no element
+  # uses and no sanitizer pass runs, and its 1.6 MB header alone takes 2.7
+  # of this build's 3 minutes on two cores under the sanitizers; nor the
+  # benchmarks, which no test runs
+  if [ -f build-asan/meson-private/coredata.dat ]; then
+    meson setup --reconfigure build-asan -Dvkfft=disabled -Dbench=disabled \
+      >/dev/null
+  else
+    meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dvkfft=disabled -Dbench=disabled >/dev/null
+  fi
+  ninja -C build-asan >/dev/null
+  phase_done "sanitizer build (build-asan)"
   export GST_REGISTRY_FORK=no
   # Each test case of a gst-check program in a process of its own would end
   # in LeakSanitizer's scan of the whole heap (PoCL's and LLVM's with it):
@@ -156,10 +124,21 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ] && [ $builds_ok = 1
   # pools and GStreamer's reference counts are told to the sanitizer by
   # tests/clr-tsan-glib.c, linked into those programs (GLib's GMutex is a
   # futex it cannot see); tests/tsan.supp says why it has no entry. Only
-  # the plugin and those programs are built (beside the plain pass; the
-  # tests take 35-55 s). GST_REGISTRY_FORK=no and CK_FORK=no as
+  # the plugin and those programs are built (about 20 s on two cores; the
+  # tests then take 35-45 s). GST_REGISTRY_FORK=no and CK_FORK=no as
   # above: the plugin loads in-process, each program in one process.
   echo "== thread sanitizer (build-tsan)"
+  if [ -f build-tsan/meson-private/coredata.dat ]; then
+    meson setup --reconfigure build-tsan -Dvkfft=disabled -Dbench=disabled \
+      >/dev/null
+  else
+    meson setup build-tsan -Db_sanitize=thread -Db_lundef=false \
+      -Dvkfft=disabled -Dbench=disabled >/dev/null
+  fi
+  ninja -C build-tsan gst/libgstclresample.so test-plugins.txt \
+    tests/test-sched tests/test-batching tests/test-streams \
+    tests/test-conv-streams >/dev/null
+  phase_done "thread sanitizer build (build-tsan)"
   # halt_on_error=0: every report of a run, not only the first (a report
   # still fails its test: exit code 66); history_size=4: the other
   # access's stack kept long enough to be shown
