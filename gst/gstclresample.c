@@ -727,6 +727,7 @@ gst_cl_resample_open_device (GstClResample * self)
   gchar *spec;
 
   self->device_interim = FALSE;
+  self->interim_move = FALSE;
   if (gst_clr_host_serves_resample ()) {
     GST_OBJECT_LOCK (self);
     spec = g_strdup (self->device_spec);
@@ -1602,6 +1603,7 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!gst_cl_resample_settle_device (self, &move_later))
     goto no_device;
 
+  self->interim_move = move_later;
   if (!resampling) {
     if (move_later)
       gst_cl_resample_queue_rebuild (self);
@@ -1665,11 +1667,17 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
   GstClResampleJob *job;
   GError *err = NULL;
 
-  if (gst_clr_builder_busy (&self->builder))
+  /* A change waits for its engine while the buffer's deadline allows, so
+   * that it lands as early as it can. The move off a stand-in CPU does
+   * not: the stream plays on there from its first buffer, which waited
+   * 20 ms on an H100 machine for the GPU's open otherwise, and moves at
+   * the first buffer after the open. */
+  if (gst_clr_builder_busy (&self->builder) && !self->interim_move)
     gst_clr_builder_wait (&self->builder, GST_BASE_TRANSFORM (self), buf);
   job = gst_clr_builder_take (&self->builder);
   if (!job)
     return;
+  self->interim_move = FALSE;
   if (!gst_audio_info_is_equal (&job->in_info, &self->in_info)
       || !gst_audio_info_is_equal (&job->out_info, &self->out_info)
       || (job->engine && !self->engine)

@@ -54,6 +54,9 @@ struct _GstClResample
    * the stream is live (then it moves once that one is open) or not
    * (then it waits for it: gst_cl_resample_settle_device ()) */
   gboolean device_interim;
+  /* the builder is moving the stream off that stand-in: no buffer waits
+   * for it (gst_cl_resample_apply_properties ()) */
+  gboolean interim_move;
   /* a device that could not be had, not tried again until the property
    * names another one (a later quality or taps change still applies) */
   gchar *device_spec_failed;

@@ -50,6 +50,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <CL/cl.h>
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include "clr-lowpass.h"
 
@@ -411,22 +412,56 @@ shim_main (void)
   return 0;
 }
 
+/* The first platform with two devices or more (PoCL's, with
+ * TWO_DEVICES, where it comes first or alone; a GPU machine lists its
+ * driver first), its first two devices into devices, and the index of
+ * the first over all platforms in ICD order (the shim's
+ * CLR_FAULT_DEVICE); -1 where there is none */
+static int
+two_devices (cl_device_id * devices)
+{
+  cl_platform_id platforms[8];
+  cl_uint n_platforms = 0, p, n;
+  int base = 0;
+
+  if (clGetPlatformIDs (G_N_ELEMENTS (platforms), platforms, &n_platforms))
+    return -1;
+  for (p = 0; p < MIN (n_platforms, G_N_ELEMENTS (platforms)); p++) {
+    n = 0;
+    if (clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n))
+      n = 0;
+    if (n >= 2 && !clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ALL, 2,
+            devices, NULL))
+      return base;
+    base += (int) n;
+  }
+  return -1;
+}
+
+/* --shim-devices-base: two_devices ()'s index, so that the parent can
+ * name those devices to the shim */
+static int
+shim_devices_base_main (void)
+{
+  cl_device_id devices[2];
+
+  g_print ("%d\n", two_devices (devices));
+  return 0;
+}
+
 /* --shim-devices: the codes of SHIM_FINISHES clFinish calls on a queue of
- * each of the first two devices, in turn (device 0's, device 1's, ...),
+ * each of two_devices ()'s two, in turn (device 0's, device 1's, ...),
  * then clGetDeviceInfo on each, on one line */
 static int
 shim_devices_main (void)
 {
-  cl_platform_id platform = NULL;
   cl_device_id devices[2] = { NULL, NULL };
   cl_context ctx[2] = { NULL, NULL };
   cl_command_queue queue[2] = { NULL, NULL };
-  cl_uint n = 0, d, i;
+  cl_uint d, i;
 
-  clGetPlatformIDs (1, &platform, NULL);
-  clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, 2, devices, &n);
-  if (n < 2) {
-    g_print ("devices %u\n", n);
+  if (two_devices (devices) < 0) {
+    g_print ("no platform with two devices\n");
     return 0;
   }
   for (d = 0; d < 2; d++) {
@@ -505,8 +540,70 @@ sanitizer_runtime (void)
 #endif
 }
 
+/* A folder holding the machine's ICD file of PoCL alone, for the
+ * children on PoCL's two devices (POCL_DEVICES): on a GPU machine the
+ * driver's platform comes first, and its device is no twin of PoCL's
+ * that would give the same output. NULL where no such file is found (the
+ * machine's list then). Removed at the end (main ()). */
+static gchar *pocl_vendors_dir;
+
+static const gchar *
+pocl_vendors (void)
+{
+  static gboolean looked;
+  const gchar *env = g_getenv ("OCL_ICD_VENDORS");
+  const gchar *folder = env && g_file_test (env, G_FILE_TEST_IS_DIR) ? env :
+      "/etc/OpenCL/vendors";
+  GDir *d;
+  const gchar *name;
+
+  if (looked)
+    return pocl_vendors_dir;
+  looked = TRUE;
+  if (!(d = g_dir_open (folder, 0, NULL)))
+    return NULL;
+  while (!pocl_vendors_dir && (name = g_dir_read_name (d))) {
+    gchar *path = g_build_filename (folder, name, NULL), *text = NULL;
+
+    if (g_str_has_suffix (name, ".icd")
+        && g_file_get_contents (path, &text, NULL, NULL)
+        && strstr (text, "pocl")) {
+      gchar *dir = g_dir_make_tmp ("clr-fault-icd-XXXXXX", NULL);
+      gchar *copy = dir ? g_build_filename (dir, name, NULL) : NULL;
+
+      if (copy && g_file_set_contents (copy, text, -1, NULL))
+        pocl_vendors_dir = g_strdup (dir);
+      g_free (copy);
+      g_free (dir);
+    }
+    g_free (text);
+    g_free (path);
+  }
+  g_dir_close (d);
+  return pocl_vendors_dir;
+}
+
+static void
+pocl_vendors_remove (void)
+{
+  GDir *d;
+  const gchar *name;
+
+  if (!pocl_vendors_dir || !(d = g_dir_open (pocl_vendors_dir, 0, NULL)))
+    return;
+  while ((name = g_dir_read_name (d))) {
+    gchar *path = g_build_filename (pocl_vendors_dir, name, NULL);
+
+    g_unlink (path);
+    g_free (path);
+  }
+  g_dir_close (d);
+  g_rmdir (pocl_vendors_dir);
+}
+
 /* This program again with args, the shim preloaded and CLR_FAULT and
- * friends from extra (NAME, VALUE, ..., NULL); the sanitizer's runtime
+ * friends from extra (NAME, VALUE, ..., NULL), PoCL's ICD alone where
+ * extra names POCL_DEVICES (pocl_vendors ()); the sanitizer's runtime
  * first in LD_PRELOAD where there is one (sanitizer_runtime ()) */
 static const gchar *conv_shared = "0";
 
@@ -539,6 +636,8 @@ run_child (const gchar * const *args, const gchar * first, ...)
   for (name = first; name; name = va_arg (ap, const gchar *))
     env = g_environ_setenv (env, name, va_arg (ap, const gchar *), TRUE);
   va_end (ap);
+  if (g_environ_getenv (env, "POCL_DEVICES") && pocl_vendors ())
+    env = g_environ_setenv (env, "OCL_ICD_VENDORS", pocl_vendors (), TRUE);
   if (sanitizer_runtime ()) {
     gchar *preload = g_strjoin (":", sanitizer_runtime (),
         g_environ_getenv (env, "LD_PRELOAD"), NULL);
@@ -1302,13 +1401,25 @@ static void
 test_shim_device (void)
 {
   const gchar *args[] = { "--shim-devices", NULL };
+  const gchar *base_args[] = { "--shim-devices-base", NULL };
+  gchar first[16], second[16];
+  gint base;
   Child *c;
 
   if (!have_shim ())
     return;
+  /* the two devices' places over all platforms (a GPU's driver may come
+   * before PoCL's) */
+  c = run_child (base_args, "POCL_DEVICES", TWO_DEVICES, NULL);
+  assert_exited_0 (c);
+  base = atoi (c->out);
+  child_free (c);
+  g_assert_cmpint (base, >=, 0);
+  g_snprintf (first, sizeof first, "%d", base);
+  g_snprintf (second, sizeof second, "%d", base + 1);
   /* the second and every later clFinish of device 1's queue, its own
    * count: device 0's run on */
-  c = run_child (args, "POCL_DEVICES", TWO_DEVICES, "CLR_FAULT_DEVICE", "1",
+  c = run_child (args, "POCL_DEVICES", TWO_DEVICES, "CLR_FAULT_DEVICE", second,
       "CLR_FAULT", "clFinish:2+", NULL);
   assert_exited_0 (c);
   g_assert_cmpstr (c->out, ==, "finish 0 0 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 0 "
@@ -1319,7 +1430,7 @@ test_shim_device (void)
    * clGetDeviceInfo included, fail; device 1's calls, and the set-up's
    * clGetPlatformIDs and clGetDeviceIDs, which belong to no device, pass
    * uncounted */
-  c = run_child (args, "POCL_DEVICES", TWO_DEVICES, "CLR_FAULT_DEVICE", "0",
+  c = run_child (args, "POCL_DEVICES", TWO_DEVICES, "CLR_FAULT_DEVICE", first,
       "CLR_FAULT", "all:5+", NULL);
   assert_exited_0 (c);
   g_assert_cmpstr (c->out, ==, "finish 0 0 0 0 -5 0 -5 0 -5 0 -5 0 -5 0 -5 "
@@ -1365,6 +1476,8 @@ test_resample_named_lost (void)
 int
 main (int argc, char **argv)
 {
+  int rc;
+
   /* a child: the shim (and the sanitizer's runtime) are loaded already;
    * the programs PoCL starts (its linker, for a kernel not yet in its
    * cache) must not inherit them, or the sanitizer's runtime fails the
@@ -1382,6 +1495,8 @@ main (int argc, char **argv)
     return shim_main ();
   if (argc == 2 && !strcmp (argv[1], "--shim-devices"))
     return shim_devices_main ();
+  if (argc == 2 && !strcmp (argv[1], "--shim-devices-base"))
+    return shim_devices_base_main ();
   if (argc >= 4 && argc <= 6 && !strcmp (argv[1], "--failover"))
     return failover_main (argv[2], atoi (argv[3]), argc > 4 ? atoi (argv[4])
         : 48000, argc > 5 ? argv[5] : "");
@@ -1409,5 +1524,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fault/resample-named-lost", test_resample_named_lost);
   g_test_add_func ("/fault/resample-failover-variable",
       test_resample_failover_variable);
-  return g_test_run ();
+  rc = g_test_run ();
+  pocl_vendors_remove ();
+  g_free (pocl_vendors_dir);
+  return rc;
 }
