@@ -31,6 +31,14 @@ run () {
 
 t=build/tests
 export CK_DEFAULT_TIMEOUT=300 GST_DEBUG=clresample*:2
+# Each check of these programs runs in a fresh process (check forks), so
+# each one's first live clresample stream finds the GPU not yet open, and
+# where the machine has PoCL too it starts on the CPU and moves (issue 46,
+# item 3). The programs compare that stream bit for bit with a later one,
+# or expect the GPU's staging from its first buffer: 8 of 41 failed so on
+# an H100 with PoCL beside it (H53). The stand-in is tested on its own
+# (tests/test-interim.c, CI); here every stream waits for the GPU.
+export CLRESAMPLE_STAND_IN=0
 run core $t/test-core
 run core-no-fp64 CLRESAMPLE_NO_FP64=1 $t/test-core
 run core-fpi4 CLRESAMPLE_FPI=4 $t/test-core

@@ -717,6 +717,17 @@ gst_cl_resample_upstream_live (GstClResample * self, gboolean unanswered)
   return live;
 }
 
+/* CLRESAMPLE_STAND_IN=0: a stream waits for the device it asked for,
+ * live or not (a process's first live stream on a GPU machine then gives
+ * that device's output from its first frame, as later ones do) */
+static gboolean
+gst_cl_resample_stand_in_allowed (void)
+{
+  const gchar *v = g_getenv ("CLRESAMPLE_STAND_IN");
+
+  return !v || strcmp (v, "0") != 0;
+}
+
 /* The device for a new run: where the one `device` names is still being
  * opened (a GPU driver's 0.24-0.31 s), a CPU the host serves at once
  * stands in until the caps come (gst_cl_resample_settle_device ()) */
@@ -728,7 +739,7 @@ gst_cl_resample_open_device (GstClResample * self)
 
   self->device_interim = FALSE;
   self->interim_move = FALSE;
-  if (gst_clr_host_serves_resample ()) {
+  if (gst_clr_host_serves_resample () && gst_cl_resample_stand_in_allowed ()) {
     GST_OBJECT_LOCK (self);
     spec = g_strdup (self->device_spec);
     GST_OBJECT_UNLOCK (self);

@@ -54,15 +54,14 @@ gst_clr_fir_stream_choose_block (GstElement * element, ClrDevice * dev,
     /* a block the filter cannot be cut in (not a power of two, a filter
      * too long for one transform with it, or out of range): the nearest
      * that serves, with a word in the debug log, rather than a refusal */
-    b = clr_conv_workable_block (block_size, n_taps);
+    b = clr_conv_workable_block (block_size, n_taps, max);
     debug_init ();
     if (b != block_size)
       GST_WARNING_OBJECT (element, "block-size %u does "
-          "not serve %" G_GSIZE_FORMAT " taps (a power of two from %u to %u, "
-          "or a multiple of %u whose block + taps - 1 is at most %u): "
-          "blocks of %u frames instead", block_size, n_taps,
-          CLR_CONV_BLOCK_MIN, CLR_CONV_BLOCK_MAX, CLR_CONV_BLOCK_MIN,
-          2 * CLR_CONV_BLOCK_MAX, b);
+          "not serve %" G_GSIZE_FORMAT " taps on this device (a power of two "
+          "from %u to %u, or a multiple of %u whose block + taps - 1 is at "
+          "most %u): blocks of %u frames instead", block_size, n_taps,
+          CLR_CONV_BLOCK_MIN, max, CLR_CONV_BLOCK_MIN, 2 * max, b);
     return b;
   }
   while (b < max && b < n_taps)

@@ -413,6 +413,27 @@ expect_error (const ClrConvConfig * cfg, int code)
   expect_error_tuned (cfg, clr_tuning_get (), code);
 }
 
+/* clr_conv_workable_block (): the block asked for where it serves, else
+ * the nearest below that the device's largest block (its local memory on
+ * a GPU: 2048 on an H100, CLR_CONV_BLOCK_MAX on CPUs) allows */
+static void
+test_workable_block (void)
+{
+  /* valid as asked */
+  g_assert_cmpuint (clr_conv_workable_block (1024, 65536, 16384), ==, 1024);
+  g_assert_cmpuint (clr_conv_workable_block (1040, 1000, 2048), ==, 1040);
+  /* no power of two: a multiple of 16 below whose transform holds the
+   * filter, where the device takes that transform */
+  g_assert_cmpuint (clr_conv_workable_block (1000, 8191, 16384), ==, 992);
+  g_assert_cmpuint (clr_conv_workable_block (1000, 8191, 2048), ==, 512);
+  g_assert_cmpuint (clr_conv_workable_block (1040, 65536, 16384), ==, 1024);
+  /* past the device's largest, or past the engine's */
+  g_assert_cmpuint (clr_conv_workable_block (4096, 100, 2048), ==, 2048);
+  g_assert_cmpuint (clr_conv_workable_block (65536, 100, 16384), ==, 16384);
+  g_assert_cmpuint (clr_conv_workable_block (17, 100, 16384), ==, 16);
+  g_assert_cmpuint (clr_conv_workable_block (8, 100, 16384), ==, 16);
+}
+
 static void
 test_errors (void)
 {
@@ -1057,6 +1078,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/conv/history/planar-levels", &history_cases[5],
       test_history);
   g_test_add_func ("/conv/errors", test_errors);
+  g_test_add_func ("/conv/workable-block", test_workable_block);
   g_test_add_func ("/conv/levels/budget", test_levels_budget);
   for (i = 0; i < G_N_ELEMENTS (levels_cases); i++) {
     char *name = g_strdup_printf ("/conv/levels/boundaries/%" G_GSIZE_FORMAT

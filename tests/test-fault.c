@@ -1211,7 +1211,7 @@ static void
 test_resample_failover (void)
 {
   static const gchar *specs = "auto,auto,auto,auto,auto,auto,1,1";
-  const gchar *clean;
+  gchar *clean;
   Seen seen[MAX_STREAMS];
   Child *c;
   guint i, moved_mid = 0;
@@ -1219,7 +1219,7 @@ test_resample_failover (void)
 
   if (!have_shim ())
     return;
-  clean = fault_free_sum ("clresample");
+  clean = failover_clean_sum (N_BUFFERS, 48000, "");
   c = run_failover (specs, N_BUFFERS, 48000, "", LOST_DEVICE_0, seen);
   g_assert_cmpuint (count_lines (c->err, "clr-fault: failing "), >, 0);
   for (i = 0; i < 8; i++) {
@@ -1242,6 +1242,7 @@ test_resample_failover (void)
   g_test_message ("moved to device 1 at most %.1f ms after the loss",
       slowest);
   child_free (c);
+  g_free (clean);
 }
 
 /* Device 0 lost while a stream on device=auto is being set up (at its
@@ -1253,14 +1254,14 @@ test_resample_failover (void)
 static void
 test_resample_failover_setup (void)
 {
-  const gchar *clean;
+  gchar *clean;
   Seen seen[MAX_STREAMS];
   Child *c;
   guint i;
 
   if (!have_shim ())
     return;
-  clean = fault_free_sum ("clresample");
+  clean = failover_clean_sum (N_BUFFERS, 48000, "");
   c = run_failover ("auto,1", N_BUFFERS, 48000, "", "clCreateKernel:1!",
       seen);
   for (i = 0; i < 2; i++) {
@@ -1283,6 +1284,7 @@ test_resample_failover_setup (void)
           "OpenCL resampling 44100 -> 48000 Hz on ", "OpenCL device 0:0 "),
       ==, 1);
   child_free (c);
+  g_free (clean);
 }
 
 /* A failed buffer is run again on the new device whichever it was: the
@@ -1446,7 +1448,7 @@ static void
 test_resample_named_lost (void)
 {
   static const gchar *specs = "0,0,0,0,1,1";
-  const gchar *clean;
+  gchar *clean;
   Seen seen[MAX_STREAMS];
   Child *c;
   guint i;
@@ -1454,7 +1456,7 @@ test_resample_named_lost (void)
 
   if (!have_shim ())
     return;
-  clean = fault_free_sum ("clresample");
+  clean = failover_clean_sum (N_BUFFERS, 48000, "");
   c = run_failover (specs, N_BUFFERS, 48000, "", LOST_DEVICE_0, seen);
   for (i = 0; i < 4; i++) {
     g_assert_cmpstr (seen[i].end, ==, "error");
@@ -1471,6 +1473,7 @@ test_resample_named_lost (void)
           "clGetDeviceInfo (CL_DEVICE_AVAILABLE) failed"), ==, 4);
   g_test_message ("errors at most %.1f ms after the loss", slowest);
   child_free (c);
+  g_free (clean);
 }
 
 int

@@ -4,7 +4,8 @@
  * CPU the host serves, and moves to that device once it is open, through
  * the live device change: no gap, timestamps contiguous, each side of the
  * switch bit for bit that device's own output. A stream that is not live
- * waits for the device and gives the same output on every run.
+ * waits for the device and gives the same output on every run, and so does
+ * a live one with CLRESAMPLE_STAND_IN=0.
  *
  * With no GPU here, PoCL's two CPU drivers stand for the two devices
  * (POCL_DEVICES="pthread basic"), the second listed as a GPU
@@ -147,7 +148,7 @@ run_clear (Run * r)
 
 /* This program as a child: one pipeline (child_run ()) */
 static void
-run_case (const gchar * device, gboolean live, Run * r)
+run_case (const gchar * device, gboolean live, gboolean stand_in, Run * r)
 {
   gchar *self = g_file_read_link ("/proc/self/exe", NULL);
   gchar *path = g_build_filename (g_get_tmp_dir (), "clr-interim-XXXXXX",
@@ -165,6 +166,8 @@ run_case (const gchar * device, gboolean live, Run * r)
   env = g_environ_setenv (env, "POCL_DEVICES", "pthread basic", TRUE);
   env = g_environ_setenv (env, "CLRESAMPLE_TEST_AS_GPU", "0:1", TRUE);
   env = g_environ_setenv (env, "CLRESAMPLE_TEST_OPEN_DELAY_MS", OPEN_DELAY_MS,
+      TRUE);
+  env = g_environ_setenv (env, "CLRESAMPLE_STAND_IN", stand_in ? "1" : "0",
       TRUE);
   g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
           NULL, NULL, &r->out, &err, &status, &e));
@@ -255,8 +258,8 @@ references (void)
 
   if (cpu_name)
     return;
-  run_case ("0:0", FALSE, &ref_cpu);
-  run_case ("0:1", FALSE, &ref_gpu);
+  run_case ("0:0", FALSE, TRUE, &ref_cpu);
+  run_case ("0:1", FALSE, TRUE, &ref_gpu);
   l = parse_lines (ref_cpu.out);
   assert_timeline (l, ref_cpu.size);
   cpu_name = g_strdup (g_array_index (l, Line, 0).device);
@@ -282,7 +285,7 @@ test_live_starts_on_cpu (void)
   const gsize fb = 2 * sizeof (float);
 
   references ();
-  run_case ("auto", TRUE, &r);
+  run_case ("auto", TRUE, TRUE, &r);
   l = parse_lines (r.out);
   assert_timeline (l, r.size);
   /* the first sound from the CPU, the rest from the device asked for,
@@ -315,6 +318,27 @@ test_live_starts_on_cpu (void)
   run_clear (&r);
 }
 
+/* CLRESAMPLE_STAND_IN=0: the live stream waits for the device too, and
+ * is that device's own output from its first frame */
+static void
+test_live_no_stand_in (void)
+{
+  Run r;
+  GArray *l;
+  guint i;
+
+  references ();
+  run_case ("auto", TRUE, FALSE, &r);
+  l = parse_lines (r.out);
+  assert_timeline (l, r.size);
+  for (i = 0; i < l->len; i++)
+    g_assert_cmpstr (g_array_index (l, Line, i).device, ==, gpu_name);
+  g_assert_cmpuint (r.size, ==, ref_gpu.size);
+  g_assert_cmpint (memcmp (r.data, ref_gpu.data, r.size), ==, 0);
+  g_array_unref (l);
+  run_clear (&r);
+}
+
 static void
 test_file_waits (void)
 {
@@ -323,7 +347,7 @@ test_file_waits (void)
   guint i;
 
   references ();
-  run_case ("auto", FALSE, &r);
+  run_case ("auto", FALSE, TRUE, &r);
   l = parse_lines (r.out);
   assert_timeline (l, r.size);
   for (i = 0; i < l->len; i++)
@@ -347,6 +371,7 @@ main (int argc, char **argv)
   }
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/interim/live-starts-on-cpu", test_live_starts_on_cpu);
+  g_test_add_func ("/interim/live-no-stand-in", test_live_no_stand_in);
   g_test_add_func ("/interim/file-waits", test_file_waits);
   ret = g_test_run ();
   run_clear (&ref_cpu);

@@ -238,19 +238,23 @@ transform_half (uint32_t hop, size_t taps)
 }
 
 uint32_t
-clr_conv_workable_block (uint32_t block, size_t n_taps)
+clr_conv_workable_block (uint32_t block, size_t n_taps, uint32_t max_block)
 {
+  const uint32_t top = CLAMP (max_block, CLR_CONV_BLOCK_MIN,
+      CLR_CONV_BLOCK_MAX);
   uint32_t pow2 = CLR_CONV_BLOCK_MIN, m;
 
-  /* the largest power of two up to the block asked for: always workable */
-  while (pow2 < CLR_CONV_BLOCK_MAX && 2 * pow2 <= block)
+  /* the largest power of two up to the block asked for and the device's
+   * largest: always workable */
+  while (pow2 < top && 2 * pow2 <= block)
     pow2 *= 2;
   if (block <= CLR_CONV_BLOCK_MIN || block == pow2)
     return pow2;
   /* a multiple of 16 as near below, where the filter fits one transform
-   * with it (more frames a transform than the power of two) */
+   * with it that the device takes (more frames a transform than the
+   * power of two) */
   m = MIN (block, CLR_CONV_HOP_MAX) / CLR_CONV_BLOCK_MIN * CLR_CONV_BLOCK_MIN;
-  if (m > pow2 && transform_half (m, n_taps) <= CLR_CONV_BLOCK_MAX)
+  if (m > pow2 && transform_half (m, n_taps) <= top)
     return m;
   return pow2;
 }

@@ -191,11 +191,15 @@ gboolean clr_conv_read_history (ClrConv * c, size_t back, size_t n,
     void *const *planes, GError ** error);
 
 /* The block nearest `block` (at most it, where it can be) that
- * clr_conv_new () takes for n_taps taps: block itself where it is valid;
+ * clr_conv_new () takes for n_taps taps on a device whose largest block is
+ * max_block (clr_conv_max_block ()): block itself where it is valid;
  * else a multiple of CLR_CONV_BLOCK_MIN below it whose transform holds the
- * whole filter; else the largest power of two up to it (CLR_CONV_BLOCK_MIN
- * ... CLR_CONV_BLOCK_MAX). */
-uint32_t clr_conv_workable_block (uint32_t block, size_t n_taps);
+ * whole filter within max_block; else the largest power of two up to it
+ * (CLR_CONV_BLOCK_MIN ... max_block). On an H100 (2048) clcrossover's
+ * block-size=1000 with 8191 taps took 992, whose 8192-point half
+ * transform its local memory cannot hold: now 512. */
+uint32_t clr_conv_workable_block (uint32_t block, size_t n_taps,
+    uint32_t max_block);
 
 /* The largest block (a power of two, CLR_CONV_BLOCK_MIN ...
  * CLR_CONV_BLOCK_MAX) whose transforms fit the device's local memory:
