@@ -738,7 +738,7 @@ gst_cl_resample_open_device (GstClResample * self)
   gchar *spec;
 
   self->device_interim = FALSE;
-  self->interim_move = FALSE;
+  self->interim_move = self->move_pending = FALSE;
   if (gst_clr_host_serves_resample () && gst_cl_resample_stand_in_allowed ()) {
     GST_OBJECT_LOCK (self);
     spec = g_strdup (self->device_spec);
@@ -762,9 +762,11 @@ gst_cl_resample_open_device (GstClResample * self)
 
 /* At the first caps of a run begun on a stand-in CPU: a live stream
  * plays from its first buffer there and moves to the device asked for
- * once that is open, through the live device change (the builder
- * acquires it, waiting for its open, and the new engine continues the
- * stream: each side of the switch that device's own output, no gap);
+ * once that is open, through the live device change (given to the
+ * builder once no prefetch is loading a driver, move_pending; it
+ * acquires the device, waiting for its open if need be, and the new
+ * engine continues the stream: each side of the switch that device's own
+ * output, no gap);
  * any other stream (a file converted ahead of the clock) waits for it
  * here, so that its output is the same on every run. FALSE where the
  * device could not be had (the error posted). */
@@ -1538,6 +1540,8 @@ gst_cl_resample_queue_rebuild (GstClResample * self)
   GST_DEBUG_OBJECT (self, "new settings: quality %d, taps %u, cutoff %g, "
       "device '%s'%s", quality, taps, cutoff, job->spec,
       job->build ? ", building a new engine" : "");
+  /* a job carries the device asked for: the move off a stand-in with it */
+  self->move_pending = FALSE;
   gst_clr_builder_submit (&self->builder, job);
 }
 
@@ -1614,10 +1618,8 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!gst_cl_resample_settle_device (self, &move_later))
     goto no_device;
 
-  self->interim_move = move_later;
+  self->interim_move = self->move_pending = move_later;
   if (!resampling) {
-    if (move_later)
-      gst_cl_resample_queue_rebuild (self);
     GST_INFO_OBJECT (self, "equal rates (%u Hz): passthrough", cfg.in_rate);
     self->engine_variable = FALSE;
     gst_base_transform_set_passthrough (trans, TRUE);
@@ -1642,8 +1644,6 @@ gst_cl_resample_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   gst_cl_resample_publish_latency (self);
   if (!self->engine)
     goto engine_failed;
-  if (move_later)
-    gst_cl_resample_queue_rebuild (self);
   return TRUE;
 
 invalid_caps:
@@ -1974,6 +1974,10 @@ gst_cl_resample_before_transform (GstBaseTransform * trans, GstBuffer * buf)
     GST_DEBUG_OBJECT (self, "%s at %" GST_TIME_FORMAT, self->may_hold ?
         "holding input" : "converting buffer by buffer",
         GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  /* the move off a stand-in CPU, once no driver is being loaded (the
+   * builder acquires the device, open by then, and builds the engine) */
+  if (self->move_pending && !clr_device_prefetching ())
+    changed = TRUE;
   /* the new engine is built off this thread: no stall of the stream while
    * a long filter is designed */
   if (changed)

@@ -57,6 +57,11 @@ struct _GstClResample
   /* the builder is moving the stream off that stand-in: no buffer waits
    * for it (gst_cl_resample_apply_properties ()) */
   gboolean interim_move;
+  /* that move, not yet given to the builder: not while a prefetch may be
+   * loading a driver, whose hold on the dynamic loader would stall this
+   * thread in the builder's pthread_create () (gst_cl_resample_transform
+   * ()) */
+  gboolean move_pending;
   /* a device that could not be had, not tried again until the property
    * names another one (a later quality or taps change still applies) */
   gchar *device_spec_failed;

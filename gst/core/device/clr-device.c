@@ -1090,6 +1090,17 @@ clr_device_prefetch (const char *spec)
   g_mutex_unlock (&prefetch_lock);
 }
 
+gboolean
+clr_device_prefetching (void)
+{
+  gboolean running;
+
+  g_mutex_lock (&prefetch_lock);
+  running = prefetch_running > 0;
+  g_mutex_unlock (&prefetch_lock);
+  return running;
+}
+
 /* Waits for the prefetches under way (their devices then in the registry) */
 static void
 prefetch_join_all (void)
