@@ -1680,9 +1680,8 @@ gst_cl_resample_apply_properties (GstClResample * self, GstBuffer * buf)
 
   /* A change waits for its engine while the buffer's deadline allows, so
    * that it lands as early as it can. The move off a stand-in CPU does
-   * not: the stream plays on there from its first buffer, which waited
-   * 20 ms on an H100 machine for the GPU's open otherwise, and moves at
-   * the first buffer after the open. */
+   * not: the stream plays on there, and moves at the first buffer after
+   * the new engine is built. */
   if (gst_clr_builder_busy (&self->builder) && !self->interim_move)
     gst_clr_builder_wait (&self->builder, GST_BASE_TRANSFORM (self), buf);
   job = gst_clr_builder_take (&self->builder);

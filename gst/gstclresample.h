@@ -59,8 +59,8 @@ struct _GstClResample
   gboolean interim_move;
   /* that move, not yet given to the builder: not while a prefetch may be
    * loading a driver, whose hold on the dynamic loader would stall this
-   * thread in the builder's pthread_create () (gst_cl_resample_transform
-   * ()) */
+   * thread in the builder's pthread_create ()
+   * (gst_cl_resample_before_transform ()) */
   gboolean move_pending;
   /* a device that could not be had, not tried again until the property
    * names another one (a later quality or taps change still applies) */

@@ -141,6 +141,18 @@ clr_workers_for (ClrWorkersFunc func, gpointer user, guint n)
   for_unref (j);
 }
 
+guint
+clr_workers_parts (size_t n, size_t from)
+{
+  return n < from ? 1 : MIN (clr_workers_count () + 1, 16);
+}
+
+size_t
+clr_workers_part_start (size_t n, guint i, guint parts)
+{
+  return (size_t) ((guint64) n * i / parts);
+}
+
 gboolean
 clr_workers_help (void)
 {

@@ -33,6 +33,12 @@ void clr_workers_push (ClrWork * work);
  * workers; returns when all have run. */
 typedef void (*ClrWorkersFunc) (gpointer user, guint i);
 void clr_workers_for (ClrWorkersFunc func, gpointer user, guint n);
+/* The parts a loop over n points is cut in for clr_workers_for (): one
+ * below `from` points, else one for the caller and each worker (16 at
+ * most); and where part i of them starts (it runs to part i + 1's start,
+ * part `parts`'s being n). */
+guint clr_workers_parts (size_t n, size_t from);
+size_t clr_workers_part_start (size_t n, guint i, guint parts);
 /* For a thread about to wait on the workers: runs items of a
  * clr_workers_for () that nobody has taken yet, if there are any (TRUE),
  * so that the wait goes into the work it waits for. */

@@ -12,15 +12,6 @@
 /* Transparent huge pages' size on x86-64 and arm64's usual kernels */
 #define CLR_HUGE_PAGE ((size_t) 2 << 20)
 
-/* Transforms of this many complex points and more (the phase designs',
- * 2^17 to 2^20; the streaming convolution's are at most 2^14) cut each
- * pass, and the loops around them, in parts on the process's workers
- * (clr-workers.h). Every point is computed as on one thread, so the
- * result is the same bit for bit whatever the parts. On the 2-core VM a
- * cold quality-10 design spent 40 % of its time in the kernel clearing
- * fresh pages and a third in the passes, both memory-bound on one core. */
-#define CLR_FFT_PARALLEL_M ((size_t) 1 << 16)
-
 double *
 clr_fft_host_alloc (size_t n)
 {
@@ -62,9 +53,17 @@ typedef struct
 {
   size_t len, stride;
   double *w1r, *w1i, *w2r, *w2i, *w3r, *w3i;
-  const double *post_r, *post_i;
-  size_t m;
 } Pass4;
+
+/* e^(-pi i k / m) for k < 2 m from the half circle (re, im) of k <= m:
+ * past m, the negative of k - m's */
+static inline void
+circle_at (const double *re, const double *im, size_t m, size_t k,
+    double *wr, double *wi)
+{
+  *wr = k <= m ? re[k] : -re[k - m];
+  *wi = k <= m ? im[k] : -im[k - m];
+}
 
 struct _ClrFftHostReal
 {
@@ -81,21 +80,17 @@ struct _ClrFftHostReal
 /* One Stockham radix-4 pass: len points a sequence, `stride` sequences
  * interleaved, from x to y (in the order OTFFT's fft0 gives). */
 CLR_VECTOR_CLONES static void
-pass4 (const Pass4 * ps, const double *restrict xr,
-    const double *restrict xi, double *restrict yr, double *restrict yi,
-    size_t p0, size_t p1, size_t q0, size_t q1)
+pass4 (const Pass4 * ps, const double *post_r, const double *post_i,
+    size_t m, const double *restrict xr, const double *restrict xi,
+    double *restrict yr, double *restrict yi, size_t p0, size_t p1,
+    size_t q0, size_t q1)
 {
   const size_t m4 = ps->len / 4, s = ps->stride;
   size_t p, q;
 
   for (p = p0; p < p1; p++) {
-    /* e^(-pi i k / m) at k = 2 p s, 4 p s, 6 p s (the last past m: the
-     * negative of k - m's) */
-    const size_t k1 = 2 * p * s, k2 = 2 * k1, k3 = 3 * k1;
-    const double w1r = ps->post_r[k1], w1i = ps->post_i[k1];
-    const double w2r = ps->post_r[k2], w2i = ps->post_i[k2];
-    const double w3r = k3 <= ps->m ? ps->post_r[k3] : -ps->post_r[k3 - ps->m];
-    const double w3i = k3 <= ps->m ? ps->post_i[k3] : -ps->post_i[k3 - ps->m];
+    /* e^(-pi i k / m) at k = 2 p s, 4 p s, 6 p s */
+    double w1r, w1i, w2r, w2i, w3r, w3i;
     const double *restrict ar = xr + s * p, *restrict ai = xi + s * p;
     const double *restrict br = ar + s * m4, *restrict bi = ai + s * m4;
     const double *restrict cr = br + s * m4, *restrict ci = bi + s * m4;
@@ -105,6 +100,9 @@ pass4 (const Pass4 * ps, const double *restrict xr,
     double *restrict y2r = y1r + s, *restrict y2i = y1i + s;
     double *restrict y3r = y2r + s, *restrict y3i = y2i + s;
 
+    circle_at (post_r, post_i, m, 2 * p * s, &w1r, &w1i);
+    circle_at (post_r, post_i, m, 4 * p * s, &w2r, &w2i);
+    circle_at (post_r, post_i, m, 6 * p * s, &w3r, &w3i);
     /* the eight inputs and eight outputs are apart (restrict), but GCC
      * gives up checking that many pointers at run time and left this
      * loop, the transforms' hottest, scalar */
@@ -203,15 +201,14 @@ typedef struct
   size_t m;
   const double *xr, *xi, *wr, *wi;
   double *yr, *yi;
-  double *out;
-  size_t n_x, step;             /* STEP_LOAD's samples, their spacing */
+  /* interleaved (re, im) pairs: read by LOAD (the real signal, n_x
+   * samples `step` apart) and UNPACK, written by PACK and SCALE */
+  double *pairs;
+  size_t n_x, step;
+  double scale;                 /* SCALE's factor */
 } Step;
 
-static inline size_t
-part_at (size_t n, guint i, guint parts)
-{
-  return (size_t) ((guint64) n * i / parts);
-}
+#define part_at clr_workers_part_start
 
 CLR_VECTOR_CLONES static void split_even_odd (size_t m,
     const double *restrict zr, const double *restrict zi,
@@ -221,6 +218,14 @@ CLR_VECTOR_CLONES static void join_even_odd (size_t m,
     const double *restrict re, const double *restrict im,
     const double *restrict wr, const double *restrict wi,
     double *restrict zr, double *restrict zi, size_t k0, size_t k1);
+
+/* part i's points of n: [*a, *b) */
+static inline void
+part_range (const Step * st, size_t n, guint i, size_t * a, size_t * b)
+{
+  *a = clr_workers_part_start (n, i, st->parts);
+  *b = clr_workers_part_start (n, i + 1, st->parts);
+}
 
 static void
 part_run (gpointer user, guint i)
@@ -232,65 +237,66 @@ part_run (gpointer user, guint i)
     case STEP_PASS4:{
       const size_t m4 = st->ps->len / 4, s = st->ps->stride;
 
-      if (s == 1)
-        pass4_first (st->ps, st->xr, st->xi, st->yr, st->yi,
-            part_at (m4, i, st->parts), part_at (m4, i + 1, st->parts));
-      else if (m4 >= st->parts)
-        pass4 (st->ps, st->xr, st->xi, st->yr, st->yi,
-            part_at (m4, i, st->parts), part_at (m4, i + 1, st->parts), 0,
-            s);
-      else
-        pass4 (st->ps, st->xr, st->xi, st->yr, st->yi, 0, m4,
-            part_at (s, i, st->parts), part_at (s, i + 1, st->parts));
+      if (s == 1) {
+        part_range (st, m4, i, &a, &b);
+        pass4_first (st->ps, st->xr, st->xi, st->yr, st->yi, a, b);
+      } else if (m4 >= st->parts) {
+        part_range (st, m4, i, &a, &b);
+        pass4 (st->ps, st->wr, st->wi, st->m, st->xr, st->xi, st->yr,
+            st->yi, a, b, 0, s);
+      } else {
+        /* the last passes: few sequences, long runs of them */
+        part_range (st, s, i, &a, &b);
+        pass4 (st->ps, st->wr, st->wi, st->m, st->xr, st->xi, st->yr,
+            st->yi, 0, m4, a, b);
+      }
       break;
     }
     case STEP_PASS2:
-      pass2 (st->m / 2, st->xr, st->xi, st->yr, st->yi,
-          part_at (st->m / 2, i, st->parts),
-          part_at (st->m / 2, i + 1, st->parts));
+      part_range (st, st->m / 2, i, &a, &b);
+      pass2 (st->m / 2, st->xr, st->xi, st->yr, st->yi, a, b);
       break;
     case STEP_SPLIT:
+      part_range (st, st->m, i, &a, &b);
       split_even_odd (st->m, st->xr, st->xi, st->wr, st->wi, st->yr, st->yi,
-          part_at (st->m, i, st->parts), part_at (st->m, i + 1, st->parts));
+          a, b);
       break;
     case STEP_JOIN:
+      part_range (st, st->m, i, &a, &b);
       join_even_odd (st->m, st->xr, st->xi, st->wr, st->wi, st->yr, st->yi,
-          part_at (st->m, i, st->parts), part_at (st->m, i + 1, st->parts));
+          a, b);
       break;
     case STEP_LOAD:
       /* z[t] = x[2t] + i x[2t + 1], zero past n_x */
-      a = part_at (st->m, i, st->parts);
-      b = part_at (st->m, i + 1, st->parts);
+      part_range (st, st->m, i, &a, &b);
       for (k = a; k < b; k++) {
-        st->yr[k] = 2 * k < st->n_x ? st->out[2 * k * st->step] : 0.0;
+        st->yr[k] = 2 * k < st->n_x ? st->pairs[2 * k * st->step] : 0.0;
         st->yi[k] = 2 * k + 1 < st->n_x ?
-            st->out[(2 * k + 1) * st->step] : 0.0;
+            st->pairs[(2 * k + 1) * st->step] : 0.0;
       }
       break;
     case STEP_PACK:
-      /* bins (xr, xi), m + 1 each, interleaved into out */
-      a = part_at (st->m + 1, i, st->parts);
-      b = part_at (st->m + 1, i + 1, st->parts);
+      /* bins (xr, xi), m + 1 each, interleaved into pairs */
+      part_range (st, st->m + 1, i, &a, &b);
       for (k = a; k < b; k++) {
-        st->out[2 * k] = st->xr[k];
-        st->out[2 * k + 1] = st->xi[k];
+        st->pairs[2 * k] = st->xr[k];
+        st->pairs[2 * k + 1] = st->xi[k];
       }
       break;
     case STEP_UNPACK:
-      a = part_at (st->m + 1, i, st->parts);
-      b = part_at (st->m + 1, i + 1, st->parts);
+      part_range (st, st->m + 1, i, &a, &b);
       for (k = a; k < b; k++) {
-        st->yr[k] = st->out[2 * k];
-        st->yi[k] = st->out[2 * k + 1];
+        st->yr[k] = st->pairs[2 * k];
+        st->yi[k] = st->pairs[2 * k + 1];
       }
       break;
     case STEP_SCALE:
-      /* the inverse's samples, conjugated and scaled, into out */
-      a = part_at (st->m, i, st->parts);
-      b = part_at (st->m, i + 1, st->parts);
+      /* the inverse's samples, conjugated and scaled (by 1 / m, a power
+       * of two: exactly the division), into pairs */
+      part_range (st, st->m, i, &a, &b);
       for (k = a; k < b; k++) {
-        st->out[2 * k] = st->xr[k] / (double) st->m;
-        st->out[2 * k + 1] = -st->xi[k] / (double) st->m;
+        st->pairs[2 * k] = st->xr[k] * st->scale;
+        st->pairs[2 * k + 1] = -st->xi[k] * st->scale;
       }
       break;
   }
@@ -300,13 +306,8 @@ part_run (gpointer user, guint i)
 static void
 step_run (Step * st, size_t m)
 {
-  st->parts = 1;
-  if (m >= CLR_FFT_PARALLEL_M)
-    st->parts = MIN (clr_workers_count () + 1, 16);
-  if (st->parts == 1)
-    part_run (st, 0);
-  else
-    clr_workers_for (part_run, st, st->parts);
+  st->parts = clr_workers_parts (m, CLR_FFT_HOST_PARALLEL);
+  clr_workers_for (part_run, st, st->parts);
 }
 
 /* The m-point forward transform of (ar, ai); returns where the result
@@ -319,7 +320,8 @@ fft_complex (ClrFftHostReal * plan, double **re, double **im)
 
   for (i = 0; i < plan->n_passes; i++) {
     Step st = {.kind = STEP_PASS4,.ps = &plan->passes[i],.m = plan->m,
-      .xr = xr,.xi = xi,.yr = yr,.yi = yi
+      .wr = plan->post_r,.wi = plan->post_i,.xr = xr,.xi = xi,.yr = yr,
+      .yi = yi
     };
 
     step_run (&st, plan->m);
@@ -398,9 +400,6 @@ clr_fft_host_real_new (size_t n)
 
     ps->len = len;
     ps->stride = s;
-    ps->post_r = plan->post_r;
-    ps->post_i = plan->post_i;
-    ps->m = plan->m;
     if (s != 1)
       continue;
     wr[0] = ps->w1r = must_alloc (6 * (len / 4));
@@ -411,12 +410,9 @@ clr_fft_host_real_new (size_t n)
     wi[2] = ps->w3i = ps->w1r + 5 * (len / 4);
     /* e^(-2 pi i j p / len) = e^(-pi i k / m), k = 2 j p (len is m) */
     for (j = 0; j < 3; j++)
-      for (p = 0; p < len / 4; p++) {
-        const size_t k = 2 * (j + 1) * p;
-
-        wr[j][p] = k <= plan->m ? plan->post_r[k] : -plan->post_r[k - plan->m];
-        wi[j][p] = k <= plan->m ? plan->post_i[k] : -plan->post_i[k - plan->m];
-      }
+      for (p = 0; p < len / 4; p++)
+        circle_at (plan->post_r, plan->post_i, plan->m, 2 * (j + 1) * p,
+            &wr[j][p], &wi[j][p]);
   }
   plan->ar = must_alloc (4 * (plan->m + 1));
   plan->ai = plan->ar + plan->m + 1;
@@ -463,9 +459,9 @@ clr_fft_host_real_split (ClrFftHostReal * plan, const void *x, gboolean x64,
 
   g_return_if_fail (n_x <= plan->n);
   /* z[t] = x[2t] + i x[2t + 1] */
-  if (x64 && m >= CLR_FFT_PARALLEL_M) {
+  if (x64 && m >= CLR_FFT_HOST_PARALLEL) {
     Step st = {.kind = STEP_LOAD,.m = m,.yr = plan->ar,.yi = plan->ai,
-      .out = (double *) x,.n_x = n_x,.step = step
+      .pairs = (double *) x,.n_x = n_x,.step = step
     };
 
     step_run (&st, m);
@@ -545,24 +541,31 @@ join_even_odd (size_t m, const double *restrict re,
   }
 }
 
+/* inverse_split ()'s samples times scale into x (1 / m: the inverse
+ * itself) */
+static void
+inverse (ClrFftHostReal * plan, const double *re, const double *im,
+    double *x, double scale)
+{
+  const size_t m = plan->m;
+  Step join = {.kind = STEP_JOIN,.m = m,.xr = re,.xi = im,.wr = plan->post_r,
+    .wi = plan->post_i,.yr = plan->ar,.yi = plan->ai
+  };
+  Step out = {.kind = STEP_SCALE,.m = m,.pairs = x,.scale = scale };
+  double *zr, *zi;
+
+  step_run (&join, m);
+  fft_complex (plan, &zr, &zi);
+  out.xr = zr;
+  out.xi = zi;
+  step_run (&out, m);
+}
+
 void
 clr_fft_host_real_inverse_split (ClrFftHostReal * plan, const double *re,
     const double *im, double *x)
 {
-  const size_t m = plan->m;
-  double *zr, *zi;
-  size_t k;
-
-  Step st = {.kind = STEP_JOIN,.m = m,.xr = re,.xi = im,.wr = plan->post_r,
-    .wi = plan->post_i,.yr = plan->ar,.yi = plan->ai
-  };
-
-  step_run (&st, m);
-  fft_complex (plan, &zr, &zi);
-  for (k = 0; k < m; k++) {
-    x[2 * k] = zr[k];
-    x[2 * k + 1] = -zi[k];
-  }
+  inverse (plan, re, im, x, 1.0);
 }
 
 static void
@@ -586,7 +589,7 @@ clr_fft_host_real_run (ClrFftHostReal * plan, const double *x, size_t n_x,
   free_buffers (plan, &re, &im);
   clr_fft_host_real_split (plan, x, TRUE, 1, n_x, re, im);
   {
-    Step st = {.kind = STEP_PACK,.m = m,.xr = re,.xi = im,.out = out };
+    Step st = {.kind = STEP_PACK,.m = m,.xr = re,.xi = im,.pairs = out };
 
     step_run (&st, m);
   }
@@ -596,24 +599,14 @@ void
 clr_fft_host_real_inverse_run (ClrFftHostReal * plan, const double *spec,
     double *x)
 {
-  const size_t m = plan->m;
-  double *zr, *zi;
   /* the bins in br, bi: join_even_odd () reads them into ar, ai before
    * the passes write there */
-  Step unpack = {.kind = STEP_UNPACK,.m = m,.yr = plan->br,.yi = plan->bi,
-    .out = (double *) spec
+  Step unpack = {.kind = STEP_UNPACK,.m = plan->m,.yr = plan->br,
+    .yi = plan->bi,.pairs = (double *) spec
   };
-  Step join = {.kind = STEP_JOIN,.m = m,.xr = plan->br,.xi = plan->bi,
-    .wr = plan->post_r,.wi = plan->post_i,.yr = plan->ar,.yi = plan->ai
-  };
-  Step scale = {.kind = STEP_SCALE,.m = m,.out = x };
 
-  step_run (&unpack, m);
-  step_run (&join, m);
-  fft_complex (plan, &zr, &zi);
-  scale.xr = zr;
-  scale.xi = zi;
-  step_run (&scale, m);
+  step_run (&unpack, plan->m);
+  inverse (plan, plan->br, plan->bi, x, 1.0 / (double) plan->m);
 }
 
 void

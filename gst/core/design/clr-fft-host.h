@@ -54,6 +54,16 @@ const char *clr_fft_host_variant (void);
  * glibc's own switch for the same, glibc.malloc.hugetlb=1). */
 double *clr_fft_host_alloc (size_t n);
 
+/* Transforms of this many complex points and more (the phase designs',
+ * 2^17 to 2^20; the streaming convolution's are at most 2^14) cut each
+ * pass, and the loops around them, in parts on the process's workers
+ * (clr-workers.h); the phase designs' own loops over their bins too
+ * (clr-phase.c). Every point is computed as on one thread, so the result
+ * is the same bit for bit whatever the parts. On the 2-core VM a cold
+ * quality-10 design spent 40 % of its time in the kernel clearing fresh
+ * pages and a third in the passes, both memory-bound on one core. */
+#define CLR_FFT_HOST_PARALLEL ((size_t) 1 << 16)
+
 void clr_fft_host_real (const double *x, size_t n_x, size_t n, double *out);
 
 /* The same for many signals of one n (a long filter's partitions): the

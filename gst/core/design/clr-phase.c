@@ -48,8 +48,8 @@ static void
 loop_part (gpointer user, guint part)
 {
   const Loop *l = user;
-  const size_t i0 = (size_t) ((guint64) l->n * part / l->parts);
-  const size_t i1 = (size_t) ((guint64) l->n * (part + 1) / l->parts);
+  const size_t i0 = clr_workers_part_start (l->n, part, l->parts);
+  const size_t i1 = clr_workers_part_start (l->n, part + 1, l->parts);
   size_t i;
 
   switch (l->kind) {
@@ -86,12 +86,8 @@ loop_part (gpointer user, guint part)
 static void
 loop_run (Loop * l)
 {
-  l->parts = l->n >= ((size_t) 1 << 16) ? MIN (clr_workers_count () + 1,
-      16) : 1;
-  if (l->parts == 1)
-    loop_part (l, 0);
-  else
-    clr_workers_for (loop_part, l, l->parts);
+  l->parts = clr_workers_parts (l->n, CLR_FFT_HOST_PARALLEL);
+  clr_workers_for (loop_part, l, l->parts);
 }
 
 static GMutex cache_lock;

@@ -47,9 +47,9 @@ ClrDevice *clr_device_acquire (const char *spec, GError ** error);
 void clr_device_prefetch (const char *spec);
 /* Whether a prefetch of this process is still under way: its thread may
  * be loading a driver, and while the dynamic loader holds its lock for
- * that, a thread created elsewhere waits in pthread_create (57 ms beside
- * a dlopen of libLLVM here; 20 ms of a live stream's first buffer on an
- * H100 machine). */
+ * that, a thread created elsewhere waits in pthread_create (51-57 ms
+ * beside a dlopen of libLLVM here; the suspect for 20 ms of a live
+ * stream's first buffer on an H100 machine). */
 gboolean clr_device_prefetching (void);
 /* For a caller whose work on a CPU device runs on the host alone (the
  * convolution's host form, clr-conv.h; the resampler's host sums,
