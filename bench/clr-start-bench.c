@@ -33,6 +33,7 @@
  */
 #include <gst/gst.h>
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,11 +317,19 @@ compare_doubles (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+/* the median of the runs that gave a figure (a failed run holds NAN) */
 static double
 median (double *v, guint n)
 {
-  qsort (v, n, sizeof *v, compare_doubles);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  guint i, m = 0;
+
+  for (i = 0; i < n; i++)
+    if (!isnan (v[i]))
+      v[m++] = v[i];
+  if (!m)
+    return NAN;
+  qsort (v, m, sizeof *v, compare_doubles);
+  return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
 }
 
 int
@@ -350,7 +359,7 @@ main (int argc, char **argv)
   GError *err = NULL;
   const Case *chosen[N_CASES];
   double start[N_CASES][64], seekt[N_CASES][64];
-  guint n_chosen = 0, i, r;
+  guint n_chosen = 0, i, r, failed = 0;
   gchar *dir;
 
 #ifdef CLR_BENCH_PLUGIN_DIR
@@ -429,15 +438,26 @@ main (int argc, char **argv)
       if (dev_arg)
         argv_one[a++] = dev_arg;
       if (!g_spawn_sync (NULL, (gchar **) argv_one, NULL, 0, NULL, NULL,
-              &out, &errs, &status, &err) || !g_spawn_check_wait_status
-          (status, NULL) || sscanf (out, "%lf %lf", &start[k][r],
-              &seekt[k][r]) != 2) {
-        fprintf (stderr, "%s failed: %s\n", chosen[k]->name,
-            errs ? errs : (err ? err->message : "?"));
+              &out, &errs, &status, &err)) {
+        fprintf (stderr, "%s: %s\n", chosen[k]->name, err->message);
         return 1;
       }
-      printf ("%-30s %5u %10.1f %10.2f\n", chosen[k]->name, r, start[k][r],
-          seekt[k][r]);
+      /* a failed run (a crash included) is reported with how it ended and
+       * its stderr, and the rounds go on: one failure must not hide what
+       * the others measure, nor how often it happens */
+      if (!g_spawn_check_wait_status (status, &err) ||
+          sscanf (out, "%lf %lf", &start[k][r], &seekt[k][r]) != 2) {
+        printf ("%-30s %5u     FAILED (%s)\n", chosen[k]->name, r,
+            err ? err->message : "no figure printed");
+        fprintf (stderr, "%s, round %u: %s\n", chosen[k]->name, r,
+            errs && *errs ? errs : "(nothing on stderr)");
+        g_clear_error (&err);
+        start[k][r] = seekt[k][r] = NAN;
+        failed++;
+      } else {
+        printf ("%-30s %5u %10.1f %10.2f\n", chosen[k]->name, r,
+            start[k][r], seekt[k][r]);
+      }
       fflush (stdout);
       g_free (dev_arg);
       g_free (ahead_arg);
@@ -447,9 +467,11 @@ main (int argc, char **argv)
   printf ("\n%-30s %10s %10s %10s\n", "median", "start ms", "seek ms",
       "seek range");
   for (i = 0; i < n_chosen; i++) {
-    double lo = seekt[i][0], hi = seekt[i][0];
+    double lo = INFINITY, hi = -INFINITY;
 
     for (r = 0; r < (guint) rounds; r++) {
+      if (isnan (seekt[i][r]))
+        continue;
       lo = MIN (lo, seekt[i][r]);
       hi = MAX (hi, seekt[i][r]);
     }
@@ -468,5 +490,7 @@ main (int argc, char **argv)
     g_rmdir (dir);
   }
   g_free (dir);
-  return 0;
+  if (failed)
+    printf ("%u run%s failed\n", failed, failed == 1 ? "" : "s");
+  return failed ? 1 : 0;
 }
