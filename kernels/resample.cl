@@ -304,20 +304,25 @@ locate (ulong pos, ulong I, ulong * p)
  * output's frame: a variable ratio's own (gst/core/resample/clr-engine.h,
  * CLR_VAR_I) where its row has a step, so that streams whose ratios drift
  * apart still share a launch; else the launch's D. A slewing ratio's step
- * grows by dD (word 10, two's complement) an output for its first L
- * outputs (word 11), then is the target's, r (word 12) past the last
- * increment: the frequency moves in a straight line, not in steps.
- * Exact in ulong arithmetic mod 2^64, as the true position is below 2^63
- * (m (m - 1) / 2 fits for m < 2^32). Rows without a slew (words 10-12
- * zero) give i * step, as before. */
+ * grows by dD (word 10, two's complement, and 16 bits of fraction in word
+ * 13's bits 32-47) an output for its first L outputs (word 11), then is
+ * the target's, the step plus word 12: the frequency moves in a straight
+ * line, not in steps. The fractions (the position's in word 13's bits
+ * 0-15, the step's in 16-31) sum in units of 2^-16, rounded down, as the
+ * engine's var_offset () sums them. Exact in ulong arithmetic mod 2^64, as
+ * the true position is below 2^63 and the fractions' sum below 2^16 m^2
+ * (m < 2^23 outputs of slew). Rows without a slew (words 10-13 zero) give
+ * i * step, as before. */
 CLR_INLINE ulong
 row_pos (__global const ulong * s_row, ulong phase0, ulong D, ulong i)
 {
   const ulong step = s_row[9] ? s_row[9] : D;
   const ulong m = min (i, s_row[11]);
+  const ulong t = m * (m - 1) / 2;
+  const ulong f = s_row[13];
 
-  return phase0 + i * step + s_row[10] * (m * (m - 1) / 2 + m * (i - m))
-      + s_row[12] * (i - m);
+  return phase0 + i * step + s_row[10] * t + (((f & 0xffff) + m *
+          ((f >> 16) & 0xffff) + (f >> 32) * t) >> 16) + s_row[12] * (i - m);
 }
 
 /* ---- One channel a work-item: table, interp ---------------------------- */

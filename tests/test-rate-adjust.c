@@ -1200,51 +1200,51 @@ GST_START_TEST (test_engine_slew)
 
 GST_END_TEST;
 
-/* The test's own slew, output by output (clr-engine.h): from the step of
- * the next output on, the step grows by inc an output over 20 ms of
- * output (slower where that passes 10000 ppm a second): inc = round (d /
- * outputs), as many outputs as reach d nearest, the target's step after */
+/* The test's own slew, output by output (clr-engine.h), in units of
+ * 2^-48 of an input frame: from the step of the next output on, the step
+ * grows by inc an output over 20 ms of output (slower where that passes
+ * 10000 ppm a second), inc = (the target's step - the step now) / outputs
+ * rounded to a unit; after them the step is the target's and the
+ * position is cut to 2^-32 (the engine's fractions end with the slew).
+ * A change of under half a unit an output is taken at once. */
 typedef struct
 {
-  guint64 step, to, rem;
+  guint64 step, to, rem;        /* 2^-48 */
   gint64 inc;
 } Slew;
 
 static void
 slew_start (Slew * s, int in_rate, int out_rate, double target)
 {
-  gint64 d;
+  const guint64 to = step_for (in_rate, out_rate, target);
+  const gint64 d = (gint64) (to - (s->step >> 16));
   double outputs;
 
-  s->to = step_for (in_rate, out_rate, target);
-  d = (gint64) (s->to - s->step);
-  outputs = MAX (out_rate * 0.020, fabs ((double) d) / (double) s->step /
-      0.01 * out_rate);
-  s->inc = llround ((double) d / outputs);
-  if (d == 0) {
+  s->to = to << 16;
+  outputs = MAX (out_rate * 0.020, fabs ((double) d) / (double) (s->step >>
+          16) / 0.01 * out_rate);
+  s->rem = (guint64) MAX (llround (outputs), 1);
+  s->inc = llround ((double) (gint64) (s->to - s->step) / (double) s->rem);
+  if (s->inc == 0) {
+    s->step = s->to;
     s->rem = 0;
-  } else if (s->inc == 0) {
-    s->inc = d > 0 ? 1 : -1;
-    s->rem = (guint64) ABS (d);
-  } else {
-    s->rem = (guint64) llround ((double) d / (double) s->inc);
   }
 }
 
-/* The step from this output to the next; s moved on by one */
+/* The position after this output's step (2^-48), s moved on by one */
 static guint64
-slew_next (Slew * s)
+slew_next (Slew * s, guint64 pos)
 {
-  const guint64 st = s->step;
-
+  pos += s->step;
   if (s->rem > 1) {
     s->step += s->inc;
     s->rem--;
   } else if (s->rem == 1) {
     s->step = s->to;
     s->rem = 0;
+    pos &= ~G_GUINT64_CONSTANT (0xffff);
   }
-  return st;
+  return pos;
 }
 
 typedef struct
@@ -1292,10 +1292,10 @@ GST_START_TEST (test_engine_slew_reference)
     clr_signal_noise (in, n * ch, 0.5, 400 + i);
     /* the positions: a set before input frame `at` slews from the first
      * output not yet out, the first whose frame passes at - 1 - lag */
-    sl.step = sl.to = step_for (k->in_rate, k->out_rate, k->adjust);
-    while ((pos >> 32) < n) {
-      const gint64 frame = (gint64) (pos >> 32);
-      const guint64 p = pos & G_GUINT64_CONSTANT (0xffffffff);
+    sl.step = sl.to = step_for (k->in_rate, k->out_rate, k->adjust) << 16;
+    while ((pos >> 48) < n) {
+      const gint64 frame = (gint64) (pos >> 48);
+      const guint64 p = (pos >> 16) & G_GUINT64_CONSTANT (0xffffffff);
 
       for (; s < G_N_ELEMENTS (sets) && frame > (gint64) sets[s].at - 1 -
           lag; s++) {
@@ -1304,7 +1304,7 @@ GST_START_TEST (test_engine_slew_reference)
       }
       g_array_append_val (pn, frame);
       g_array_append_val (pp, p);
-      pos += slew_next (&sl);
+      pos = slew_next (&sl, pos);
     }
     /* the engine, cut at random and at each set */
     for (s = 0; pos_in < n;) {

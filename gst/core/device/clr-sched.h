@@ -98,8 +98,10 @@ enum {
   CLR_ROW_SLEW,                 /* a slewing step's increment an output
                                  * (two's complement; 0: none) */
   CLR_ROW_SLEW_LEN,             /* the outputs it grows for */
-  CLR_ROW_SLEW_REST,            /* the step's last rounding, after them
-                                 * (resample.cl's row_pos ()) */
+  CLR_ROW_SLEW_END,             /* the step's change at the slew's end */
+  CLR_ROW_SLEW_FRAC,            /* the position's, the step's and the
+                                 * increment's fractions of a unit, 16
+                                 * bits each (resample.cl's row_pos ()) */
 };
 
 typedef struct {

@@ -334,29 +334,49 @@ var_factor (ClrEngine * e, uint64_t step)
 }
 
 /* The phases from v's next output to the j-th after it: the step grows by
- * inc an output for rem outputs, then is `to` (resample.cl's row_pos (),
- * the same integers) */
+ * inc + inc_frac / 2^16 an output for rem outputs, then is `to`; the
+ * fractions' sum rounded down (resample.cl's row_pos (), the same
+ * integers) */
 static uint64_t
 var_offset (const ClrVar * v, uint64_t j)
 {
   const uint64_t m = MIN (j, v->rem);
-  const uint64_t rest = v->to - v->step - v->rem * (uint64_t) v->inc;
+  const uint64_t t = m * (m - 1) / 2;
+  const uint64_t frac = (v->pos_frac + m * v->step_frac + v->inc_frac * t)
+      >> CLR_VAR_FRAC_BITS;
 
-  return j * v->step + (uint64_t) v->inc * (m * (m - 1) / 2 + m * (j - m))
-      + rest * (j - m);
+  return j * v->step + (uint64_t) v->inc * t + frac + (v->to - v->step) *
+      (j - m);
+}
+
+/* The row words of v's slew (resample.cl's row_pos ()): the step's change
+ * at its end, and the three fractions */
+static uint64_t
+var_slew_end (const ClrVar * v)
+{
+  return v->to - v->step;
+}
+
+static uint64_t
+var_slew_frac (const ClrVar * v)
+{
+  return v->pos_frac | (uint64_t) v->step_frac << 16 |
+      (uint64_t) v->inc_frac << 32;
 }
 
 /* Outputs from v's next on whose input position n(m) is <= last: with
  * span = (last - v->n + 1) * I, those j with v->p + offset (j) < span.
  * Positions rise with j (every step is positive), each step at least the
- * smaller of the slew's ends: a bisection between 0 and the j that
- * reaches span at that step. */
+ * smaller of the slew's ends less its rounding (under a unit for every
+ * 2^17 outputs of it): a bisection between 0 and the j that reaches span
+ * at that step. */
 static uint64_t
 var_count (const ClrVar * v, int64_t last)
 {
-  const uint64_t least = MIN (v->step, v->to);
+  uint64_t least = MIN (v->step, v->to);
   uint64_t span, lo = 0, hi, mid;
 
+  least -= MIN (least - 1, (v->rem >> 16) + 2);
   if (last < v->n)
     return 0;
   span = (uint64_t) (last - v->n + 1) << 32;
@@ -388,13 +408,21 @@ var_advance (ClrVar * v, uint64_t j)
 {
   var_position (v, j, &v->n, &v->p);
   if (j < v->rem) {
-    v->step += j * (uint64_t) v->inc;
+    /* the fractions var_offset () rounded down, carried on */
+    const uint64_t t = j * (j - 1) / 2;
+    const uint64_t sf = v->step_frac + j * (uint64_t) v->inc_frac;
+
+    v->pos_frac = (uint32_t) ((v->pos_frac + j * v->step_frac +
+            v->inc_frac * t) & CLR_VAR_FRAC_MASK);
+    v->step += j * (uint64_t) v->inc + (sf >> CLR_VAR_FRAC_BITS);
+    v->step_frac = (uint32_t) (sf & CLR_VAR_FRAC_MASK);
     v->rem -= j;
   } else if (v->rem > 0) {
     /* the slew's end: its target in effect */
     v->step = v->to;
     v->rem = 0;
     v->inc = 0;
+    v->pos_frac = v->step_frac = v->inc_frac = 0;
     v->adjust = v->target;
   }
 }
@@ -404,30 +432,38 @@ var_advance (ClrVar * v, uint64_t j)
  * than CLR_ADJUST_SLEW_PPM a second), so that the frequency follows a
  * straight line and a ramp of targets set every few milliseconds one of
  * straight pieces, not a staircase (whose every step is heard as
- * sidebands). Integer: inc = round (d / outputs), then as many outputs
- * as reach d nearest, the rest (below |inc| / 2) in the last step. The
- * slew starts at the next output, so that it falls where it would however
- * the input is cut. */
+ * sidebands). The increment is d / outputs to 2^-16 of a unit, so that
+ * the pieces are straight to the same precision whatever d is. The slew
+ * starts at the next output, so that it falls where it would however the
+ * input is cut. */
 static void
 var_slew (ClrEngine * e, ClrVar * v)
 {
   const uint64_t to = var_step (e, v->target);
   const int64_t d = (int64_t) (to - v->step);
+  /* in units of 2^-16, from the step now with its fraction */
+  const int64_t d_frac = d * (1 << CLR_VAR_FRAC_BITS) - v->step_frac;
   double outputs = e->cfg.out_rate * CLR_ADJUST_SLEW_TIME;
+  int64_t inc;
 
   outputs = MAX (outputs, fabs ((double) d) / (double) v->step /
       (CLR_ADJUST_SLEW_PPM * 1e-6) * e->cfg.out_rate);
   v->to = to;
-  v->inc = llround ((double) d / outputs);
-  if (d == 0) {
+  v->rem = (uint64_t) MAX (llround (outputs), 1);
+  inc = llround ((double) d_frac / (double) v->rem);
+  if (inc == 0) {
+    /* a change under a unit in all: taken at once */
+    v->step = to;
+    v->step_frac = 0;
     v->rem = 0;
+    v->inc = 0;
+    v->inc_frac = 0;
     v->adjust = v->target;
-  } else if (v->inc == 0) {
-    v->inc = d > 0 ? 1 : -1;
-    v->rem = (uint64_t) ABS (d);
-  } else {
-    v->rem = (uint64_t) llround ((double) d / (double) v->inc);
+    return;
   }
+  /* inc = v->inc + v->inc_frac / 2^16, v->inc rounded down */
+  v->inc_frac = (uint32_t) (inc & CLR_VAR_FRAC_MASK);
+  v->inc = (inc - (int64_t) v->inc_frac) / (1 << CLR_VAR_FRAC_BITS);
 }
 
 /* v playing `adjust`, no slew */
@@ -438,6 +474,7 @@ var_hold (ClrEngine * e, ClrVar * v, double adjust)
   v->step = v->to = var_step (e, adjust);
   v->inc = 0;
   v->rem = 0;
+  v->pos_frac = v->step_frac = v->inc_frac = 0;
 }
 
 /* The input position of output out_total + j */
@@ -761,6 +798,7 @@ clr_engine_reset (ClrEngine * e)
   /* a new stream starts on input frame 0 at the factor it slewed to */
   e->v.n = 0;
   e->v.p = 0;
+  e->v.pos_frac = 0;
   if (e->fft) {
     clr_fft_reset (e);
     return;
@@ -903,7 +941,8 @@ host_job (ClrEngine * e, int64_t first_tap, uint64_t p0, size_t n_out,
     j.step = e->v.step;
     j.inc = (uint64_t) e->v.inc;
     j.slew_len = e->v.rem;
-    j.slew_rest = e->v.to - e->v.step - e->v.rem * (uint64_t) e->v.inc;
+    j.slew_end = var_slew_end (&e->v);
+    j.slew_frac = var_slew_frac (&e->v);
   }
   j.coef = clr_design_row (e->design, 0);
   j.grid = e->bank.interpolated ? e->bank.grid : 0;
@@ -961,8 +1000,8 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
     job.row[CLR_ROW_STEP] = e->v.step;
     job.row[CLR_ROW_SLEW] = (cl_ulong) e->v.inc;
     job.row[CLR_ROW_SLEW_LEN] = e->v.rem;
-    job.row[CLR_ROW_SLEW_REST] = e->v.to - e->v.step - e->v.rem *
-        (uint64_t) e->v.inc;
+    job.row[CLR_ROW_SLEW_END] = var_slew_end (&e->v);
+    job.row[CLR_ROW_SLEW_FRAC] = var_slew_frac (&e->v);
   }
   /* the device memory the job takes in its batch, against the budget */
   if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,

@@ -212,13 +212,16 @@ lanes (v4 a)
 static inline uint64_t
 position (const ClrResampleHostJob * j, uint64_t i)
 {
-  uint64_t m;
+  uint64_t m, t, f;
 
   if (!j->step)
     return j->phase0 + i * j->D;
   m = MIN (i, j->slew_len);
-  return j->phase0 + i * j->step + j->inc * (m * (m - 1) / 2 + m * (i - m))
-      + j->slew_rest * (i - m);
+  t = m * (m - 1) / 2;
+  f = j->slew_frac;
+  return j->phase0 + i * j->step + j->inc * t + (((f & 0xffff) + m *
+          ((f >> 16) & 0xffff) + (f >> 32) * t) >> 16) + j->slew_end *
+      (i - m);
 }
 
 /* The frame and phase of output i, adv + p / I: a fixed ratio's by steps

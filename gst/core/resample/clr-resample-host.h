@@ -34,7 +34,7 @@ typedef struct {
   uint64_t I, D;
   /* a variable ratio's step an output, its slew's increment, length and
    * last rest (clr-engine.h); step 0: D */
-  uint64_t step, inc, slew_len, slew_rest;
+  uint64_t step, inc, slew_len, slew_end, slew_frac;
   const double *coef;           /* rows of `taps` doubles */
   uint64_t grid;                /* 0: one row a phase */
   ClrFormat format;
