@@ -90,6 +90,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <gst/gst.h>
@@ -899,14 +900,29 @@ tick (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* gdb's path and this process's id, for the watchdog: set up before the
+ * run, since a signal handler may only fork and exec */
+static gchar *watchdog_gdb;
+static gchar watchdog_pid[24];
+
 static void
 on_watchdog (int sig)
 {
   static const char msg[] = "clr-soak: the run did not end (a hang in "
       "a state change or a teardown)\n";
+  pid_t pid;
 
   if (write (2, msg, sizeof msg - 1) < 0)
     _exit (3);
+  /* where every thread waits, on stderr: a hang in CI says where it is */
+  if (watchdog_gdb && (pid = fork ()) == 0) {
+    dup2 (2, 1);
+    execl (watchdog_gdb, "gdb", "-batch", "-nx", "-p", watchdog_pid, "-ex",
+        "thread apply all bt 30", (char *) NULL);
+    _exit (127);
+  } else if (watchdog_gdb && pid > 0) {
+    waitpid (pid, NULL, 0);
+  }
   _exit (3);
 }
 
@@ -1180,7 +1196,15 @@ run_soak (const Config * cfg, RunResult * r)
   GThread *watch;
   guint i, b;
 
-  /* a hang anywhere, a state change to NULL included, ends the run */
+  /* a hang anywhere, a state change to NULL included, ends the run, with
+   * every thread's stack where gdb is installed (CLR_SOAK_STACKS=0: not) */
+  if (g_strcmp0 (g_getenv ("CLR_SOAK_STACKS"), "0") != 0)
+    watchdog_gdb = g_find_program_in_path ("gdb");
+  g_snprintf (watchdog_pid, sizeof watchdog_pid, "%d", (int) getpid ());
+#ifdef PR_SET_PTRACER
+  /* a kernel that lets only ancestors trace (Yama): let gdb in */
+  prctl (PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
   signal (SIGALRM, on_watchdog);
   alarm ((guint) cfg->seconds + cfg->eos_bound_ms / 1000 + 120);
 
@@ -1395,8 +1419,9 @@ read_stderr (gpointer data)
     if (g_str_has_prefix (line, "clr-fault: failing "))
       continue;
     g_string_append (er->tail, line);
-    if (er->tail->len > 65536)
-      g_string_erase (er->tail, 0, er->tail->len - 65536);
+    /* room for the watchdog's stacks of every thread */
+    if (er->tail->len > 1 << 20)
+      g_string_erase (er->tail, 0, er->tail->len - (1 << 20));
     if (er->forwarded++ < 100)
       g_printerr ("[%s] %s", er->label, line);
   }

@@ -44,7 +44,9 @@ ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec,
  * `device` starts opening on a thread of its own (clr_device_prefetch ()),
  * so that start () finds it open or partly opened; with host_serves, not
  * a device the host will serve (clr_device_prefetch_host ()). Chains up
- * to parent_class's. */
+ * to parent_class's. The element's finalize waits for the prefetches
+ * under way (clr_device_prefetch_wait ()): a process must not exit while
+ * one is inside a driver. */
 void gst_clr_set_bus_prefetching (GstElementClass * parent_class,
     GstElement * element, GstBus * bus, gboolean host_serves);
 

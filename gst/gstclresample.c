@@ -527,6 +527,8 @@ gst_cl_resample_finalize (GObject * object)
   GstClResample *self = GST_CL_RESAMPLE (object);
 
   gst_clr_builder_clear (&self->builder);
+  /* the process may exit next (gst_clr_set_bus_prefetching ()) */
+  clr_device_prefetch_wait ();
   g_free (self->device_spec);
   g_free (self->device_spec_in_use);
   g_free (self->device_spec_failed);

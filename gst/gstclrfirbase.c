@@ -74,6 +74,8 @@ static void
 gst_clr_fir_base_finalize (GObject * object)
 {
   gst_clr_fir_stream_clear (&GST_CLR_FIR_BASE (object)->stream);
+  /* the process may exit next (gst_clr_set_bus_prefetching ()) */
+  clr_device_prefetch_wait ();
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 

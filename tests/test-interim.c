@@ -17,6 +17,8 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -132,6 +134,47 @@ child_run (const gchar * device, gboolean live, const gchar * out)
   return 0;
 }
 
+/* A live pipeline on "auto" stopped and freed at its first buffer, while
+ * the GPU still opens: prints the ms from building the pipeline to that
+ * buffer and to the pipeline freed */
+static int
+child_first (void)
+{
+  GstElement *p, *sink;
+  GstSample *sample;
+  GError *err = NULL;
+  gint64 t0;
+  double first;
+
+  /* the devices listed, the CPU open (as in child_run ()) */
+  p = gst_parse_launch ("audiotestsrc num-buffers=1 ! audio/x-raw,"
+      "rate=44100 ! clresample device=0:0 ! audio/x-raw,rate=48000 ! "
+      "fakesink", &err);
+  g_assert_no_error (err);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p),
+          GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+
+  t0 = g_get_monotonic_time ();
+  p = gst_parse_launch ("audiotestsrc is-live=true samplesperbuffer=441 ! "
+      "audio/x-raw,format=F32LE,rate=44100,channels=2 ! clresample ! "
+      "audio/x-raw,rate=48000 ! appsink name=s sync=false", &err);
+  g_assert_no_error (err);
+  sink = gst_bin_get_by_name (GST_BIN (p), "s");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  g_assert_nonnull (sample);
+  gst_sample_unref (sample);
+  first = (g_get_monotonic_time () - t0) / 1e3;
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  printf ("%.1f %.1f\n", first, (g_get_monotonic_time () - t0) / 1e3);
+  return 0;
+}
+
 typedef struct
 {
   gchar *out;                   /* stdout: the buffers */
@@ -144,6 +187,21 @@ run_clear (Run * r)
 {
   g_free (r->out);
   g_free (r->data);
+}
+
+/* The children's environment: PoCL's two CPU drivers, the second a GPU
+ * that opens slowly */
+static gchar **
+child_env (gboolean stand_in)
+{
+  gchar **env = g_get_environ ();
+
+  env = g_environ_setenv (env, "POCL_DEVICES", "pthread basic", TRUE);
+  env = g_environ_setenv (env, "CLRESAMPLE_TEST_AS_GPU", "0:1", TRUE);
+  env = g_environ_setenv (env, "CLRESAMPLE_TEST_OPEN_DELAY_MS", OPEN_DELAY_MS,
+      TRUE);
+  return g_environ_setenv (env, "CLRESAMPLE_STAND_IN", stand_in ? "1" : "0",
+      TRUE);
 }
 
 /* This program as a child: one pipeline (child_run ()) */
@@ -159,16 +217,10 @@ run_case (const gchar * device, gboolean live, gboolean stand_in, Run * r)
     path, NULL
   };
   GError *e = NULL;
-  gchar **env = g_get_environ ();
+  gchar **env = child_env (stand_in);
 
   g_assert_cmpint (fd, >=, 0);
   close (fd);
-  env = g_environ_setenv (env, "POCL_DEVICES", "pthread basic", TRUE);
-  env = g_environ_setenv (env, "CLRESAMPLE_TEST_AS_GPU", "0:1", TRUE);
-  env = g_environ_setenv (env, "CLRESAMPLE_TEST_OPEN_DELAY_MS", OPEN_DELAY_MS,
-      TRUE);
-  env = g_environ_setenv (env, "CLRESAMPLE_STAND_IN", stand_in ? "1" : "0",
-      TRUE);
   g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
           NULL, NULL, &r->out, &err, &status, &e));
   g_assert_no_error (e);
@@ -352,10 +404,50 @@ test_file_waits (void)
   assert_all_on_gpu (FALSE, TRUE);
 }
 
+/* A process that stops and frees a live pipeline at its first buffer
+ * (the stand-in's) and exits, while the GPU still opens: freeing the
+ * element waits for the open, so that the process never exits with a
+ * thread inside a driver (clr_device_prefetch_wait ()). On an H100
+ * machine such processes died in 4 of 8 runs before. */
+static void
+test_stop_while_opening (void)
+{
+  gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  const gchar *argv[] = { self, "--child-first", NULL };
+  gchar **env = child_env (TRUE);
+  gchar *out = NULL, *err = NULL;
+  GError *e = NULL;
+  gint status;
+  double first, freed;
+
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
+          NULL, NULL, &out, &err, &status, &e));
+  g_assert_no_error (e);
+  g_test_message ("first buffer and freed, ms: %s%s", out, err);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    g_error ("the child failed: %s", err);
+  g_assert_cmpint (sscanf (out, "%lf %lf", &first, &freed), ==, 2);
+  /* the first buffer from the stand-in, before the GPU is open */
+  g_assert_cmpfloat (first, <, atof (OPEN_DELAY_MS));
+  /* freed only once the open (begun as the pipeline was built) ended */
+  g_assert_cmpfloat (freed, >=, atof (OPEN_DELAY_MS));
+  g_free (out);
+  g_free (err);
+  g_free (self);
+  g_strfreev (env);
+}
+
 int
 main (int argc, char **argv)
 {
   int ret;
+
+  if (argc == 2 && !strcmp (argv[1], "--child-first")) {
+    gst_init (NULL, NULL);
+    ret = child_first ();
+    gst_deinit ();
+    return ret;
+  }
 
   if (argc == 5 && !strcmp (argv[1], "--child")) {
     gst_init (NULL, NULL);
@@ -367,6 +459,7 @@ main (int argc, char **argv)
   g_test_add_func ("/interim/live-starts-on-cpu", test_live_starts_on_cpu);
   g_test_add_func ("/interim/live-no-stand-in", test_live_no_stand_in);
   g_test_add_func ("/interim/file-waits", test_file_waits);
+  g_test_add_func ("/interim/stop-while-opening", test_stop_while_opening);
   ret = g_test_run ();
   run_clear (&ref_cpu);
   run_clear (&ref_gpu);

@@ -1102,8 +1102,8 @@ clr_device_prefetching (void)
 }
 
 /* Waits for the prefetches under way (their devices then in the registry) */
-static void
-prefetch_join_all (void)
+void
+clr_device_prefetch_wait (void)
 {
   g_mutex_lock (&prefetch_lock);
   while (prefetch_running > 0)
@@ -1172,7 +1172,7 @@ clr_device_clear_cache (void)
   void (*hook) (void);
 
   /* a prefetch still opening would put its device back after the clear */
-  prefetch_join_all ();
+  clr_device_prefetch_wait ();
   /* free page-locked blocks hold their device */
   g_mutex_lock (&registry_lock);
   hook = clear_hook;

@@ -51,6 +51,15 @@ void clr_device_prefetch (const char *spec);
  * beside a dlopen of libLLVM here; the suspect for 20 ms of a live
  * stream's first buffer on an H100 machine). */
 gboolean clr_device_prefetching (void);
+/* Waits for every prefetch under way. A process must not exit while one
+ * is inside a driver: exit ()'s handlers and the libraries' destructors
+ * (NVIDIA's, LLVM's) then run beside a thread still loading and opening
+ * them. On an H100 machine a live start that stopped and exited at its
+ * first buffer, 5 ms in, while the prefetch was still opening the GPU
+ * (0.25 s), died in 4 of 8 processes: signal 11, or glibc's "malloc ():
+ * invalid size", and one hung. The elements that prefetch call it as they
+ * are freed. */
+void clr_device_prefetch_wait (void);
 /* For a caller whose work on a CPU device runs on the host alone (the
  * convolution's host form, clr-conv.h; the resampler's host sums,
  * clr-resample-host.h; the caller knows whether its switches,
