@@ -116,12 +116,13 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   ASAN_OPTIONS=detect_leaks=0:use_sigaltstack=0 meson test -C build-asan \
     --no-rebuild --num-processes 1 \
     no-device >/dev/null || true
-  # two test programs at a time, as the plain pass runs them: on two cores
-  # this pass took 265 s one at a time and 145 s two at a time (the whole
-  # test command had grown to 627 s on a slow day)
+  # three test programs at a time, as the plain pass runs them: on two
+  # cores this pass took 265 s one at a time, 145-158 s two at a time and
+  # 136 s three at a time (the whole test command 592 s on 2026-12-07
+  # with two)
   # shellcheck disable=SC2086
   ASAN_OPTIONS=$leak_check meson test -C build-asan --no-rebuild \
-    --print-errorlogs --num-processes 2 --logbase sanitizers $asan_tests \
+    --print-errorlogs --num-processes 3 --logbase sanitizers $asan_tests \
     || status=$?
   CK_FORK=yes GST_CHECKS=test_build_failure,test_out_of_memory \
     ASAN_OPTIONS=$leak_check meson test -C build-asan --no-rebuild \
@@ -173,7 +174,7 @@ if [ "${CLR_SKIP_SANITIZERS:-0}" != 1 ] && [ $status -eq 0 ]; then
   # access's stack kept long enough to be shown
   TSAN_OPTIONS=suppressions=$root/tests/tsan.supp:halt_on_error=0:history_size=4 \
     meson test -C build-tsan --no-rebuild --print-errorlogs \
-    --num-processes 2 --logbase tsan sched sched-window batching streams \
+    --num-processes 3 --logbase tsan sched sched-window batching streams \
     conv-streams || status=$?
   phase_done "thread sanitizer: scheduler and streams"
 fi
