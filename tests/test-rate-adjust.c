@@ -837,6 +837,29 @@ var_engine (int in_rate, int out_rate, int ch, double adjust)
   return e;
 }
 
+/* var_engine () at quality 10, F64, factors down to 0.999 */
+static ClrEngine *
+var_engine_q10_f64 (int in_rate, int out_rate)
+{
+  ClrEngine *e = var_engine (in_rate, out_rate, 1, 0.0);
+  ClrEngineConfig cfg = { 0, };
+  GError *err = NULL;
+
+  clr_engine_free (e);
+  cfg.in_rate = in_rate;
+  cfg.out_rate = out_rate;
+  cfg.channels = 1;
+  cfg.quality = CLR_QUALITY_MAX;
+  cfg.format = CLR_FORMAT_F64;
+  cfg.variable = TRUE;
+  cfg.adjust = 1.0;
+  cfg.adjust_low = 0.999;
+  cfg.history = 4096;
+  e = clr_engine_new_tuned (device, &cfg, &var_tuning, &err);
+  fail_unless (e != NULL, "%s", err ? err->message : "");
+  return e;
+}
+
 /* The interpolating kernel the plan gives ch channels on the test's
  * device: two channels a work-item on a CPU (fp64), one on a GPU
  * (docs/design.md, "Kernel selection") */
@@ -1357,6 +1380,94 @@ GST_START_TEST (test_engine_slew_reference)
 
 GST_END_TEST;
 
+/* During a slew the positions fall between the 2^-32 of a frame a row
+ * carries: the coefficients' interpolation takes the 2^-16 of that below
+ * (resample.cl's row_frac ()). Quality 10, F64, 44.1 -> 192 kHz, a
+ * 15 kHz sine, the factor set every 441 input frames along a ramp of
+ * 500 ppm/s: the error's rms against the float64 reference at the test's
+ * own positions to 2^-48 (every 4th output, past the first 0.1 s). The
+ * positions rounded to 2^-32 read 1.0e-10 (jitter of 2^-32 / sqrt (12) of
+ * a frame at 15 kHz: -198 dB of images in clr-drift-quality's ramp); the
+ * fraction taken, 1.1e-13 on the host's sums and on the kernels. */
+GST_START_TEST (test_engine_slew_subunit)
+{
+  const int in_rate = 44100, out_rate = 192000;
+  const gsize n = 22050, every = 4;
+  ClrEngine *e = var_engine_q10_f64 (in_rate, out_rate);
+  const gint64 lag = clr_engine_get_filter (e)->lead;
+  float *inf = g_new (float, n);
+  double *in = g_new (double, n), *out, *ref, sum = 0.0;
+  GArray *pn = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *pp = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GArray *idx = g_array_new (FALSE, FALSE, sizeof (gsize));
+  Slew sl = { 0, };
+  guint64 pos = 0;
+  gsize i, k = 0, got, total = 0, pos_in = 0, cnt = 0;
+  GError *err = NULL;
+
+  /* exact in float: the reference reads float input */
+  clr_signal_sine (inf, n, 1, 15000, in_rate, 0.5, 0.0);
+  for (i = 0; i < n; i++)
+    in[i] = inf[i];
+  /* the positions, output by output: set k before input frame 441 k
+   * slews from the first output whose frame passes 441 k - 1 - lag */
+  sl.step = sl.to = step_for (in_rate, out_rate, 1.0) << 16;
+  for (i = 0; (pos >> 48) < n; i++) {
+    const gint64 frame = (gint64) (pos >> 48);
+
+    for (; k * 441 < n && frame > (gint64) (k * 441) - 1 - lag; k++)
+      if (k > 0)
+        slew_start (&sl, in_rate, out_rate, 1.0 + 500e-6 * k * 0.01);
+    if (i % every == 0 && i >= (gsize) out_rate / 10) {
+      const guint64 p48 = pos & ((G_GUINT64_CONSTANT (1) << 48) - 1);
+      g_array_append_val (pn, frame);
+      g_array_append_val (pp, p48);
+      g_array_append_val (idx, i);
+    }
+    pos = slew_next (&sl, pos);
+  }
+  out = g_new0 (double, i + 16);
+  /* the engine, the factor set before every 441 frames */
+  for (k = 0; pos_in < n; k++) {
+    const gsize len = MIN (441, n - pos_in);
+    const void *ip[1] = { in + pos_in };
+    void *op[1] = { out + total };
+
+    if (k > 0)
+      fail_unless (clr_engine_set_adjust (e, 1.0 + 500e-6 * k * 0.01));
+    fail_unless (total + clr_engine_out_frames (e, len) <= i + 16);
+    fail_unless (clr_engine_process (e, ip, len, op, &got, &err), "%s",
+        err ? err->message : "");
+    total += got;
+    pos_in += len;
+  }
+  ref = clr_reference_resample_at (clr_engine_get_filter (e),
+      G_GUINT64_CONSTANT (1) << 48, (const int64_t *) pn->data,
+      (const uint64_t *) pp->data, pn->len, inf, n, 1);
+  for (k = 0; k < pn->len; k++) {
+    const gsize at = g_array_index (idx, gsize, k);
+
+    if (at >= total)
+      break;
+    sum += (out[at] - ref[k]) * (out[at] - ref[k]);
+    cnt++;
+  }
+  fail_unless (cnt > 10000);
+  GST_INFO ("rms error %g over %" G_GSIZE_FORMAT " outputs",
+      sqrt (sum / cnt), cnt);
+  fail_unless (sqrt (sum / cnt) < 1e-11, "rms error %g", sqrt (sum / cnt));
+  g_free (ref);
+  g_free (out);
+  g_free (in);
+  g_free (inf);
+  g_array_free (pn, TRUE);
+  g_array_free (pp, TRUE);
+  g_array_free (idx, TRUE);
+  clr_engine_free (e);
+}
+
+GST_END_TEST;
+
 /* Tones at 25, 30, 40 and 47 kHz (-13 dBFS each), 96 -> 44.1 kHz at
  * quality q: variable (factor `adjust`, its filter for factors down to
  * adjust_low) or fixed (adjust 0). For each tone, in dB over the tone:
@@ -1581,6 +1692,7 @@ rate_adjust_suite (void)
   tcase_add_test (tc, test_engine_continuation);
   tcase_add_test (tc, test_engine_slew);
   tcase_add_test (tc, test_engine_slew_reference);
+  tcase_add_test (tc, test_engine_slew_subunit);
   tcase_add_test (tc, test_engine_alias);
   tcase_add_test (tc, test_engine_batched);
   tcase_add_test (tc, test_counts);

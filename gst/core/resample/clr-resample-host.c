@@ -87,11 +87,13 @@ typedef struct {
           fma##N (splat##N ((r)->w0), load##N ((r)->h0 + (k)),          \
               splat##N ((r)->w1) * load##N ((r)->h1 + (k)))))
 
+/* f: the position's fraction below p, 2^-16 of a unit (position_frac ()) */
 static inline Rows
-grid_rows (const ClrResampleHostJob * j, uint64_t p)
+grid_rows (const ClrResampleHostJob * j, uint64_t p, uint32_t f)
 {
   const uint64_t pg = p * j->grid, q0 = pg / j->I;
-  const double u = (double) (pg - q0 * j->I) / (double) j->I;
+  const double u = ((double) (pg - q0 * j->I) + (double) (j->grid * f) /
+      65536.0) / (double) j->I;
   const double um1 = u - 1, um2 = u - 2, up1 = u + 1;
   const double w0 = -u * um1 * um2 / 6, w1 = up1 * um1 * um2 / 2;
   const double w2 = -up1 * u * um2 / 2, w3 = up1 * u * um1 / 6;
@@ -224,18 +226,34 @@ position (const ClrResampleHostJob * j, uint64_t i)
       (i - m);
 }
 
+/* What position () rounded down, 2^-16 of a unit, while the slew lasts:
+ * resample.cl's row_frac () */
+static inline uint32_t
+position_frac (const ClrResampleHostJob * j, uint64_t i)
+{
+  const uint64_t t = i * (i - 1) / 2, f = j->slew_frac;
+
+  if (!j->step || i >= j->slew_len)
+    return 0;
+  return (uint32_t) (((f & 0xffff) + i * ((f >> 16) & 0xffff) + (f >> 32) *
+          t) & 0xffff);
+}
+
 /* The frame and phase of output i, adv + p / I: a fixed ratio's by steps
  * of D (a 64-bit division an output cost as much as a fifth of a
  * stereo output's sums), a variable one's from row_pos () */
 typedef struct {
   uint64_t adv, p, dq, dr;
+  uint32_t f;
 } Walk;
 
 static inline Walk
 walk_start (const ClrResampleHostJob * j, size_t i)
 {
   const uint64_t pos = position (j, i);
-  Walk w = { pos / j->I, pos % j->I, j->D / j->I, j->D % j->I };
+  Walk w = { pos / j->I, pos % j->I, j->D / j->I, j->D % j->I,
+    position_frac (j, i)
+  };
 
   return w;
 }
@@ -266,6 +284,8 @@ walk_next (const ClrResampleHostJob * j, Walk * w, size_t i)
     uint32_t c;                                                         \
     for (i = i0; i < i1; i++, walk_next (j, &w, i)) {                   \
       const uint64_t adv = w.adv, p = w.p;                              \
+      const uint32_t f = w.f;   /* the grid's rows take it */           \
+      (void) f;                                                         \
       const double *x = (j)->win + (j)->first_tap + adv;                \
       SETUP;                                                            \
       for (c = 0; c < (j)->channels; c += 2) {                          \
@@ -290,7 +310,7 @@ clr_resample_host_run (const ClrResampleHostJob * j, size_t i0, size_t i1)
   if (j->grid) {
 #define GRID8(k) ROW_COEF (8, &r, (k))
 #define GRID4(k) ROW_COEF (4, &r, (k))
-    RUN (j, const Rows r = grid_rows (j, p), GRID8, GRID4);
+    RUN (j, const Rows r = grid_rows (j, p, f), GRID8, GRID4);
 #undef GRID8
 #undef GRID4
   } else {
