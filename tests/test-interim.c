@@ -54,6 +54,25 @@ on_output (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* The plugin lists the devices and opens the CPU first, as a process
+ * that played before has (the listing then says at once where each spec
+ * goes) */
+static void
+open_cpu_first (void)
+{
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch ("audiotestsrc num-buffers=1 ! "
+      "audio/x-raw,rate=44100 ! clresample device=0:0 ! "
+      "audio/x-raw,rate=48000 ! fakesink", &err);
+
+  g_assert_no_error (err);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p),
+          GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
 /* One pipeline through clresample device=`device` from a live source or
  * not; the output's samples to `out`, a line a buffer on stdout */
 static int
@@ -67,17 +86,7 @@ child_run (const gchar * device, gboolean live, const gchar * out)
   FILE *f;
   GstSample *sample;
 
-  /* the plugin lists the devices first, as a process that played before
-   * has (the listing then says at once where each spec goes) */
-  p = gst_parse_launch ("audiotestsrc num-buffers=1 ! audio/x-raw,"
-      "rate=44100 ! clresample device=0:0 ! audio/x-raw,rate=48000 ! "
-      "fakesink", &err);
-  g_assert_no_error (err);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p),
-          GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
+  open_cpu_first ();
 
   line = g_strdup_printf ("audiotestsrc is-live=%s wave=sine freq=997 "
       "volume=0.5 samplesperbuffer=%d num-buffers=%d ! audio/x-raw,"
@@ -146,16 +155,7 @@ child_first (void)
   gint64 t0;
   double first;
 
-  /* the devices listed, the CPU open (as in child_run ()) */
-  p = gst_parse_launch ("audiotestsrc num-buffers=1 ! audio/x-raw,"
-      "rate=44100 ! clresample device=0:0 ! audio/x-raw,rate=48000 ! "
-      "fakesink", &err);
-  g_assert_no_error (err);
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  gst_message_unref (gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p),
-          GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
+  open_cpu_first ();
 
   t0 = g_get_monotonic_time ();
   p = gst_parse_launch ("audiotestsrc is-live=true samplesperbuffer=441 ! "

@@ -808,7 +808,8 @@ static ClrTuning var_tuning;
 static gboolean var_tuning_set;
 
 static ClrEngine *
-var_engine (int in_rate, int out_rate, int ch, double adjust)
+var_engine_full (int in_rate, int out_rate, int ch, double adjust,
+    int quality, ClrFormat format, double adjust_low)
 {
   if (!var_tuning_set) {
     var_tuning = *clr_tuning_get ();
@@ -826,38 +827,23 @@ var_engine (int in_rate, int out_rate, int ch, double adjust)
   cfg.in_rate = in_rate;
   cfg.out_rate = out_rate;
   cfg.channels = ch;
-  cfg.quality = CLR_QUALITY_DEFAULT;
-  cfg.format = CLR_FORMAT_F32;
+  cfg.quality = quality;
+  cfg.format = format;
   cfg.variable = adjust > 0.0;
   cfg.adjust = adjust;
-  cfg.adjust_low = adjust > 0.0 ? MIN (adjust, 1.0) : 0.0;
+  cfg.adjust_low = adjust_low;
   cfg.history = 4096;
   e = clr_engine_new_tuned (device, &cfg, &var_tuning, &err);
   fail_unless (e != NULL, "%s", err ? err->message : "");
   return e;
 }
 
-/* var_engine () at quality 10, F64, factors down to 0.999 */
 static ClrEngine *
-var_engine_q10_f64 (int in_rate, int out_rate)
+var_engine (int in_rate, int out_rate, int ch, double adjust)
 {
-  ClrEngine *e = var_engine (in_rate, out_rate, 1, 0.0);
-  ClrEngineConfig cfg = { 0, };
-  GError *err = NULL;
-
-  clr_engine_free (e);
-  cfg.in_rate = in_rate;
-  cfg.out_rate = out_rate;
-  cfg.channels = 1;
-  cfg.quality = CLR_QUALITY_MAX;
-  cfg.format = CLR_FORMAT_F64;
-  cfg.variable = TRUE;
-  cfg.adjust = 1.0;
-  cfg.adjust_low = 0.999;
-  cfg.history = 4096;
-  e = clr_engine_new_tuned (device, &cfg, &var_tuning, &err);
-  fail_unless (e != NULL, "%s", err ? err->message : "");
-  return e;
+  return var_engine_full (in_rate, out_rate, ch, adjust,
+      CLR_QUALITY_DEFAULT, CLR_FORMAT_F32, adjust > 0.0 ? MIN (adjust,
+          1.0) : 0.0);
 }
 
 /* The interpolating kernel the plan gives ch channels on the test's
@@ -1393,7 +1379,9 @@ GST_START_TEST (test_engine_slew_subunit)
 {
   const int in_rate = 44100, out_rate = 192000;
   const gsize n = 22050, every = 4;
-  ClrEngine *e = var_engine_q10_f64 (in_rate, out_rate);
+  /* factors down to 0.999 */
+  ClrEngine *e = var_engine_full (in_rate, out_rate, 1, 1.0,
+      CLR_QUALITY_MAX, CLR_FORMAT_F64, 0.999);
   const gint64 lag = clr_engine_get_filter (e)->lead;
   float *inf = g_new (float, n);
   double *in = g_new (double, n), *out, *ref, sum = 0.0;
