@@ -900,28 +900,48 @@ tick (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* gdb's path and this process's id, for the watchdog: set up before the
- * run, since a signal handler may only fork and exec */
-static gchar *watchdog_gdb;
+/* gdb's and timeout's paths and this process's id, for the watchdog: set
+ * up before the run, since a signal handler may only fork and exec */
+static gchar *watchdog_gdb, *watchdog_timeout, **watchdog_env;
 static gchar watchdog_pid[24];
+
+/* every thread's stack on stderr, by gdb (with debug symbols from Debian's
+ * debuginfod where the network lets it), within 60 s */
+static void
+watchdog_stacks (gboolean symbols)
+{
+  pid_t pid = fork ();
+
+  if (pid == 0) {
+    dup2 (2, 1);
+    execle (watchdog_timeout, "timeout", "60", watchdog_gdb, "-batch",
+        "-nx", "-iex", symbols ? "set debuginfod enabled on" :
+        "set debuginfod enabled off", "-p", watchdog_pid, "-ex",
+        "thread apply all bt 30", (char *) NULL, watchdog_env);
+    _exit (127);
+  } else if (pid > 0) {
+    waitpid (pid, NULL, 0);
+  }
+}
 
 static void
 on_watchdog (int sig)
 {
   static const char msg[] = "clr-soak: the run did not end (a hang in "
       "a state change or a teardown)\n";
-  pid_t pid;
+  static const char again[] = "clr-soak: the same stacks with GStreamer's "
+      "debug symbols, where debuginfod gives them:\n";
 
   if (write (2, msg, sizeof msg - 1) < 0)
     _exit (3);
-  /* where every thread waits, on stderr: a hang in CI says where it is */
-  if (watchdog_gdb && (pid = fork ()) == 0) {
-    dup2 (2, 1);
-    execl (watchdog_gdb, "gdb", "-batch", "-nx", "-p", watchdog_pid, "-ex",
-        "thread apply all bt 30", (char *) NULL);
-    _exit (127);
-  } else if (watchdog_gdb && pid > 0) {
-    waitpid (pid, NULL, 0);
+  /* where every thread waits: a hang in CI says where it is; first at
+   * once, then named (GStreamer's static functions have no names without
+   * its debug symbols, and fetching LLVM's may take the whole bound) */
+  if (watchdog_gdb) {
+    watchdog_stacks (FALSE);
+    if (write (2, again, sizeof again - 1) < 0)
+      _exit (3);
+    watchdog_stacks (TRUE);
   }
   _exit (3);
 }
@@ -1198,8 +1218,14 @@ run_soak (const Config * cfg, RunResult * r)
 
   /* a hang anywhere, a state change to NULL included, ends the run, with
    * every thread's stack where gdb is installed (CLR_SOAK_STACKS=0: not) */
-  if (g_strcmp0 (g_getenv ("CLR_SOAK_STACKS"), "0") != 0)
+  if (g_strcmp0 (g_getenv ("CLR_SOAK_STACKS"), "0") != 0) {
     watchdog_gdb = g_find_program_in_path ("gdb");
+    watchdog_timeout = g_find_program_in_path ("timeout");
+    if (!watchdog_timeout)
+      g_clear_pointer (&watchdog_gdb, g_free);
+    watchdog_env = g_environ_setenv (g_get_environ (), "DEBUGINFOD_URLS",
+        "https://debuginfod.debian.net", FALSE);
+  }
   g_snprintf (watchdog_pid, sizeof watchdog_pid, "%d", (int) getpid ());
 #ifdef PR_SET_PTRACER
   /* a kernel that lets only ancestors trace (Yama): let gdb in */
