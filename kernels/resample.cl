@@ -314,33 +314,25 @@ locate (ulong pos, ulong I, ulong * p)
  * (m < 2^23 outputs of slew). Rows without a slew (words 10-13 zero) give
  * i * step, as before. */
 CLR_INLINE ulong
-row_pos (__global const ulong * s_row, ulong phase0, ulong D, ulong i)
+row_pos (__global const ulong * s_row, ulong phase0, ulong D, ulong i,
+    uint * frac)
 {
   const ulong step = s_row[9] ? s_row[9] : D;
   const ulong m = min (i, s_row[11]);
   const ulong t = m * (m - 1) / 2;
   const ulong f = s_row[13];
+  const ulong sum = (f & 0xffff) + m * ((f >> 16) & 0xffff) + (f >> 32) * t;
 
-  return phase0 + i * step + s_row[10] * t + (((f & 0xffff) + m *
-          ((f >> 16) & 0xffff) + (f >> 32) * t) >> 16) + s_row[12] * (i - m);
-}
-
-/* What row_pos () rounded down, 2^-16 of a unit, while the slew lasts (the
- * engine drops it at the slew's end): the coefficients' interpolation
- * takes it (CLR_GRID_ROWS ()), so that a moving ratio's positions are not
- * rounded to 2^-32 of a frame: that rounding, jitter of 2^-32 / sqrt (12)
- * of a frame, read -198 dB of images at 44.1 -> 192 kHz during a ramp,
- * where a steady ratio reads -220. 0 for rows without a slew. */
-CLR_INLINE uint
-row_frac (__global const ulong * s_row, ulong i)
-{
-  const ulong t = i * (i - 1) / 2;
-  const ulong f = s_row[13];
-
-  if (i >= s_row[11])
-    return 0;
-  return (uint) (((f & 0xffff) + i * ((f >> 16) & 0xffff) + (f >> 32) * t)
-      & 0xffff);
+  /* what the sum rounds down, while the slew lasts (the engine drops it
+   * at the slew's end): the coefficients' interpolation takes it
+   * (CLR_GRID_ROWS ()), so that a moving ratio's positions are not
+   * rounded to 2^-32 of a frame: that rounding, jitter of 2^-32 /
+   * sqrt (12) of a frame, read -198 dB of images at 44.1 -> 192 kHz
+   * during a ramp, where a steady ratio reads -220. 0 for rows without a
+   * slew. */
+  *frac = i < s_row[11] ? (uint) (sum & 0xffff) : 0;
+  return phase0 + i * step + s_row[10] * t + (sum >> 16) + s_row[12] *
+      (i - m);
 }
 
 /* ---- One channel a work-item: table, interp ---------------------------- */
@@ -417,8 +409,9 @@ clr_resample_table (CLR_KERNEL_ARGS)
 __kernel void
 clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 {
-  CLR_LOCATE_BY (row_pos (s_row, phase0, D, i));
-  CLR_GRID_ROWS (row_frac (s_row, i));
+  uint frac;
+  CLR_LOCATE_BY (row_pos (s_row, phase0, D, i, &frac));
+  CLR_GRID_ROWS (frac);
   acc_t y;
 
 #define ROW_AT(h, k) (h)[k]
@@ -477,11 +470,12 @@ clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
   if (i >= n_out || c0 >= channels)
     return;
   ulong p;
-  const ulong adv = locate (row_pos (s_row, phase0, D, i), I, &p);
+  uint frac;
+  const ulong adv = locate (row_pos (s_row, phase0, D, i, &frac), I, &p);
   const uint c1 = c0 + 1 < channels ? c0 + 1 : c0;
   __global const win_t *x0 = win + c0 * w_cstride + first_tap + adv;
   __global const win_t *x1 = win + c1 * w_cstride + first_tap + adv;
-  CLR_GRID_ROWS (row_frac (s_row, i));
+  CLR_GRID_ROWS (frac);
   acc8_t a8 = 0.0, b8 = 0.0;
   uint k = 0;
 

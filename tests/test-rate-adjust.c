@@ -1368,7 +1368,7 @@ GST_END_TEST;
 
 /* During a slew the positions fall between the 2^-32 of a frame a row
  * carries: the coefficients' interpolation takes the 2^-16 of that below
- * (resample.cl's row_frac ()). Quality 10, F64, 44.1 -> 192 kHz, a
+ * (resample.cl's row_pos ()). Quality 10, F64, 44.1 -> 192 kHz, a
  * 15 kHz sine, the factor set every 441 input frames along a ramp of
  * 500 ppm/s: the error's rms against the float64 reference at the test's
  * own positions to 2^-48 (every 4th output, past the first 0.1 s). The

@@ -126,8 +126,7 @@ static const struct
  * 360 taps), so a few tones read a filter at chance: 25, 30, 40 and
  * 47 kHz read quality 4's fixed ratio at -151.4 dB and its variable one
  * at -137.0. Tones between 22.05 and 24.1 kHz fold above 20 kHz, where
- * libsoxr lets them through on purpose (-13 dB at 22.1 kHz). alias_set is
- * the set being run (make_input () and analyse ()). */
+ * libsoxr lets them through on purpose (-13 dB at 22.1 kHz). */
 #define ALIAS_SETS 10
 #define N_ALIAS 5
 #define ALIAS_AMP 0.177827941003892     /* -15 dBFS: five peak below 0.9 */
@@ -143,13 +142,11 @@ static const double alias_sets[ALIAS_SETS][N_ALIAS] = {
   {40100, 40800, 41500, 42200, 42900},
   {45000, 46500, 47500},
 };
-static guint alias_set;
-
-/* tone i of the set being run; 0: none */
+/* tone i of alias set `set`; 0: none */
 static double
-alias_hz (guint i)
+alias_hz (guint set, guint i)
 {
-  return alias_sets[alias_set][i];
+  return alias_sets[set][i];
 }
 
 #define TONE_AMP 0.891250938133746      /* -1 dBFS */
@@ -254,7 +251,7 @@ signal_seconds (const Ctx * ctx, Mode mode)
 
 /* The input of metric m: mono doubles, n frames. */
 static double *
-make_input (Metric m, gsize n)
+make_input (Metric m, guint set, gsize n)
 {
   double *x = g_new0 (double, n);
   gint fs = rates[m].in_rate;
@@ -265,8 +262,8 @@ make_input (Metric m, gsize n)
       clr_tone_add (x, n, 1, fs, clr_freq_hz (1000), TONE_AMP, 0.0, 0);
       break;
     case MET_ALIAS:
-      for (i = 0; i < N_ALIAS && alias_hz (i) > 0.0; i++)
-        clr_tone_add (x, n, 1, fs, clr_freq_hz ((gint64) alias_hz (i)),
+      for (i = 0; i < N_ALIAS && alias_hz (set, i) > 0.0; i++)
+        clr_tone_add (x, n, 1, fs, clr_freq_hz ((gint64) alias_hz (set, i)),
             ALIAS_AMP, 0.0, 0);
       break;
     default:
@@ -763,8 +760,8 @@ run_ideal (const Ctx * ctx, Con * c, Metric m, Mode mode, gsize frames,
 /* Worst and mean (power) of metric m over the windows of y; band: the
  * alias metric's whole 0 - 20 kHz. */
 static gboolean
-analyse (const Ctx * ctx, Metric m, Mode mode, const Out * o, double *worst,
-    double *mean, double *band, gchar ** err)
+analyse (const Ctx * ctx, Metric m, guint set, Mode mode, const Out * o,
+    double *worst, double *mean, double *band, gchar ** err)
 {
   gint in_rate = rates[m].in_rate, out_rate = rates[m].out_rate;
   gsize n = clr_pow2_floor ((gsize) out_rate / 5), skip, s, nw = 0;
@@ -797,10 +794,10 @@ analyse (const Ctx * ctx, Metric m, Mode mode, const Out * o, double *worst,
         break;
       case MET_ALIAS:
         ps = clr_power_spectrum (o->data, 1, s, n, CLR_SPECTRUM_BETA);
-        for (i = 0; i < N_ALIAS && alias_hz (i) > 0.0; i++) {
+        for (i = 0; i < N_ALIAS && alias_hz (set, i) > 0.0; i++) {
           /* the output sees the tone at alias_hz () / a Hz of its nominal
            * rate; folded into [0, out_rate / 2] */
-          double f = alias_hz (i) / a, fa;
+          double f = alias_hz (set, i) / a, fa;
           fa = fabs (f - out_rate * nearbyint (f / out_rate));
           r = MAX (r, clr_peak_power (ps, n, out_rate, fa - 8 * bin,
                   fa + 8 * bin, GUARD_BINS, NULL) /
@@ -895,7 +892,7 @@ run_all (Ctx * ctx)
 {
   gboolean have_adjust = FALSE;
   int m, d;
-  guint i;
+  guint i, set;
 
   /* only where a clresample column asks: no element, no OpenCL, else */
   for (i = 0; i < ctx->cons->len; i++)
@@ -906,85 +903,84 @@ run_all (Ctx * ctx)
 
   for (m = 0; m < N_METRICS; m++)
     for (d = 0; d < N_MODES; d++)
-      for (alias_set = 0; alias_set < (m == MET_ALIAS ? ctx->alias_sets : 1);
-          alias_set++) {
-      gsize frames = (gsize) (signal_seconds (ctx, d) * rates[m].in_rate);
-      double *in = make_input (m, frames);
+      for (set = 0; set < (m == MET_ALIAS ? ctx->alias_sets : 1); set++) {
+        gsize frames = (gsize) (signal_seconds (ctx, d) * rates[m].in_rate);
+        double *in = make_input (m, set, frames);
 
-      for (i = 0; i < ctx->cons->len; i++) {
-        Con *c = g_ptr_array_index (ctx->cons, i);
-        Out o = { NULL, 0, NAN, 0.0 };
-        gchar *err = NULL;
-        gboolean ok = FALSE;
-        double worst = NAN, mean = NAN, band = NAN;
+        for (i = 0; i < ctx->cons->len; i++) {
+          Con *c = g_ptr_array_index (ctx->cons, i);
+          Out o = { NULL, 0, NAN, 0.0 };
+          gchar *err = NULL;
+          gboolean ok = FALSE;
+          double worst = NAN, mean = NAN, band = NAN;
 
-        /* a later alias set after one that failed: the cell stays failed */
-        if (alias_set > 0 && !c->ran[m][d])
-          continue;
+          /* a later alias set after one that failed: the cell stays failed */
+          if (set > 0 && !c->ran[m][d])
+            continue;
 
-        switch (c->kind) {
-          case K_CLR:
-            /* fixed needs no rate-adjust: today's figures on any plugin */
-            if (!have_adjust && d != MODE_FIXED)
-              err = g_strdup (NO_ADJUST);
-            else
-              ok = run_clr (ctx, c, m, d, in, frames, &o, &err);
-            break;
-          case K_SOXR:
-            ok = run_soxr (ctx, c, m, d, in, frames, &o, &err);
-            break;
-          case K_SPEEX:
-            ok = run_speex (ctx, c, m, d, in, frames, &o, &err);
-            break;
-          case K_ZITA:
-            ok = run_zita (ctx, c, m, d, in, frames, &o, &err);
-            break;
-          case K_IDEAL:
-            ok = run_ideal (ctx, c, m, d, frames, &o, &err);
-            break;
+          switch (c->kind) {
+            case K_CLR:
+              /* fixed needs no rate-adjust: today's figures on any plugin */
+              if (!have_adjust && d != MODE_FIXED)
+                err = g_strdup (NO_ADJUST);
+              else
+                ok = run_clr (ctx, c, m, d, in, frames, &o, &err);
+              break;
+            case K_SOXR:
+              ok = run_soxr (ctx, c, m, d, in, frames, &o, &err);
+              break;
+            case K_SPEEX:
+              ok = run_speex (ctx, c, m, d, in, frames, &o, &err);
+              break;
+            case K_ZITA:
+              ok = run_zita (ctx, c, m, d, in, frames, &o, &err);
+              break;
+            case K_IDEAL:
+              ok = run_ideal (ctx, c, m, d, frames, &o, &err);
+              break;
+          }
+          if (ok && ctx->dump_dir && set == 0) {
+            /* DIR/<contestant>-<metric>-<mode>.f64: the output, float64
+             * native-endian mono at the metric's output rate */
+            gchar *fn = g_strdup_printf ("%s/%s-%s-%s.f64", ctx->dump_dir,
+                c->name, metric_names[m], mode_names[d]);
+            g_mkdir_with_parents (ctx->dump_dir, 0755);
+            if (!g_file_set_contents (fn, (const gchar *) o.data,
+                    o.frames * sizeof (double), NULL))
+              g_printerr ("could not write %s\n", fn);
+            g_free (fn);
+          }
+          if (ok && !analyse (ctx, m, set, d, &o, &worst, &mean, &band, &err))
+            ok = FALSE;
+          if (set == 0) {
+            c->worst[m][d] = worst;
+            c->mean[m][d] = mean;
+            c->band[m][d] = band;
+            c->latency[m][d] = o.latency;
+            c->seconds[m][d] = o.seconds;
+            c->frames_out[m][d] = o.frames;
+          } else {
+            /* the sets together: the worst of all, the mean of the means
+             * (powers), the time of all */
+            c->worst[m][d] = MAX (c->worst[m][d], worst);
+            c->mean[m][d] = 10.0 * log10 ((pow (10.0, c->mean[m][d] /
+                        10.0) * set + pow (10.0, mean / 10.0)) / (set + 1));
+            c->band[m][d] = MAX (c->band[m][d], band);
+            c->seconds[m][d] += o.seconds;
+          }
+          c->ran[m][d] = ok;
+          g_free (c->note[m][d]);
+          c->note[m][d] = err;
+          if (ctx->verbose)
+            g_printerr ("%-13s %-6s %-6s %8" G_GSIZE_FORMAT " -> %8"
+                G_GSIZE_FORMAT " frames  %7.2f s  worst %8.1f dB  mean %8.1f "
+                "dB  latency %.1f%s%s\n", c->name, metric_names[m],
+                mode_names[d], frames, o.frames, o.seconds, worst, mean,
+                o.latency, err ? "  " : "", err ? err : "");
+          g_free (o.data);
         }
-        if (ok && ctx->dump_dir && alias_set == 0) {
-          /* DIR/<contestant>-<metric>-<mode>.f64: the output, float64
-           * native-endian mono at the metric's output rate */
-          gchar *fn = g_strdup_printf ("%s/%s-%s-%s.f64", ctx->dump_dir,
-              c->name, metric_names[m], mode_names[d]);
-          g_mkdir_with_parents (ctx->dump_dir, 0755);
-          if (!g_file_set_contents (fn, (const gchar *) o.data,
-                  o.frames * sizeof (double), NULL))
-            g_printerr ("could not write %s\n", fn);
-          g_free (fn);
-        }
-        if (ok && !analyse (ctx, m, d, &o, &worst, &mean, &band, &err))
-          ok = FALSE;
-        if (alias_set == 0) {
-          c->worst[m][d] = worst;
-          c->mean[m][d] = mean;
-          c->band[m][d] = band;
-          c->latency[m][d] = o.latency;
-          c->seconds[m][d] = o.seconds;
-          c->frames_out[m][d] = o.frames;
-        } else {
-          /* the sets together: the worst of all, the mean of the means
-           * (powers), the time of all */
-          c->worst[m][d] = MAX (c->worst[m][d], worst);
-          c->mean[m][d] = 10.0 * log10 ((pow (10.0, c->mean[m][d] / 10.0) *
-                  alias_set + pow (10.0, mean / 10.0)) / (alias_set + 1));
-          c->band[m][d] = MAX (c->band[m][d], band);
-          c->seconds[m][d] += o.seconds;
-        }
-        c->ran[m][d] = ok;
-        g_free (c->note[m][d]);
-        c->note[m][d] = err;
-        if (ctx->verbose)
-          g_printerr ("%-13s %-6s %-6s %8" G_GSIZE_FORMAT " -> %8"
-              G_GSIZE_FORMAT " frames  %7.2f s  worst %8.1f dB  mean %8.1f "
-              "dB  latency %.1f%s%s\n", c->name, metric_names[m],
-              mode_names[d], frames, o.frames, o.seconds, worst, mean,
-              o.latency, err ? "  " : "", err ? err : "");
-        g_free (o.data);
+        g_free (in);
       }
-      g_free (in);
-    }
 }
 
 /* ------------------------------------------------------------------------ */

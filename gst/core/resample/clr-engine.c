@@ -337,16 +337,23 @@ var_factor (ClrEngine * e, uint64_t step)
  * inc + inc_frac / 2^16 an output for rem outputs, then is `to`; the
  * fractions' sum rounded down (resample.cl's row_pos (), the same
  * integers) */
+/* The fractions summed over the slew's first m outputs, 2^-16 of a unit
+ * (t = m (m - 1) / 2): var_offset () takes what is whole, var_advance ()
+ * carries the rest */
+static uint64_t
+var_frac_sum (const ClrVar * v, uint64_t m, uint64_t t)
+{
+  return v->pos_frac + m * v->step_frac + v->inc_frac * t;
+}
+
 static uint64_t
 var_offset (const ClrVar * v, uint64_t j)
 {
   const uint64_t m = MIN (j, v->rem);
   const uint64_t t = m * (m - 1) / 2;
-  const uint64_t frac = (v->pos_frac + m * v->step_frac + v->inc_frac * t)
-      >> CLR_VAR_FRAC_BITS;
 
-  return j * v->step + (uint64_t) v->inc * t + frac + (v->to - v->step) *
-      (j - m);
+  return j * v->step + (uint64_t) v->inc * t + (var_frac_sum (v, m, t) >>
+      CLR_VAR_FRAC_BITS) + (v->to - v->step) * (j - m);
 }
 
 /* The row words of v's slew (resample.cl's row_pos ()): the step's change
@@ -412,8 +419,7 @@ var_advance (ClrVar * v, uint64_t j)
     const uint64_t t = j * (j - 1) / 2;
     const uint64_t sf = v->step_frac + j * (uint64_t) v->inc_frac;
 
-    v->pos_frac = (uint32_t) ((v->pos_frac + j * v->step_frac +
-            v->inc_frac * t) & CLR_VAR_FRAC_MASK);
+    v->pos_frac = (uint32_t) (var_frac_sum (v, j, t) & CLR_VAR_FRAC_MASK);
     v->step += j * (uint64_t) v->inc + (sf >> CLR_VAR_FRAC_BITS);
     v->step_frac = (uint32_t) (sf & CLR_VAR_FRAC_MASK);
     v->rem -= j;

@@ -87,7 +87,7 @@ typedef struct {
           fma##N (splat##N ((r)->w0), load##N ((r)->h0 + (k)),          \
               splat##N ((r)->w1) * load##N ((r)->h1 + (k)))))
 
-/* f: the position's fraction below p, 2^-16 of a unit (position_frac ()) */
+/* f: the position's fraction below p, 2^-16 of a unit (position ()) */
 static inline Rows
 grid_rows (const ClrResampleHostJob * j, uint64_t p, uint32_t f)
 {
@@ -210,33 +210,25 @@ lanes (v4 a)
     *(y0) = lanes (a4);                                                 \
   } while (0)
 
-/* The position of output i: resample.cl's row_pos (), mod 2^64 */
+/* The position of output i: resample.cl's row_pos (), mod 2^64; and in
+ * *frac what it rounded down, 2^-16 of a unit, while the slew lasts
+ * (0 after it and for a fixed ratio) */
 static inline uint64_t
-position (const ClrResampleHostJob * j, uint64_t i)
+position (const ClrResampleHostJob * j, uint64_t i, uint32_t * frac)
 {
-  uint64_t m, t, f;
+  uint64_t m, t, f, sum;
 
+  *frac = 0;
   if (!j->step)
     return j->phase0 + i * j->D;
   m = MIN (i, j->slew_len);
   t = m * (m - 1) / 2;
   f = j->slew_frac;
-  return j->phase0 + i * j->step + j->inc * t + (((f & 0xffff) + m *
-          ((f >> 16) & 0xffff) + (f >> 32) * t) >> 16) + j->slew_end *
+  sum = (f & 0xffff) + m * ((f >> 16) & 0xffff) + (f >> 32) * t;
+  if (i < j->slew_len)
+    *frac = (uint32_t) (sum & 0xffff);
+  return j->phase0 + i * j->step + j->inc * t + (sum >> 16) + j->slew_end *
       (i - m);
-}
-
-/* What position () rounded down, 2^-16 of a unit, while the slew lasts:
- * resample.cl's row_frac () */
-static inline uint32_t
-position_frac (const ClrResampleHostJob * j, uint64_t i)
-{
-  const uint64_t t = i * (i - 1) / 2, f = j->slew_frac;
-
-  if (!j->step || i >= j->slew_len)
-    return 0;
-  return (uint32_t) (((f & 0xffff) + i * ((f >> 16) & 0xffff) + (f >> 32) *
-          t) & 0xffff);
 }
 
 /* The frame and phase of output i, adv + p / I: a fixed ratio's by steps
@@ -250,10 +242,9 @@ typedef struct {
 static inline Walk
 walk_start (const ClrResampleHostJob * j, size_t i)
 {
-  const uint64_t pos = position (j, i);
-  Walk w = { pos / j->I, pos % j->I, j->D / j->I, j->D % j->I,
-    position_frac (j, i)
-  };
+  uint32_t f;
+  const uint64_t pos = position (j, i, &f);
+  Walk w = { pos / j->I, pos % j->I, j->D / j->I, j->D % j->I, f };
 
   return w;
 }
@@ -284,8 +275,6 @@ walk_next (const ClrResampleHostJob * j, Walk * w, size_t i)
     uint32_t c;                                                         \
     for (i = i0; i < i1; i++, walk_next (j, &w, i)) {                   \
       const uint64_t adv = w.adv, p = w.p;                              \
-      const uint32_t f = w.f;   /* the grid's rows take it */           \
-      (void) f;                                                         \
       const double *x = (j)->win + (j)->first_tap + adv;                \
       SETUP;                                                            \
       for (c = 0; c < (j)->channels; c += 2) {                          \
@@ -310,7 +299,7 @@ clr_resample_host_run (const ClrResampleHostJob * j, size_t i0, size_t i1)
   if (j->grid) {
 #define GRID8(k) ROW_COEF (8, &r, (k))
 #define GRID4(k) ROW_COEF (4, &r, (k))
-    RUN (j, const Rows r = grid_rows (j, p, f), GRID8, GRID4);
+    RUN (j, const Rows r = grid_rows (j, p, w.f), GRID8, GRID4);
 #undef GRID8
 #undef GRID4
   } else {
