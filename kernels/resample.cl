@@ -303,25 +303,56 @@ locate (ulong pos, ulong I, ulong * p)
 /* The interpolating kernels' position of output i, phases from the first
  * output's frame: a variable ratio's own (gst/core/resample/clr-engine.h,
  * CLR_VAR_I) where its row has a step, so that streams whose ratios drift
- * apart still share a launch; else the launch's D. A slewing ratio's step
- * grows by dD (word 10, two's complement, and 16 bits of fraction in word
- * 13's bits 32-47) an output for its first L outputs (word 11), then is
- * the target's, the step plus word 12: the frequency moves in a straight
- * line, not in steps. The fractions (the position's in word 13's bits
- * 0-15, the step's in 16-31) sum in units of 2^-16, rounded down, as the
- * engine's var_offset () sums them. Exact in ulong arithmetic mod 2^64, as
- * the true position is below 2^63 and the fractions' sum below 2^16 m^2
- * (m < 2^23 outputs of slew). Rows without a slew (words 10-13 zero) give
- * i * step, as before. */
+ * apart still share a launch; else the launch's D. A slewing ratio's
+ * step moves for its first `len` outputs (word 11) with a slope (word
+ * 10, 2^-16 units, two's complement) that itself moves by a jerk in each
+ * of the slew's two halves (words 14 and 15; the first half's length in
+ * word 13's bits 32-63), then is the target's, the step plus word 12:
+ * the frequency smooth to its slope. The fractions (the position's in
+ * word 13's bits 0-15, the step's in 16-31, the slope's low 16 bits and
+ * the jerks') sum exactly in units of 2^-16, rounded down. This is
+ * gst/core/resample/clr-slew.h's clr_slew_offset (), integer for
+ * integer, which the engine and the host's sums use: change both or
+ * neither. Rows without a slew (words 10-15 zero) give i * step. */
+CLR_INLINE ulong
+slew_c2 (ulong m)
+{
+  return m * (m - 1) / 2;
+}
+
+CLR_INLINE ulong
+slew_c3 (ulong m)
+{
+  return m * (m - 1) * (m - 2) / 6;
+}
+
+CLR_INLINE ulong
+slew_window3 (ulong m, ulong a, ulong b)
+{
+  return m > a ? slew_c3 (m - a) - slew_c3 (m - min (m, b)) : 0;
+}
+
+/* floor (x / 2^16) mod 2^64, |x| < 2^62 */
+CLR_INLINE ulong
+slew_floor16 (long x)
+{
+  return ((ulong) (x + (1L << 62)) >> 16) - (1UL << 46);
+}
+
 CLR_INLINE ulong
 row_pos (__global const ulong * s_row, ulong phase0, ulong D, ulong i,
     uint * frac)
 {
   const ulong step = s_row[9] ? s_row[9] : D;
-  const ulong m = min (i, s_row[11]);
-  const ulong t = m * (m - 1) / 2;
+  const long slope = (long) s_row[10];
+  const ulong len = s_row[11];
+  const ulong m = min (i, len);
   const ulong f = s_row[13];
-  const ulong sum = (f & 0xffff) + m * ((f >> 16) & 0xffff) + (f >> 32) * t;
+  const ulong l1 = f >> 32;
+  const long x = (long) (f & 0xffff) + (long) (m * ((f >> 16) & 0xffff)) +
+      (slope & 0xffff) * (long) slew_c2 (m) +
+      (long) s_row[14] * (long) slew_window3 (m, 0, l1) +
+      (long) s_row[15] * (long) slew_window3 (m, l1, len);
 
   /* what the sum rounds down, while the slew lasts (the engine drops it
    * at the slew's end): the coefficients' interpolation takes it
@@ -330,9 +361,9 @@ row_pos (__global const ulong * s_row, ulong phase0, ulong D, ulong i,
    * sqrt (12) of a frame, read -198 dB of images at 44.1 -> 192 kHz
    * during a ramp, where a steady ratio reads -220. 0 for rows without a
    * slew. */
-  *frac = i < s_row[11] ? (uint) (sum & 0xffff) : 0;
-  return phase0 + i * step + s_row[10] * t + (sum >> 16) + s_row[12] *
-      (i - m);
+  *frac = i < len ? (uint) (x & 0xffff) : 0;
+  return phase0 + i * step + slew_floor16 (slope) * slew_c2 (m) +
+      slew_floor16 (x) + s_row[12] * (i - m);
 }
 
 /* ---- One channel a work-item: table, interp ---------------------------- */

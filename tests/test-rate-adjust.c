@@ -11,6 +11,7 @@
 #include "resample/clr-engine.h"
 #include "clr-reference.h"
 #include "clr-signal.h"
+#include "clr-analysis.h"
 
 /* The step a variable ratio takes for factor a: 2^32 input phases a
  * phase, D of them an output frame (clr-engine.h) */
@@ -1127,8 +1128,10 @@ engine_run_step (ClrEngine * e, const float *in, gsize n, gsize piece,
 
 /* A slew's outputs, from a change on output 1 until get_adjust () first
  * reads the target: e fed one input frame a call from input frame `from`
- * on (its factor `to` set before frame `from`); the factor between rises
- * or falls with every output, never past the target */
+ * on (its factor `to` set before frame `from`); the factor between
+ * moves towards the target with every output or stays (the slope starts
+ * from 0, so that the first outputs move the step by less than a unit),
+ * never back and never past it */
 static gsize
 slew_outputs (ClrEngine * e, const float *in, gsize from, double to)
 {
@@ -1149,7 +1152,7 @@ slew_outputs (ClrEngine * e, const float *in, gsize from, double to)
     if (k > 0) {
       const double now = clr_engine_get_adjust (e);
 
-      fail_unless (sign * (now - last) > 0.0 && sign * (to - now) >= 0.0,
+      fail_unless (sign * (now - last) >= 0.0 && sign * (to - now) >= 0.0,
           "%.15g after %.15g", now, last);
       last = now;
     }
@@ -1160,10 +1163,9 @@ slew_outputs (ClrEngine * e, const float *in, gsize from, double to)
 /* A slew comes out the same however the input is cut: the same samples
  * from buffers of 1 (each after a call of none), 441 and 1 to 3000
  * frames. It takes 20 ms of output for a small change (+5 ppm: 960
- * outputs at 48 kHz), 10000 ppm a second for a large one (+2000 ppm:
- * the step moves by 1 - 1 / 1.002, in 0.1996 s, 9581 outputs), give or
- * take the rounding of the increment (+5 ppm: 20.5 units an output, 20:
- * 983 outputs). */
+ * outputs at 48 kHz), 10000 ppm a second on average for a large one
+ * (+2000 ppm: the step moves by 1 - 1 / 1.002, in 0.1996 s, 9582
+ * outputs, two halves of 4791). */
 GST_START_TEST (test_engine_slew)
 {
   const gsize n = 20000, at = 2200;
@@ -1209,32 +1211,87 @@ GST_START_TEST (test_engine_slew)
 
 GST_END_TEST;
 
-/* The test's own slew, output by output (clr-engine.h), in units of
- * 2^-48 of an input frame: from the step of the next output on, the step
- * grows by inc an output over 20 ms of output (slower where that passes
- * 10000 ppm a second), inc = (the target's step - the step now) / outputs
- * rounded to a unit; after them the step is the target's and the
- * position is cut to 2^-32 (the engine's fractions end with the slew).
- * A change of under half a unit an output is taken at once. */
+/* The test's own slew, output by output (clr-engine.h, clr-slew.h), in
+ * units of 2^-48 of an input frame: from the next output on, the step
+ * grows by the slope and the slope by a jerk an output, one jerk over the
+ * first half of the slew and another over the second, then the step is
+ * the target's and the position is cut to 2^-32 (the engine's fractions
+ * end with the slew). Each half lasts 10 ms of output; a target set
+ * within 160 ms of the last: the halves chosen last while they stay
+ * within 1.25 to 4 times the outputs since, else the shortest of 10, 20,
+ * 40 and 80 ms at least 1.5 times them; longer where the mean slope
+ * would pass 10000 ppm a second. The jerks
+ * j1 = (d - a0 (3h + 1) / 2) / h^2 rounded towards a0, j2 so that the
+ * slope ends in [0, h) on the change's side, j1 moved on by one while
+ * the step would pass the target. A slew that would last over 2^20
+ * outputs runs straight (the step grows by d / outputs, rounded, an
+ * output, over 20 ms or at 10000 ppm a second). A change that moves
+ * nothing is taken at once. The engine's own sums are closed forms of
+ * these; this is the recurrence they must agree with. */
 typedef struct
 {
-  guint64 step, to, rem;        /* 2^-48 */
-  gint64 inc;
+  guint64 step, to, rem, half1, set_at, span;  /* step, to: 2^-48 */
+  gint64 slope, jerk[2];        /* 2^-48 an output, an output */
 } Slew;
 
 static void
-slew_start (Slew * s, int in_rate, int out_rate, double target)
+slew_start (Slew * s, int in_rate, int out_rate, double target, guint64 out)
 {
   const guint64 to = step_for (in_rate, out_rate, target);
   const gint64 d = (gint64) (to - (s->step >> 16));
-  double outputs;
+  const gint64 d16 = (gint64) ((to << 16) - s->step);
+  const double steepest = 0.01 * (double) (s->step >> 16) * 65536.0 /
+      out_rate;
+  const double usual = round (out_rate * 0.010), a0 = (double) s->slope;
+  const double since = (double) (gint64) (out - s->set_at);
+  double half = usual, outputs;
 
+  if (since >= 0.0 && since <= 16.0 * usual) {
+    half = (double) s->span;
+    if (half < usual || half < 1.25 * since || half > 4.0 * since)
+      for (half = usual; half < 1.5 * since && half < 8.0 * usual;)
+        half *= 2.0;
+  }
+  s->span = (guint64) half;
+  half = MAX (half, ceil (fabs ((double) d16) / (2.0 * steepest)));
+  s->set_at = out;
   s->to = to << 16;
+  if (2.0 * half <= 1 << 20) {
+    const double sign = d16 >= 0 ? 1.0 : -1.0;
+    const double c2h = half * (half - 1.0) / 2.0;
+    const double c22h = half * (2.0 * half - 1.0);
+    double j1 = sign * floor (sign * ((double) d16 - a0 * (3.0 * half +
+                1.0) / 2.0) / (half * half)), j2;
+
+    for (;;) {
+      j2 = -sign * floor (sign * (a0 + j1 * half) / half);
+      if (sign * (a0 * 2.0 * half + j1 * (c22h - c2h) + j2 * c2h -
+              (double) d16) <= 0.0)
+        break;
+      j1 -= sign;
+    }
+    if ((fabs (j1) + fabs (j2)) * (2.0 * half) * (2.0 * half - 1.0) *
+        (2.0 * half - 2.0) / 6.0 >= 0x1p60)
+      goto straight;
+    if (j1 == 0.0 && j2 == 0.0 && s->slope == 0) {
+      s->step = s->to;
+      s->rem = 0;
+      return;
+    }
+    s->jerk[0] = (gint64) j1;
+    s->jerk[1] = (gint64) j2;
+    s->half1 = (guint64) half;
+    s->rem = 2 * s->half1;
+    return;
+  }
+straight:
   outputs = MAX (out_rate * 0.020, fabs ((double) d) / (double) (s->step >>
           16) / 0.01 * out_rate);
   s->rem = (guint64) MAX (llround (outputs), 1);
-  s->inc = llround ((double) (gint64) (s->to - s->step) / (double) s->rem);
-  if (s->inc == 0) {
+  s->half1 = 0;
+  s->jerk[0] = s->jerk[1] = 0;
+  s->slope = llround ((double) d16 / (double) s->rem);
+  if (s->slope == 0) {
     s->step = s->to;
     s->rem = 0;
   }
@@ -1246,11 +1303,16 @@ slew_next (Slew * s, guint64 pos)
 {
   pos += s->step;
   if (s->rem > 1) {
-    s->step += s->inc;
+    s->step += (guint64) s->slope;
+    s->slope += s->jerk[s->half1 > 0 ? 0 : 1];
+    if (s->half1 > 0)
+      s->half1--;
     s->rem--;
   } else if (s->rem == 1) {
     s->step = s->to;
     s->rem = 0;
+    s->half1 = 0;
+    s->slope = 0;
     pos &= ~G_GUINT64_CONSTANT (0xffff);
   }
   return pos;
@@ -1309,7 +1371,7 @@ GST_START_TEST (test_engine_slew_reference)
       for (; s < G_N_ELEMENTS (sets) && frame > (gint64) sets[s].at - 1 -
           lag; s++) {
         marks[s] = pn->len;
-        slew_start (&sl, k->in_rate, k->out_rate, sets[s].to);
+        slew_start (&sl, k->in_rate, k->out_rate, sets[s].to, pn->len);
       }
       g_array_append_val (pn, frame);
       g_array_append_val (pp, p);
@@ -1405,7 +1467,7 @@ GST_START_TEST (test_engine_slew_subunit)
 
     for (; k * 441 < n && frame > (gint64) (k * 441) - 1 - lag; k++)
       if (k > 0)
-        slew_start (&sl, in_rate, out_rate, 1.0 + 500e-6 * k * 0.01);
+        slew_start (&sl, in_rate, out_rate, 1.0 + 500e-6 * k * 0.01, i);
     if (i % every == 0 && i >= (gsize) out_rate / 10) {
       const guint64 p48 = pos & ((G_GUINT64_CONSTANT (1) << 48) - 1);
       g_array_append_val (pn, frame);
@@ -1451,6 +1513,74 @@ GST_START_TEST (test_engine_slew_subunit)
   g_array_free (pn, TRUE);
   g_array_free (pp, TRUE);
   g_array_free (idx, TRUE);
+  clr_engine_free (e);
+}
+
+GST_END_TEST;
+
+/* A ramp's corner, commanded every 10 ms of input as a drift loop or an
+ * application would (tests/quality/clr-drift-quality's ramp): the factor
+ * rising at 500 ppm/s turns to falling over 0.5 s along a raised cosine.
+ * The frequency must follow a curve smooth to its slope, not straight
+ * pieces that turn a corner at every command: THD+N of 1 kHz at -1 dBFS,
+ * 44.1 -> 48 kHz, quality 10, F64, in the window of 8192 outputs (Kaiser
+ * beta 38, all but +-48 bins around the tone) over the corner's middle,
+ * and in one on the straight part before it (the target, as issue 48's:
+ * within 10 dB of the fixed ratio's -216.1, test_quality). Straight
+ * slews, each restarted by the next command, read -166.8 dB at the
+ * corner; the two-half slews -216.0. */
+static double
+corner_d (double t, double t0)
+{
+  const double s = 500e-6, tau = 0.5;
+
+  if (t < t0 - tau / 2.0)
+    return s * t;
+  if (t < t0 + tau / 2.0)
+    return s * (t0 - tau / 2.0) + s * tau / G_PI * sin (G_PI / tau * (t -
+            t0 + tau / 2.0));
+  return s * (t0 - tau / 2.0) + s * tau / G_PI - s * (t - t0 - tau / 2.0);
+}
+
+GST_START_TEST (test_engine_ramp_corner)
+{
+  const int in_rate = 44100, out_rate = 48000;
+  const gsize n = 66150, block = 441, win = 8192;
+  const double t0 = 0.8;
+  ClrEngine *e = var_engine_full (in_rate, out_rate, 1, 1.0,
+      CLR_QUALITY_MAX, CLR_FORMAT_F64, 0.998);
+  double *in = g_new0 (double, n), *out = g_new0 (double, n * 2);
+  gsize pos = 0, total = 0, got, at;
+  double corner, straight;
+  GError *err = NULL;
+
+  clr_tone_add (in, n, 1, in_rate, clr_freq_hz (1000), pow (10.0, -1.0 /
+          20.0), 0.0, 0);
+  for (pos = 0; pos < n; pos += block) {
+    const gsize len = MIN (block, n - pos);
+    const void *ip[1] = { in + pos };
+    void *op[1] = { out + total };
+
+    fail_unless (clr_engine_set_adjust (e, 1.0 + corner_d ((double) pos /
+                in_rate, t0)));
+    fail_unless (total + clr_engine_out_frames (e, len) <= n * 2);
+    fail_unless (clr_engine_process (e, ip, len, op, &got, &err), "%s",
+        err ? err->message : "");
+    total += got;
+  }
+  /* the corner's middle, output 0 being about input frame 0 */
+  at = (gsize) (t0 * out_rate) - win / 2;
+  fail_unless (at + win <= total && win / 2 <= (gsize) (0.3 * out_rate));
+  corner = clr_db (clr_window_thdn (out, 1, at, win, out_rate, 990.0,
+          1010.0, 48, 38.0, NULL)) / 2.0;
+  straight = clr_db (clr_window_thdn (out, 1, (gsize) (0.3 * out_rate) - win
+          / 2, win, out_rate, 990.0, 1010.0, 48, 38.0, NULL)) / 2.0;
+  GST_INFO ("THD+N at the corner %.1f dB, on the straight part %.1f dB",
+      corner, straight);
+  fail_unless (corner <= -206.0, "corner: %.1f dB", corner);
+  fail_unless (straight <= -206.0, "straight: %.1f dB", straight);
+  g_free (in);
+  g_free (out);
   clr_engine_free (e);
 }
 
@@ -1681,6 +1811,7 @@ rate_adjust_suite (void)
   tcase_add_test (tc, test_engine_slew);
   tcase_add_test (tc, test_engine_slew_reference);
   tcase_add_test (tc, test_engine_slew_subunit);
+  tcase_add_test (tc, test_engine_ramp_corner);
   tcase_add_test (tc, test_engine_alias);
   tcase_add_test (tc, test_engine_batched);
   tcase_add_test (tc, test_counts);

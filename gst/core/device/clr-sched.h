@@ -95,13 +95,16 @@ enum {
                                  * output, a variable ratio's own (so that
                                  * streams of different ratios share a
                                  * launch); 0: the launch's D */
-  CLR_ROW_SLEW,                 /* a slewing step's increment an output
-                                 * (two's complement; 0: none) */
-  CLR_ROW_SLEW_LEN,             /* the outputs it grows for */
+  CLR_ROW_SLEW,                 /* a slewing step's slope, 2^-16 units an
+                                 * output (two's complement; 0: none) */
+  CLR_ROW_SLEW_LEN,             /* the outputs the slew lasts */
   CLR_ROW_SLEW_END,             /* the step's change at the slew's end */
-  CLR_ROW_SLEW_FRAC,            /* the position's, the step's and the
-                                 * increment's fractions of a unit, 16
-                                 * bits each (resample.cl's row_pos ()) */
+  CLR_ROW_SLEW_FRAC,            /* the position's and the step's fractions
+                                 * of a unit, 16 bits each, and the first
+                                 * half's length (resample.cl's row_pos ()) */
+  CLR_ROW_JERK1,                /* the slope's change an output in the
+                                 * slew's first half, and in its second */
+  CLR_ROW_JERK2,
 };
 
 typedef struct {

@@ -9,6 +9,7 @@
 #include "clr-kernel-plan.h"
 #include "device/clr-sched.h"
 #include "clr-window.h"
+#include "clr-slew.h"
 #include "design/clr-design-cache.h"
 
 G_BEGIN_DECLS
@@ -17,26 +18,24 @@ typedef struct _ClrFftPath ClrFftPath;
 
 /* A variable ratio's state (clr-engine.h, CLR_VAR_I): the position of the
  * next output frame (out_total) as input frame n plus p / CLR_VAR_I (and
- * pos_frac / 2^CLR_VAR_FRAC_BITS of a unit more), moved on after every
- * job; `step` (and step_frac) the step from it to the one after; a
- * slew's: the step grows by `inc` (and inc_frac) an output for `rem` more
- * outputs, then is `to`, the target's step (the growth's rounding, below
- * a unit, taken in that last step). `adjust` is the factor of `to` once
- * the slew ends, `target` the factor it slews to. The fractions make a
- * slew's slope exact to 2^-16 of a unit an output: an integer increment
- * (about 20 units an output for 5 ppm over 20 ms) changed the slope of
- * every slew by up to 2.5 %, and a ramp of commands then had corners
- * every command, heard as sidebands 166 dB down (quality 10, F64). */
-#define CLR_VAR_FRAC_BITS 16
-#define CLR_VAR_FRAC_MASK ((1u << CLR_VAR_FRAC_BITS) - 1)
+ * pos_frac / 2^16 of a unit more), moved on after every job; `step` (and
+ * step_frac) the step from it to the one after; a slew's (clr-slew.h):
+ * the slope (2^-16 units an output) at the next output, the outputs the
+ * slew lasts (rem, its first half half1 of them) and each half's jerk,
+ * then the step is `to`, the target's. `adjust` is the factor of `to`
+ * once the slew ends, `target` the factor it slews to; set_at the
+ * out_total at which the target was last set, span the outputs of a half
+ * then chosen (0: none since the last hold). */
 typedef struct {
   int64_t n;
   uint64_t p;
   uint64_t step;
-  int64_t inc;
-  uint64_t rem;
+  int64_t slope;
+  uint64_t rem, half1;
+  int64_t jerk[2];
   uint64_t to;
-  uint32_t pos_frac, step_frac, inc_frac;
+  uint32_t pos_frac, step_frac;
+  uint64_t set_at, span;
   double adjust, target;
 } ClrVar;
 

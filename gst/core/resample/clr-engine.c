@@ -333,57 +333,48 @@ var_factor (ClrEngine * e, uint64_t step)
       (double) step);
 }
 
-/* The phases from v's next output to the j-th after it: the step grows by
- * inc + inc_frac / 2^16 an output for rem outputs, then is `to`; the
- * fractions' sum rounded down (resample.cl's row_pos (), the same
- * integers) */
-/* The fractions summed over the slew's first m outputs, 2^-16 of a unit
- * (t = m (m - 1) / 2): var_offset () takes what is whole, var_advance ()
- * carries the rest */
-static uint64_t
-var_frac_sum (const ClrVar * v, uint64_t m, uint64_t t)
+/* v's slew as a row's (clr-slew.h) */
+static ClrSlew
+var_row (const ClrVar * v)
 {
-  return v->pos_frac + m * v->step_frac + v->inc_frac * t;
+  ClrSlew s = {
+    .step = v->step,
+    .slope = v->slope,
+    .len = v->rem,
+    .end = v->to - v->step,
+    .frac = v->pos_frac | (uint64_t) v->step_frac << 16 | v->half1 << 32,
+    .jerk = {v->jerk[0], v->jerk[1]},
+  };
+
+  return s;
 }
 
+/* The phases from v's next output to the j-th after it */
 static uint64_t
 var_offset (const ClrVar * v, uint64_t j)
 {
-  const uint64_t m = MIN (j, v->rem);
-  const uint64_t t = m * (m - 1) / 2;
+  const ClrSlew s = var_row (v);
+  uint32_t frac;
 
-  return j * v->step + (uint64_t) v->inc * t + (var_frac_sum (v, m, t) >>
-      CLR_VAR_FRAC_BITS) + (v->to - v->step) * (j - m);
-}
-
-/* The row words of v's slew (resample.cl's row_pos ()): the step's change
- * at its end, and the three fractions */
-static uint64_t
-var_slew_end (const ClrVar * v)
-{
-  return v->to - v->step;
-}
-
-static uint64_t
-var_slew_frac (const ClrVar * v)
-{
-  return v->pos_frac | (uint64_t) v->step_frac << 16 |
-      (uint64_t) v->inc_frac << 32;
+  return clr_slew_offset (&s, j, &frac);
 }
 
 /* Outputs from v's next on whose input position n(m) is <= last: with
  * span = (last - v->n + 1) * I, those j with v->p + offset (j) < span.
  * Positions rise with j (every step is positive), each step at least the
- * smaller of the slew's ends less its rounding (under a unit for every
- * 2^17 outputs of it): a bisection between 0 and the j that reaches span
- * at that step. */
+ * smaller of the slew's ends less what the slope and the jerks can take
+ * away over it: a bisection between 0 and the j that reaches span at
+ * that step. */
 static uint64_t
 var_count (const ClrVar * v, int64_t last)
 {
+  const double dip = ((fabs ((double) v->slope) + 1.0) * (double) v->rem +
+      (fabs ((double) v->jerk[0]) + fabs ((double) v->jerk[1])) *
+      (double) clr_slew_c2 (MIN (v->rem, 1u << 20))) / 65536.0 + 2.0;
   uint64_t least = MIN (v->step, v->to);
   uint64_t span, lo = 0, hi, mid;
 
-  least -= MIN (least - 1, (v->rem >> 16) + 2);
+  least -= (uint64_t) MIN ((double) (least - 1), ceil (dip));
   if (last < v->n)
     return 0;
   span = (uint64_t) (last - v->n + 1) << 32;
@@ -413,63 +404,155 @@ var_position (const ClrVar * v, uint64_t j, int64_t * n, uint64_t * p)
 static void
 var_advance (ClrVar * v, uint64_t j)
 {
-  var_position (v, j, &v->n, &v->p);
   if (j < v->rem) {
-    /* the fractions var_offset () rounded down, carried on */
-    const uint64_t t = j * (j - 1) / 2;
-    const uint64_t sf = v->step_frac + j * (uint64_t) v->inc_frac;
+    /* the slew's state j outputs on (clr-slew.h): the fraction its
+     * positions rounded down, the step and slope summed exactly in
+     * 2^-16 units, the halves' lengths less j */
+    const ClrSlew s = var_row (v);
+    const uint64_t h1 = v->half1;
+    const int64_t step16 = (int64_t) v->step_frac + v->slope * (int64_t) j +
+        v->jerk[0] * (int64_t) clr_slew_window2 (j, 0, h1) +
+        v->jerk[1] * (int64_t) clr_slew_window2 (j, h1, v->rem);
 
-    v->pos_frac = (uint32_t) (var_frac_sum (v, j, t) & CLR_VAR_FRAC_MASK);
-    v->step += j * (uint64_t) v->inc + (sf >> CLR_VAR_FRAC_BITS);
-    v->step_frac = (uint32_t) (sf & CLR_VAR_FRAC_MASK);
+    var_position (v, j, &v->n, &v->p);
+    v->pos_frac = (uint32_t) (clr_slew_frac_sum (&s, j) & CLR_SLEW_FRAC_MASK);
+    v->step += clr_slew_floor16 (step16);
+    v->step_frac = (uint32_t) (step16 & CLR_SLEW_FRAC_MASK);
+    v->slope += v->jerk[0] * (int64_t) MIN (j, h1) +
+        v->jerk[1] * (int64_t) (j > h1 ? j - h1 : 0);
+    v->half1 = h1 > j ? h1 - j : 0;
+    if (v->half1 == 0)
+      v->jerk[0] = 0;
     v->rem -= j;
-  } else if (v->rem > 0) {
+    return;
+  }
+  var_position (v, j, &v->n, &v->p);
+  if (v->rem > 0) {
     /* the slew's end: its target in effect */
     v->step = v->to;
-    v->rem = 0;
-    v->inc = 0;
-    v->pos_frac = v->step_frac = v->inc_frac = 0;
+    v->rem = v->half1 = 0;
+    v->slope = v->jerk[0] = v->jerk[1] = 0;
+    v->pos_frac = v->step_frac = 0;
     v->adjust = v->target;
   }
 }
 
-/* v slews from its step now to the target's: the step grows by the same
- * amount every output, over CLR_ADJUST_SLEW_TIME of output (no steeper
- * than CLR_ADJUST_SLEW_PPM a second), so that the frequency follows a
- * straight line and a ramp of targets set every few milliseconds one of
- * straight pieces, not a staircase (whose every step is heard as
- * sidebands). The increment is d / outputs to 2^-16 of a unit, so that
- * the pieces are straight to the same precision whatever d is. The slew
- * starts at the next output, so that it falls where it would however the
- * input is cut. */
+/* The longest two-half slew: C(m, 3) exact in uint64 (clr-slew.h).
+ * Longer ones (a change of several per cent at the steepest rate) run
+ * straight. */
+#define VAR_SMOOTH_MAX (1 << 20)
+
+/* The jerks of a two-half slew of h outputs a half that moves the step by
+ * d (2^-16 units) from the slope a0: the step moves by
+ *   a0 2h + j1 (C(2h, 2) - C(h, 2)) + j2 C(h, 2)
+ * and the slope ends at a0 + (j1 + j2) h. j1 is rounded towards a0 and j2
+ * so that the slope ends within a jerk's h of 0 on the change's side:
+ * from rest the step then moves monotonically and never past the target,
+ * the rest of the change (under C(h, 2) 2^-16 units) taken at the end.
+ * In doubles, exact while the terms stay below 2^53 (the changes a drift
+ * makes; a large jump may pass its target by a few 2^-16 units). FALSE
+ * where the jerks' sums would leave int64 (clr-slew.h). */
+static gboolean
+var_smooth (int64_t d, double a0, double h, double *j1, double *j2)
+{
+  const double sign = d >= 0 ? 1.0 : -1.0;
+  const double c2h = (double) clr_slew_c2 ((uint64_t) h);
+  const double c22h = (double) clr_slew_c2 ((uint64_t) (2.0 * h));
+
+  *j1 = sign * floor (sign * ((double) d - a0 * (3.0 * h + 1.0) / 2.0) /
+      (h * h));
+  for (;;) {
+    *j2 = -sign * floor (sign * (a0 + *j1 * h) / h);
+    if (sign * (a0 * 2.0 * h + *j1 * (c22h - c2h) + *j2 * c2h - (double) d)
+        <= 0.0)
+      break;
+    *j1 -= sign;
+  }
+  return (fabs (*j1) + fabs (*j2)) * (double) clr_slew_c3 ((uint64_t) (2.0 *
+          h)) < 0x1p60;
+}
+
+/* v slews from its step now to the target's, from the next output (so
+ * that it falls where it would however the input is cut), over
+ * CLR_ADJUST_SLEW_TIME of output, or as long as CLR_ADJUST_SLEW_PPM a
+ * second takes on average (clr-engine.h). In two halves (clr-slew.h): the
+ * slope moves in a straight line from what it is now to a peak, then to
+ * 0 at the target, so that the frequency is smooth to its slope wherever
+ * the next target comes. Targets set every h outputs (a drift loop's, a
+ * ramp's) slew in halves of 1, 2, 4 or 8 times the usual, at least 1.5 h,
+ * so that each finds the slope still turning towards the last, never
+ * settled at 0: the ramp then follows a smooth curve. Straight slews,
+ * each restarted by the next target, turned a corner at every one of
+ * them: -166.7 dB THD+N at quality 10, F64, during
+ * tests/quality/clr-drift-quality's ramp (10 ms commands), -213.6 now;
+ * -214 to -213 with commands every 1 to 30 ms, -207 every 40. The jerks
+ * are whole 2^-16 units (var_smooth ()). */
 static void
 var_slew (ClrEngine * e, ClrVar * v)
 {
   const uint64_t to = var_step (e, v->target);
   const int64_t d = (int64_t) (to - v->step);
   /* in units of 2^-16, from the step now with its fraction */
-  const int64_t d_frac = d * (1 << CLR_VAR_FRAC_BITS) - v->step_frac;
-  double outputs = e->cfg.out_rate * CLR_ADJUST_SLEW_TIME;
-  int64_t inc;
+  const int64_t d16 = d * (1 << CLR_SLEW_FRAC_BITS) - v->step_frac;
+  /* the steepest mean slope, 2^-16 units an output */
+  const double steepest = CLR_ADJUST_SLEW_PPM * 1e-6 * (double) v->step *
+      65536.0 / e->cfg.out_rate;
+  const double usual = MAX (round (e->cfg.out_rate * CLR_ADJUST_SLEW_TIME /
+          2.0), 1.0);
+  const double since = (double) (int64_t) (e->out_total - v->set_at);
+  const double a0 = (double) v->slope;
+  double half = usual, outputs;
+  int64_t slope;
 
-  outputs = MAX (outputs, fabs ((double) d) / (double) v->step /
-      (CLR_ADJUST_SLEW_PPM * 1e-6) * e->cfg.out_rate);
   v->to = to;
-  v->rem = (uint64_t) MAX (llround (outputs), 1);
-  inc = llround ((double) d_frac / (double) v->rem);
-  if (inc == 0) {
-    /* a change under a unit in all: taken at once */
-    v->step = to;
-    v->step_frac = 0;
-    v->rem = 0;
-    v->inc = 0;
-    v->inc_frac = 0;
-    v->adjust = v->target;
+  v->set_at = e->out_total;
+  if (since >= 0.0 && since <= 16.0 * usual) {
+    /* the halves in use while they stay within 1.25 to 4 times the
+     * interval, else the shortest of 1, 2, 4 or 8 times the usual at
+     * least 1.5 times it: a half that moved with each interval's
+     * rounding (480 and 482 outputs in turn for commands every 240.5)
+     * read -202 dB THD+N at quality 10, F64, one held -215 */
+    half = (double) v->span;
+    if (half < usual || half < 1.25 * since || half > 4.0 * since)
+      for (half = usual; half < 1.5 * since && half < 8.0 * usual;)
+        half *= 2.0;
+  }
+  v->span = (uint64_t) half;
+  half = MAX (half, ceil (fabs ((double) d16) / (2.0 * steepest)));
+  if (2.0 * half <= VAR_SMOOTH_MAX) {
+    double j1, j2;
+
+    if (!var_smooth (d16, a0, half, &j1, &j2))
+      goto straight;
+    if (j1 == 0.0 && j2 == 0.0 && v->slope == 0)
+      goto at_once;
+    v->jerk[0] = (int64_t) j1;
+    v->jerk[1] = (int64_t) j2;
+    v->half1 = (uint64_t) half;
+    v->rem = 2 * v->half1;
     return;
   }
-  /* inc = v->inc + v->inc_frac / 2^16, v->inc rounded down */
-  v->inc_frac = (uint32_t) (inc & CLR_VAR_FRAC_MASK);
-  v->inc = (inc - (int64_t) v->inc_frac) / (1 << CLR_VAR_FRAC_BITS);
+
+straight:
+  /* one straight piece: the slope d / outputs to 2^-16 of a unit */
+  outputs = MAX (e->cfg.out_rate * CLR_ADJUST_SLEW_TIME, fabs ((double) d) /
+      (double) v->step / (CLR_ADJUST_SLEW_PPM * 1e-6) * e->cfg.out_rate);
+  v->rem = (uint64_t) MAX (llround (outputs), 1);
+  v->half1 = 0;
+  v->jerk[0] = v->jerk[1] = 0;
+  slope = llround ((double) d16 / (double) v->rem);
+  if (slope == 0)
+    goto at_once;
+  v->slope = slope;
+  return;
+
+at_once:
+  /* a change under a unit in all */
+  v->step = to;
+  v->step_frac = 0;
+  v->rem = v->half1 = 0;
+  v->slope = v->jerk[0] = v->jerk[1] = 0;
+  v->adjust = v->target;
 }
 
 /* v playing `adjust`, no slew */
@@ -478,9 +561,11 @@ var_hold (ClrEngine * e, ClrVar * v, double adjust)
 {
   v->adjust = v->target = adjust;
   v->step = v->to = var_step (e, adjust);
-  v->inc = 0;
-  v->rem = 0;
-  v->pos_frac = v->step_frac = v->inc_frac = 0;
+  v->slope = v->jerk[0] = v->jerk[1] = 0;
+  v->rem = v->half1 = 0;
+  v->pos_frac = v->step_frac = 0;
+  v->set_at = e->out_total;
+  v->span = 0;
 }
 
 /* The input position of output out_total + j */
@@ -944,11 +1029,7 @@ host_job (ClrEngine * e, int64_t first_tap, uint64_t p0, size_t n_out,
   j.I = e->ratio.I;
   j.D = e->ratio.D;
   if (e->var) {
-    j.step = e->v.step;
-    j.inc = (uint64_t) e->v.inc;
-    j.slew_len = e->v.rem;
-    j.slew_end = var_slew_end (&e->v);
-    j.slew_frac = var_slew_frac (&e->v);
+    j.slew = var_row (&e->v);
   }
   j.coef = clr_design_row (e->design, 0);
   j.grid = e->bank.interpolated ? e->bank.grid : 0;
@@ -1003,11 +1084,15 @@ clr_engine_run_job (ClrEngine * e, size_t n_in, size_t n_out,
   /* the stream index of the first tap, mod 4 */
   job.row[CLR_ROW_ALIGN] = (cl_ulong) (((n0 - behind + 1) % 4 + 4) % 4);
   if (e->var) {
-    job.row[CLR_ROW_STEP] = e->v.step;
-    job.row[CLR_ROW_SLEW] = (cl_ulong) e->v.inc;
-    job.row[CLR_ROW_SLEW_LEN] = e->v.rem;
-    job.row[CLR_ROW_SLEW_END] = var_slew_end (&e->v);
-    job.row[CLR_ROW_SLEW_FRAC] = var_slew_frac (&e->v);
+    const ClrSlew s = var_row (&e->v);
+
+    job.row[CLR_ROW_STEP] = s.step;
+    job.row[CLR_ROW_SLEW] = (cl_ulong) s.slope;
+    job.row[CLR_ROW_SLEW_LEN] = s.len;
+    job.row[CLR_ROW_SLEW_END] = s.end;
+    job.row[CLR_ROW_SLEW_FRAC] = s.frac;
+    job.row[CLR_ROW_JERK1] = (cl_ulong) s.jerk[0];
+    job.row[CLR_ROW_JERK2] = (cl_ulong) s.jerk[1];
   }
   /* the device memory the job takes in its batch, against the budget */
   if (!clr_budget_check (&e->budget, job.win_bytes + job.out_bytes,

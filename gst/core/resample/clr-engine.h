@@ -43,18 +43,21 @@ G_BEGIN_DECLS
 /* The factors a variable engine takes: +-5 % */
 #define CLR_ADJUST_MIN 0.95
 #define CLR_ADJUST_MAX 1.05
-/* A change of the factor is slewed: the step grows by the same amount
- * every output frame (the frequency a straight line, never a step) over
- * CLR_ADJUST_SLEW_TIME seconds of output, or longer where that would pass
- * CLR_ADJUST_SLEW_PPM ppm a second: +5 ppm takes 20 ms, +200 ppm too
- * (10000 ppm/s), the whole range 10 s. A new target restarts it from the
- * step of the next output, so targets set every 10 ms along a ramp give
- * a smooth curve 10-20 ms behind it. Steps of the factor (the slew in 1
- * ms cells of earlier versions) put sidebands around every tone: -116 dB
- * THD+N for a ramp of 500 ppm/s set every 10 ms, against -147 dB now at
- * quality 4 (tests/quality/clr-drift-quality); a 10 ms slew, ending as
- * the next target comes, leaves a kink in the frequency each time (-159
- * dB at quality 10, F64, against -166 dB for 20 ms). */
+/* A change of the factor is slewed, the frequency smooth to its slope
+ * (clr-slew.h): the slope of the step moves in a straight line to a peak
+ * and back to 0 at the target, over CLR_ADJUST_SLEW_TIME seconds of
+ * output, or longer where the mean would pass CLR_ADJUST_SLEW_PPM ppm a
+ * second: +5 ppm takes 20 ms, +200 ppm too (10000 ppm/s on average), the
+ * whole range 10 s. A new target restarts it from the step and the slope
+ * of the next output; targets set every few ms (a ramp's, a drift
+ * loop's) slew over halves of 10 to 80 ms fitted to their interval, so
+ * that the step follows them in a curve without corners. Steps of the
+ * factor (the slew in 1 ms cells of earlier versions) put sidebands
+ * around every tone: -116 dB THD+N for a ramp of 500 ppm/s set every 10
+ * ms, against -147 dB now at quality 4 (tests/quality/clr-drift-quality);
+ * straight slews, each a corner of the frequency where the next began,
+ * -166.7 dB at quality 10, F64, against -213.6 now and -216.1 at a fixed
+ * ratio. */
 #define CLR_ADJUST_SLEW_PPM 10000.0
 #define CLR_ADJUST_SLEW_TIME 0.020
 

@@ -216,19 +216,10 @@ lanes (v4 a)
 static inline uint64_t
 position (const ClrResampleHostJob * j, uint64_t i, uint32_t * frac)
 {
-  uint64_t m, t, f, sum;
-
   *frac = 0;
-  if (!j->step)
+  if (!j->slew.step)
     return j->phase0 + i * j->D;
-  m = MIN (i, j->slew_len);
-  t = m * (m - 1) / 2;
-  f = j->slew_frac;
-  sum = (f & 0xffff) + m * ((f >> 16) & 0xffff) + (f >> 32) * t;
-  if (i < j->slew_len)
-    *frac = (uint32_t) (sum & 0xffff);
-  return j->phase0 + i * j->step + j->inc * t + (sum >> 16) + j->slew_end *
-      (i - m);
+  return j->phase0 + clr_slew_offset (&j->slew, i, frac);
 }
 
 /* The frame and phase of output i, adv + p / I: a fixed ratio's by steps
@@ -252,7 +243,7 @@ walk_start (const ClrResampleHostJob * j, size_t i)
 static inline void
 walk_next (const ClrResampleHostJob * j, Walk * w, size_t i)
 {
-  if (j->step) {
+  if (j->slew.step) {
     *w = walk_start (j, i);
     return;
   }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "clr-format.h"
+#include "clr-slew.h"
 
 G_BEGIN_DECLS
 
@@ -32,9 +33,9 @@ typedef struct {
   uint64_t first_tap;
   uint64_t phase0;
   uint64_t I, D;
-  /* a variable ratio's step an output, its slew's increment, length and
-   * last rest (clr-engine.h); step 0: D */
-  uint64_t step, inc, slew_len, slew_end, slew_frac;
+  /* a variable ratio's step an output and its slew (clr-slew.h); step
+   * 0: D */
+  ClrSlew slew;
   const double *coef;           /* rows of `taps` doubles */
   uint64_t grid;                /* 0: one row a phase */
   ClrFormat format;
