@@ -11,7 +11,7 @@ PACKAGES="build-essential pkg-config meson ninja-build python3
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   ocl-icd-libopencl1 ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo
   libsoxr-dev python3-numpy python3-matplotlib valgrind libvkfft-dev
-  libspeexdsp-dev libzita-resampler-dev debhelper"
+  libspeexdsp-dev libzita-resampler-dev libxxhash-dev debhelper"
 
 say () {
   echo "setup-debian: $*"

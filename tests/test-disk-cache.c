@@ -30,12 +30,13 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include <gst/gst.h>
+#include <xxhash.h>
 #include "clr-disk-cache.h"
 #include "clr-log.h"
 
 /* The entry layout of clr-disk-cache.c */
 #define HEADER_LEN 32
-#define DIGEST_LEN 32
+#define DIGEST_LEN 8
 #define VERSION_OFFSET 8
 
 /* ------------------------------------------------------------------ */
@@ -144,9 +145,9 @@ read_u64 (const guint8 * p)
 }
 
 /* Whether the file at path is a whole, sound entry named after its own
- * key: magic, version 1, the lengths adding up to its size, the SHA-256
- * of all before the last 32 bytes in them. *key_len and *data_len (may be
- * NULL) get its lengths. */
+ * key: magic, version 2, the lengths adding up to its size, the XXH64
+ * (libxxhash's, seed 0, little-endian) of all before the last 8 bytes in
+ * them. *key_len and *data_len (may be NULL) get its lengths. */
 static gboolean
 entry_sound (const gchar * path, guint64 * key_len, guint64 * data_len)
 {
@@ -154,9 +155,6 @@ entry_sound (const gchar * path, guint64 * key_len, guint64 * data_len)
   gsize len = 0;
   guint32 version;
   guint64 kl, dl;
-  GChecksum *sum;
-  guint8 digest[DIGEST_LEN];
-  gsize n = DIGEST_LEN;
   gboolean ok;
 
   if (!g_file_get_contents (path, &contents, &len, NULL))
@@ -166,15 +164,13 @@ entry_sound (const gchar * path, guint64 * key_len, guint64 * data_len)
     memcpy (&version, contents + VERSION_OFFSET, sizeof version);
     kl = read_u64 ((const guint8 *) contents + 16);
     dl = read_u64 ((const guint8 *) contents + 24);
-    ok = version == 1 && kl < len && dl < len
+    ok = version == 2 && kl < len && dl < len
         && HEADER_LEN + kl + dl + DIGEST_LEN == len;
   }
   if (ok) {
-    sum = g_checksum_new (G_CHECKSUM_SHA256);
-    g_checksum_update (sum, (const guchar *) contents, len - DIGEST_LEN);
-    g_checksum_get_digest (sum, digest, &n);
-    g_checksum_free (sum);
-    ok = !memcmp (digest, contents + len - DIGEST_LEN, DIGEST_LEN);
+    ok = XXH64 (contents, len - DIGEST_LEN, 0) ==
+        GUINT64_FROM_LE (read_u64 ((const guint8 *) contents + len -
+            DIGEST_LEN));
   }
   if (ok) {
     /* its name: its kind and its key's SHA-256 */
@@ -438,7 +434,7 @@ test_rejected (gconstpointer p)
   GBytes *data = pattern (3000, 3), *got;
   ClrDiskCacheStats s0, s;
   gsize len;
-  guint32 version = 2;
+  guint32 version = 3;
 
   store_bytes ("spoil", key, data);
   path = entry_path (dir, "spoil", key, key_len);

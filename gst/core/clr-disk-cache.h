@@ -7,8 +7,8 @@
  * off. CLRESAMPLE_CACHE_MAX_MB bounds its size (default 256); past it the
  * entries used longest ago go. The variables are read at every call.
  *
- * An entry is one file: a header, the whole key, the data and a SHA-256 of
- * all of them. A load checks every part against the key it was asked for:
+ * An entry is one file: a header, the whole key, the data and a 64-bit
+ * digest (XXH64) of all of them. A load checks every part against the key it was asked for:
  * a truncated, corrupt or foreign entry, or one of another format, is
  * ignored, removed and reported in the debug log (clr-log.h), and the
  * caller makes the data anew. A store writes a temporary file beside the
