@@ -156,8 +156,15 @@ void
 clr_bank_layout (ClrBankLayout * b, const ClrFilter * f, const ClrRatio * r,
     size_t coef_size)
 {
-  uint32_t grid = f->stop_db >= CLR_BANK_GRID_FINE_DB ? CLR_BANK_GRID_MAX :
-      CLR_BANK_GRID;
+  /* a minimum or intermediate phase's kernel keeps 512 points at least:
+   * its rows' error is measured at 512 and 1024 only */
+  uint32_t grid = f->phase > 0.0 ? 512u : CLR_BANK_GRID_MIN;
+
+  /* the coarsest that keeps the cubic's error CLR_BANK_GRID_MARGIN_DB
+   * below the stopband (clr-filter.h) */
+  while (grid < CLR_BANK_GRID_MAX && CLR_BANK_GRID_512_DB - 24.0 *
+      log2 ((double) grid / 512.0) > -(f->stop_db + CLR_BANK_GRID_MARGIN_DB))
+    grid *= 2;
 
   b->taps = f->taps;
   if (clr_bank_table_fits (r->I, f->taps, coef_size)) {

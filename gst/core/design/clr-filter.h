@@ -24,24 +24,30 @@
 /* Coefficient tables larger than this are not allocated: the bank switches to
  * an interpolated grid (libsoxr and libsamplerate do the same). */
 #define CLR_BANK_CAP_BYTES (16u * 1024u * 1024u)
-/* The grid's points per input sample: CLR_BANK_GRID, and CLR_BANK_GRID_MAX
- * for stopbands from CLR_BANK_GRID_FINE_DB (quality 10); fewer where the
- * cap asks. The cubic's error falls 24 dB a doubling. With the kernel
- * continued past its ends and phase 0 a row of its own (clr_bank_row ()),
- * measured over every third phase of 48000 -> 48001: the worst
- * coefficient -225 dB of h's peak at 512 points, -249 at 1024, at every
- * quality from 2 to 10, and the mean error power a white input's output
- * takes from the rows -224 and -248 dB: 44 dB or more below the
- * stopbands at 512 up to quality 9 (180 dB), 53 at quality 10's 1024. The
- * grid was 4096 points without those two: worst coefficient -146 dB at
- * q4 and -214 dB at q10 (phases near the kernel's ends), mean power -184
- * and -251 dB; and a bank of 5.5 MB at q4, 12 MB at q10, whose design or
- * read-back from the cache on disk took 70-260 ms of a stream's start on
- * the 2-core CPU, against 2-8 ms for 44.1 -> 48 kHz (docs/performance.md,
- * "Coprime ratios"). */
-#define CLR_BANK_GRID 512u
+/* The grid's points per input sample: the fewest, a power of two from
+ * CLR_BANK_GRID_MIN to CLR_BANK_GRID_MAX, whose cubic interpolation errs
+ * CLR_BANK_GRID_MARGIN_DB below the filter's stopband (fewer still where
+ * the cap asks; a minimum or intermediate phase's at least 512). The
+ * cubic's error falls 24 dB a doubling: with the kernel continued past
+ * its ends and phase 0 a row of its own (clr_bank_row ()), the worst
+ * coefficient over the phases -177.6 dB of h's peak at 128 points, -201.5
+ * at 256, -225.3 at 512, -249.2 at 1024, at every quality
+ * (CLR_BANK_GRID_512_DB; test-core's /filter/bank-grid), and the mean
+ * error power a white input's output takes from the rows a dB or so
+ * below that. 44 dB keeps the grid's error out of every measured figure
+ * (quality 4's 128 points read the same to 0.1 dB in
+ * tests/quality/clr-drift-quality as 512 did) and its bank small: 0.17 MB
+ * at quality 4, designed in 1.2 ms, where 512 points took 5.4 ms for 0.69
+ * MB and a coprime stream started 2.3 ms after an ordinary one (now 0.9
+ * ms before it). The grid was 4096 points once: worst coefficient -146
+ * dB at q4 (phases near the kernel's ends, before it was continued) and
+ * a bank of 5.5 MB whose design or read-back from the cache on disk took
+ * 70-260 ms of a stream's start (docs/performance.md, "Coprime
+ * ratios"). */
+#define CLR_BANK_GRID_MIN 64u
 #define CLR_BANK_GRID_MAX 1024u
-#define CLR_BANK_GRID_FINE_DB 190.0
+#define CLR_BANK_GRID_512_DB (-225.0)
+#define CLR_BANK_GRID_MARGIN_DB 44.0
 
 typedef struct {
   double stop_db;               /* stopband attenuation */
