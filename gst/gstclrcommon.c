@@ -75,8 +75,13 @@ gst_clr_set_bus_prefetching (GstElementClass * parent_class,
   gchar *spec = NULL;
 
   parent_class->set_bus (element, bus);
-  if (!bus)
+  if (!bus) {
+    /* taken out of its bin (the pipeline freed): the process may exit
+     * next, and must not while a prefetch loads a driver (see
+     * gst_clr_close_device ()) */
+    clr_device_prefetch_wait ();
     return;
+  }
   g_object_get (element, "device", &spec, NULL);
   if (host_serves)
     clr_device_prefetch_host (spec);
@@ -122,6 +127,18 @@ gst_clr_close_device (GstElement * element, ClrDevice ** device)
   GST_OBJECT_UNLOCK (element);
   if (dev)
     clr_device_unref (dev);
+  /* a stop (PAUSED -> READY) may be the process's last step: one that
+   * exits while a prefetch thread is inside the ICD loader's first
+   * clGetPlatformIDs () runs the drivers' exit handlers under its
+   * dlopen (): on the H100 machine a live stream's process, stopped at
+   * its first buffer 3-9 ms after PLAYING while NVIDIA's and PoCL's
+   * drivers loaded, died in 14 of 22 runs (AddressSanitizer: LLVM's
+   * static data used after exit () freed it). Waiting in finalize alone
+   * did not cover it: nothing waits for a prefetch but this, set_bus
+   * (NULL) and finalize, and an application may exit after setting its
+   * pipeline to NULL without freeing it. A no-op once the drivers are
+   * loaded. */
+  clr_device_prefetch_wait ();
 }
 
 GstFlowReturn
