@@ -44,9 +44,10 @@ ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec,
  * `device` starts opening on a thread of its own (clr_device_prefetch ()),
  * so that start () finds it open or partly opened; with host_serves, not
  * a device the host will serve (clr_device_prefetch_host ()). Chains up
- * to parent_class's. The element's finalize waits for the prefetches
- * under way (clr_device_prefetch_wait ()): a process must not exit while
- * one is inside a driver. */
+ * to parent_class's. Taken out of its bin (bus NULL) the element waits
+ * for the prefetches under way (clr_device_prefetch_wait ()), as it does
+ * at every stop (gst_clr_close_device ()) and as it is freed: a process
+ * must not exit while one is inside a driver. */
 void gst_clr_set_bus_prefetching (GstElementClass * parent_class,
     GstElement * element, GstBus * bus, gboolean host_serves);
 

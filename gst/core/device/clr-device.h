@@ -57,8 +57,10 @@ gboolean clr_device_prefetching (void);
  * them. On an H100 machine a live start that stopped and exited at its
  * first buffer, 5 ms in, while the prefetch was still opening the GPU
  * (0.25 s), died in 4 of 8 processes: signal 11, or glibc's "malloc ():
- * invalid size", and one hung. The elements that prefetch call it as they
- * are freed. */
+ * invalid size", and one hung. The elements that prefetch call it at
+ * every stop, as they leave their bin and as they are freed
+ * (gstclrcommon.h): waiting only as they were freed, 8 of 14 such
+ * processes still died, their exit () before the free. */
 void clr_device_prefetch_wait (void);
 /* For a caller whose work on a CPU device runs on the host alone (the
  * convolution's host form, clr-conv.h; the resampler's host sums,
