@@ -768,6 +768,32 @@ make_schedule (Soak * soak, GRand * rand)
   soak->actions = (Action *) g_array_free (a, FALSE);
 }
 
+/* A live pipeline's way back to PLAYING is asynchronous: after a pause
+ * the sink prerolls on the first buffer in PLAYING, and a flushing seek
+ * makes it lose its state and preroll again. The action ends only when
+ * that has: sending EOS in between deadlocks GStreamer itself, which
+ * the soak's test met once in about ten runs under load (the pipeline's
+ * state lock held by the EOS on its way to the live source, which waits
+ * for the streaming thread; that thread waiting in the sink's preroll
+ * for PLAYING; the bin's step to PLAYING waiting for the state lock).
+ * FALSE where it has not within the action's bound: the stream stays
+ * busy and gets no EOS, a hang (tick ()); one that fails meanwhile frees
+ * the thread at once */
+static gboolean
+settle (Stream * s)
+{
+  const gint64 until = g_get_monotonic_time () + ACTION_BOUND_US;
+
+  while (gst_element_get_state (s->pipeline, NULL, NULL, 100 * GST_MSECOND)
+      == GST_STATE_CHANGE_ASYNC) {
+    if (stream_failed (s))
+      return TRUE;
+    if (g_get_monotonic_time () > until)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* On a thread of the pool: a pause, and the play after it; a seek */
 static void
 run_blocking_action (gpointer data, gpointer user_data)
@@ -796,7 +822,8 @@ run_blocking_action (gpointer data, gpointer user_data)
       g_printerr ("clr-soak: stream %u: a flushing seek was refused\n",
           s->index);
   }
-  g_atomic_int_set (&s->busy, 0);
+  if (settle (s))
+    g_atomic_int_set (&s->busy, 0);
 }
 
 static void
