@@ -24,7 +24,8 @@
 #                    process with every file a branch
 # The clresample plugin is found through GST_PLUGIN_PATH (default
 # build/gst); CONVERT names the example (default
-# build/examples/clresample-convert). Prints a table: wall seconds and
+# build/examples/clresample-convert); CLR_DEVICE sets its --device (e.g.
+# cpu on a GPU machine: the host's sums, no GPU driver). Prints a table: wall seconds and
 # the audio converted a wall second (x real time), each round.
 set -eu
 
@@ -35,6 +36,7 @@ rounds=${4:-2}
 root=$(cd "$(dirname "$0")/.." && pwd)
 convert=${CONVERT:-$root/build/examples/clresample-convert}
 q=${CLR_QUALITY:-4}
+dev=${CLR_DEVICE:+--device=$CLR_DEVICE}
 export GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-$root/build/gst}
 work=$(mktemp -d "${TMPDIR:-/tmp}/convert-batch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -72,19 +74,21 @@ run () {        # row name, then the command; prints the row
 
 batch () {
   # shellcheck disable=SC2086
-  "$convert" --quiet -q "$q" -r "$rate" -j "$1" -o "$work/out" $inputs
+  "$convert" $dev --quiet -q "$q" -r "$rate" -j "$1" -o "$work/out" $inputs
 }
 
 procs_seq () {
   for f in $inputs; do
-    "$convert" --quiet -q "$q" -r "$rate" "$f" "$work/out/$(basename "$f")"
+    # shellcheck disable=SC2086
+    "$convert" $dev --quiet -q "$q" -r "$rate" "$f" "$work/out/$(basename "$f")"
   done
 }
 
 procs_par () {
   local pids="" p
   for f in $inputs; do
-    "$convert" --quiet -q "$q" -r "$rate" "$f" "$work/out/$(basename "$f")" &
+    # shellcheck disable=SC2086
+    "$convert" $dev --quiet -q "$q" -r "$rate" "$f" "$work/out/$(basename "$f")" &
     pids="$pids $!"
   done
   for p in $pids; do wait "$p"; done
@@ -111,7 +115,8 @@ audioresample_one () {
 
 echo "# $files files of $secs s, 44.1 kHz stereo S16 -> $rate Hz F32 WAV," \
   "clresample quality $q, audioresample quality 10; $(nproc) cores"
-echo "# device: $("$convert" --quiet -r "$rate" "$work/in/f0.wav" \
+# shellcheck disable=SC2086
+echo "# device: $("$convert" $dev --quiet -r "$rate" "$work/in/f0.wav" \
   "$work/probe.wav" | sed -n 's/^device: //p')"
 echo "| way | wall s | x real time |"
 echo "|---|---|---|"
