@@ -526,18 +526,89 @@ feed (gpointer data)
   return NULL;
 }
 
-/* the sink's QoS messages: a buffer dropped late, at its running time */
+/* The process held up by the machine's other work (the test suite runs
+ * beside other tests on two cores): a thread that sleeps STALL_TICK_US at
+ * a time notes each wake more than STALL_US late. A buffer the sink drops
+ * within STALL_REACH_US of such a hold-up is late for it, not for the
+ * element; three tests at a time with PoCL compiling beside made 1-3
+ * buffers late in 2 runs of 6 here, none alone */
+#define STALL_TICK_US 2000
+#define STALL_US 20000
+#define STALL_REACH_US 300000
+
+typedef struct
+{
+  GMutex lock;
+  GArray *stalls;               /* gint64 pairs: start, end, monotonic */
+  GArray *late_at;              /* gint64: when each late buffer dropped */
+  gboolean stop;
+} Watch;
+
+static gpointer
+watch_stalls (gpointer data)
+{
+  Watch *w = data;
+
+  while (!g_atomic_int_get (&w->stop)) {
+    const gint64 t0 = g_get_monotonic_time ();
+    gint64 t1;
+
+    g_usleep (STALL_TICK_US);
+    t1 = g_get_monotonic_time ();
+    if (t1 - t0 > STALL_TICK_US + STALL_US) {
+      g_mutex_lock (&w->lock);
+      g_array_append_val (w->stalls, t0);
+      g_array_append_val (w->stalls, t1);
+      g_mutex_unlock (&w->lock);
+    }
+  }
+  return NULL;
+}
+
+/* the sink's QoS messages: a buffer dropped late, when (from its running
+ * time LIVE_FROM_S on) */
 static GstBusSyncReply
 count_late (GstBus * bus, GstMessage * msg, gpointer data)
 {
-  guint64 *late = data, running;
+  Watch *w = data;
+  guint64 running;
 
   if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_QOS) {
     gst_message_parse_qos (msg, NULL, &running, NULL, NULL, NULL);
-    if (running >= LIVE_FROM_S * GST_SECOND)
-      (*late)++;
+    if (running >= LIVE_FROM_S * GST_SECOND) {
+      const gint64 now = g_get_monotonic_time ();
+
+      g_mutex_lock (&w->lock);
+      g_array_append_val (w->late_at, now);
+      g_mutex_unlock (&w->lock);
+    }
   }
   return GST_BUS_PASS;
+}
+
+/* the late buffers no hold-up of the process explains */
+static guint64
+late_unexplained (Watch * w, guint64 * explained)
+{
+  guint64 n = 0;
+  guint i, j;
+
+  *explained = 0;
+  g_mutex_lock (&w->lock);
+  for (i = 0; i < w->late_at->len; i++) {
+    const gint64 at = g_array_index (w->late_at, gint64, i);
+    gboolean held = FALSE;
+
+    for (j = 0; j + 1 < w->stalls->len && !held; j += 2)
+      held = g_array_index (w->stalls, gint64, j) <= at &&
+          g_array_index (w->stalls, gint64, j + 1) + STALL_REACH_US >= at;
+    if (held)
+      (*explained)++;
+    else
+      n++;
+  }
+  g_mutex_unlock (&w->lock);
+  return n;
 }
 
 /* the sink's input: DISCONT after the first buffer (a restarted run) */
@@ -553,8 +624,9 @@ count_discont (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 /* LIVE_S seconds of the source into fakesink sync=true (late past 100
- * ms: dropped): the buffers it dropped from LIVE_FROM_S on, and the runs
- * the element restarted (*restarts) */
+ * ms: dropped): the buffers it dropped from LIVE_FROM_S on that no
+ * hold-up of the process explains, and the runs the element restarted
+ * (*restarts) */
 static guint64
 run_live (gboolean follow, guint * restarts)
 {
@@ -568,12 +640,18 @@ run_live (gboolean follow, guint * restarts)
   GstMessage *msg;
   GThread *thread;
   Feeder f = { NULL };
-  guint64 dropped = 0, rendered = 0, late = 0;
+  guint64 dropped = 0, rendered = 0, late, excused;
+  Watch w = { 0 };
+  GThread *watcher;
 
   fail_unless (pipe != NULL);
+  g_mutex_init (&w.lock);
+  w.stalls = g_array_new (FALSE, FALSE, sizeof (gint64));
+  w.late_at = g_array_new (FALSE, FALSE, sizeof (gint64));
+  watcher = g_thread_new ("stalls", watch_stalls, &w);
   f.src = gst_bin_get_by_name (GST_BIN (pipe), "src");
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
-  gst_bus_set_sync_handler (GST_ELEMENT_BUS (pipe), count_late, &late, NULL);
+  gst_bus_set_sync_handler (GST_ELEMENT_BUS (pipe), count_late, &w, NULL);
   *restarts = 0;
   {
     GstPad *pad = gst_element_get_static_pad (sink, "sink");
@@ -597,10 +675,14 @@ run_live (gboolean follow, guint * restarts)
   g_object_get (sink, "stats", &stats, NULL);
   gst_structure_get_uint64 (stats, "dropped", &dropped);
   gst_structure_get_uint64 (stats, "rendered", &rendered);
-  GST_INFO ("follow-drift=%d in real time: %" G_GUINT64_FORMAT " rendered, %"
-      G_GUINT64_FORMAT " dropped, %" G_GUINT64_FORMAT " of them after %.0f s; "
-      "%u restarts", follow, rendered, dropped, late, LIVE_FROM_S,
-      *restarts);
+  g_atomic_int_set (&w.stop, TRUE);
+  g_thread_join (watcher);
+  late = late_unexplained (&w, &excused);
+  g_print ("# follow-drift=%d in real time: %" G_GUINT64_FORMAT " rendered, %"
+      G_GUINT64_FORMAT " dropped; from %.0f s on %" G_GUINT64_FORMAT " late, "
+      "and %" G_GUINT64_FORMAT " late within a hold-up of the process (%u "
+      "hold-ups); %u restarts\n", follow, rendered, dropped, LIVE_FROM_S,
+      late, excused, w.stalls->len / 2, *restarts);
   fail_unless (rendered > LIVE_S * 50);
   gst_structure_free (stats);
   f.stop = TRUE;
@@ -611,6 +693,9 @@ run_live (gboolean follow, guint * restarts)
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (line);
+  g_array_free (w.stalls, TRUE);
+  g_array_free (w.late_at, TRUE);
+  g_mutex_clear (&w.lock);
   return late;
 }
 
