@@ -510,6 +510,13 @@ conversion_build (Conversion * c, const Settings * set)
   c->resampler = make_element ("clresample", "resampler");
   if (!c->resampler)
     return FALSE;
+  /* before it joins the bin: from then on the element opens the device it
+   * names ahead of the stream, and --device cpu on a GPU machine would
+   * otherwise load the GPU's driver for nothing (0.3 s a process) */
+  g_object_set (c->resampler, "quality", set->quality, "taps",
+      (guint) set->taps, NULL);
+  if (set->device)
+    g_object_set (c->resampler, "device", set->device, NULL);
   c->pipeline = gst_pipeline_new ("clresample-convert");
   gst_bin_add (GST_BIN (c->pipeline), c->resampler);
 
@@ -536,10 +543,6 @@ conversion_build (Conversion * c, const Settings * set)
   gst_bin_add_many (GST_BIN (c->pipeline), decoder, c->inconv, ratefilter,
       outconv, fmtfilter, encoder, sink, NULL);
 
-  g_object_set (c->resampler, "quality", set->quality, "taps",
-      (guint) set->taps, NULL);
-  if (set->device)
-    g_object_set (c->resampler, "device", set->device, NULL);
   g_object_set (decoder, "uri", c->uri, NULL);
   set_filter_caps (ratefilter, gst_caps_new_simple ("audio/x-raw",
           "rate", G_TYPE_INT, set->rate, NULL));
