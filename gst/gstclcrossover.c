@@ -439,6 +439,9 @@ gst_cl_crossover_set_property (GObject * object, guint prop_id,
     self->design_serial++;
   }
   GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_DEVICE)
+    gst_clr_prefetch_renamed (GST_ELEMENT (self),
+        gst_clr_host_serves_conv ());
 }
 
 /* `slope-taps`: the taps each LR point of the running design needs, found

@@ -1083,6 +1083,8 @@ gst_cl_fir_filter_set_property (GObject * object, guint prop_id,
       if (!self->device_spec)
         self->device_spec = g_strdup (GST_CLR_DEFAULT_DEVICE);
       GST_OBJECT_UNLOCK (self);
+      gst_clr_prefetch_renamed (GST_ELEMENT (self),
+          gst_clr_host_serves_conv ());
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

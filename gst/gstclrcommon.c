@@ -90,6 +90,31 @@ gst_clr_set_bus_prefetching (GstElementClass * parent_class,
   g_free (spec);
 }
 
+void
+gst_clr_prefetch_renamed (GstElement * element, gboolean host_serves)
+{
+  GstBus *bus = gst_element_get_bus (element);
+  gboolean idle;
+  gchar *spec = NULL;
+
+  if (!bus)
+    return;
+  gst_object_unref (bus);
+  GST_OBJECT_LOCK (element);
+  idle = GST_STATE (element) == GST_STATE_NULL &&
+      GST_STATE_PENDING (element) == GST_STATE_VOID_PENDING;
+  GST_OBJECT_UNLOCK (element);
+  /* a started element opens it itself, at once */
+  if (!idle)
+    return;
+  g_object_get (element, "device", &spec, NULL);
+  if (host_serves)
+    clr_device_prefetch_host (spec);
+  else
+    clr_device_prefetch (spec);
+  g_free (spec);
+}
+
 gboolean
 gst_clr_open_device (GstElement * element, gchar ** spec, ClrDevice ** device,
     gchar ** spec_used, gboolean host_serves)

@@ -51,6 +51,13 @@ ClrDevice *gst_clr_acquire_device (GstElement * element, const gchar * spec,
 void gst_clr_set_bus_prefetching (GstElementClass * parent_class,
     GstElement * element, GstBus * bus, gboolean host_serves);
 
+/* set_property () of `device`, after the object lock is let go: an
+ * element already in a bin and not started opens the device now named
+ * ahead too, as set_bus () opened the one named then (which goes on: a
+ * driver's load cannot be stopped, so an application names the device
+ * before it adds the element) */
+void gst_clr_prefetch_renamed (GstElement * element, gboolean host_serves);
+
 /* start(): the device `*spec` names (read under the object lock) into
  * *device (set under it); the spec it was opened with into *spec_used
  * when not NULL; host_serves as gst_clr_acquire_device (). FALSE after

@@ -615,6 +615,9 @@ gst_cl_resample_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (prop_id == PROP_DEVICE)
+    gst_clr_prefetch_renamed (GST_ELEMENT (self),
+        gst_clr_host_serves_resample ());
 }
 
 static void

@@ -177,6 +177,42 @@ child_first (void)
   return 0;
 }
 
+/* clresample put in a pipeline naming the CPU, then renamed to the slow
+ * "GPU" (as an application that sets `device` after adding the element
+ * does), the pipeline played 1.5 open delays later; a file's stream,
+ * which waits for its device: prints the ms from PLAYING to the first
+ * buffer */
+static int
+child_renamed (void)
+{
+  GstElement *p, *r, *sink;
+  GstSample *sample;
+  GError *err = NULL;
+  gint64 t0;
+
+  open_cpu_first ();
+  p = gst_parse_launch ("audiotestsrc samplesperbuffer=441 num-buffers=50 ! "
+      "audio/x-raw,format=F32LE,rate=44100,channels=2 ! clresample name=r "
+      "device=0:0 ! audio/x-raw,rate=48000 ! appsink name=s sync=false",
+      &err);
+  g_assert_no_error (err);
+  r = gst_bin_get_by_name (GST_BIN (p), "r");
+  sink = gst_bin_get_by_name (GST_BIN (p), "s");
+  g_object_set (r, "device", "0:1", NULL);
+  g_usleep (atoi (OPEN_DELAY_MS) * 1500);
+  t0 = g_get_monotonic_time ();
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  g_assert_nonnull (sample);
+  gst_sample_unref (sample);
+  printf ("%.1f\n", (g_get_monotonic_time () - t0) / 1e3);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (r);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  return 0;
+}
+
 typedef struct
 {
   gchar *out;                   /* stdout: the buffers */
@@ -445,10 +481,51 @@ test_stop_while_opening (void)
   g_strfreev (env);
 }
 
+/* `device` set after the element joined its bin opens the device it now
+ * names ahead too (gst_clr_prefetch_renamed ()): the pipeline played once
+ * that device's open is over finds it open, where before it began the
+ * open only as it started */
+static void
+test_renamed_in_bin (void)
+{
+  gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  const gchar *argv[] = { self, "--child-renamed", NULL };
+  gchar **env = child_env (TRUE);
+  gchar *out = NULL, *err = NULL;
+  GError *e = NULL;
+  gint status;
+  double first;
+  Run warm;
+
+  /* the device's programs compiled and kept on disk first, by a process
+   * of their own: the time measured is the open's, not a cold build's */
+  run_case ("0:1", FALSE, TRUE, &warm);
+  run_clear (&warm);
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
+          NULL, NULL, &out, &err, &status, &e));
+  g_assert_no_error (e);
+  g_test_message ("first buffer after PLAYING, ms: %s%s", out, err);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    g_error ("the child failed: %s", err);
+  g_assert_cmpint (sscanf (out, "%lf", &first), ==, 1);
+  g_assert_cmpfloat (first, <, atof (OPEN_DELAY_MS) / 2);
+  g_free (out);
+  g_free (err);
+  g_free (self);
+  g_strfreev (env);
+}
+
 int
 main (int argc, char **argv)
 {
   int ret;
+
+  if (argc == 2 && !strcmp (argv[1], "--child-renamed")) {
+    gst_init (NULL, NULL);
+    ret = child_renamed ();
+    gst_deinit ();
+    return ret;
+  }
 
   if (argc == 2 && !strcmp (argv[1], "--child-first")) {
     gst_init (NULL, NULL);
@@ -468,6 +545,7 @@ main (int argc, char **argv)
   g_test_add_func ("/interim/live-no-stand-in", test_live_no_stand_in);
   g_test_add_func ("/interim/file-waits", test_file_waits);
   g_test_add_func ("/interim/stop-while-opening", test_stop_while_opening);
+  g_test_add_func ("/interim/renamed-in-bin", test_renamed_in_bin);
   ret = g_test_run ();
   run_clear (&ref_cpu);
   run_clear (&ref_gpu);
