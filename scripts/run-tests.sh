@@ -27,7 +27,7 @@ echo "== meson test"
 # cache cold (a new machine: PoCL compiles some 1900 kernels) 477 s two
 # at a time. Not three: with the caches cold, three at a time starved
 # the wall-clock checks of test-redesign (a live change's stall) and
-# test-drift (a live sink's late buffers) in 2 runs of 10 here. (The
+# test-drift (a live sink's late buffers) in 3 runs of 17 here. (The
 # soak's hang that three at a time also showed was the soak's own EOS
 # sent into a live pipeline's asynchronous return to PLAYING, a deadlock
 # in GStreamer: mended in bench/clr-soak.c, settle ().)

@@ -531,7 +531,7 @@ feed (gpointer data)
  * a time notes each wake more than STALL_US late. A buffer the sink drops
  * within STALL_REACH_US of such a hold-up is late for it, not for the
  * element; three tests at a time with PoCL compiling beside made 1-3
- * buffers late in 2 runs of 6 here, none alone */
+ * buffers late in 2 runs of 10 here, none alone */
 #define STALL_TICK_US 2000
 #define STALL_US 20000
 #define STALL_REACH_US 300000
