@@ -524,6 +524,12 @@ on_source_data (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* the pipelines' latency recalculated off the main loop: the
+ * recalculation takes a pipeline's state lock, and one stream stuck under
+ * it (a hang) must not stop the main loop's ticks for every other stream,
+ * which would then all count as hung */
+static GThreadPool *latency_pool;
+
 static gboolean
 recalculate_latency (gpointer data)
 {
@@ -541,6 +547,12 @@ recalculate_latency (gpointer data)
   }
   gst_object_unref (data);
   return G_SOURCE_REMOVE;
+}
+
+static void
+recalculate_latency_pooled (gpointer data, gpointer user_data)
+{
+  recalculate_latency (data);
 }
 
 /* On the thread that posts: a stream's first ERROR and its EOS, the time
@@ -578,7 +590,7 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
     case GST_MESSAGE_LATENCY:
       /* as gst-launch-1.0 does: the pipeline's latency follows the
        * elements' (a swapped-in element, a new rate) */
-      g_idle_add (recalculate_latency, gst_object_ref (s->pipeline));
+      g_thread_pool_push (latency_pool, gst_object_ref (s->pipeline), NULL);
       break;
     default:
       break;
@@ -1264,6 +1276,8 @@ run_soak (const Config * cfg, RunResult * r)
   soak.clock = gst_system_clock_obtain ();
   soak.loop = g_main_loop_new (NULL, FALSE);
   soak.streams = g_new0 (Stream, cfg->n);
+  latency_pool = g_thread_pool_new (recalculate_latency_pooled, NULL, -1,
+      FALSE, NULL);
   for (i = 0; i < cfg->n; i++)
     stream_build (&soak, &soak.streams[i], i, rand);
   make_schedule (&soak, rand);
@@ -1324,6 +1338,9 @@ run_soak (const Config * cfg, RunResult * r)
     r->steady_ms = MAX (r->steady_ms, sr->steady_ms);
     stream_free (s);
   }
+  /* after the pipelines' last messages */
+  g_thread_pool_free (latency_pool, FALSE, TRUE);
+  latency_pool = NULL;
   alarm (0);
   r->p50_ms = total ? hist_quantile (all, total, 0.5) : 0;
   r->p99_ms = total ? hist_quantile (all, total, 0.99) : 0;
