@@ -68,20 +68,12 @@ gst_clr_acquire_device (GstElement * element, const gchar * spec,
   return NULL;
 }
 
-void
-gst_clr_set_bus_prefetching (GstElementClass * parent_class,
-    GstElement * element, GstBus * bus, gboolean host_serves)
+/* the device the element's `device` names now, opened ahead */
+static void
+prefetch_named_device (GstElement * element, gboolean host_serves)
 {
   gchar *spec = NULL;
 
-  parent_class->set_bus (element, bus);
-  if (!bus) {
-    /* taken out of its bin (the pipeline freed): the process may exit
-     * next, and must not while a prefetch loads a driver (see
-     * gst_clr_close_device ()) */
-    clr_device_prefetch_wait ();
-    return;
-  }
   g_object_get (element, "device", &spec, NULL);
   if (host_serves)
     clr_device_prefetch_host (spec);
@@ -91,11 +83,25 @@ gst_clr_set_bus_prefetching (GstElementClass * parent_class,
 }
 
 void
+gst_clr_set_bus_prefetching (GstElementClass * parent_class,
+    GstElement * element, GstBus * bus, gboolean host_serves)
+{
+  parent_class->set_bus (element, bus);
+  if (!bus) {
+    /* taken out of its bin (the pipeline freed): the process may exit
+     * next, and must not while a prefetch loads a driver (see
+     * gst_clr_close_device ()) */
+    clr_device_prefetch_wait ();
+    return;
+  }
+  prefetch_named_device (element, host_serves);
+}
+
+void
 gst_clr_prefetch_renamed (GstElement * element, gboolean host_serves)
 {
   GstBus *bus = gst_element_get_bus (element);
   gboolean idle;
-  gchar *spec = NULL;
 
   if (!bus)
     return;
@@ -107,12 +113,7 @@ gst_clr_prefetch_renamed (GstElement * element, gboolean host_serves)
   /* a started element opens it itself, at once */
   if (!idle)
     return;
-  g_object_get (element, "device", &spec, NULL);
-  if (host_serves)
-    clr_device_prefetch_host (spec);
-  else
-    clr_device_prefetch (spec);
-  g_free (spec);
+  prefetch_named_device (element, host_serves);
 }
 
 gboolean
