@@ -530,8 +530,8 @@ on_source_data (GstPad * pad, GstPadProbeInfo * info, gpointer data)
  * which would then all count as hung */
 static GThreadPool *latency_pool;
 
-static gboolean
-recalculate_latency (gpointer data)
+static void
+recalculate_latency (gpointer data, gpointer user_data)
 {
   gst_bin_recalculate_latency (GST_BIN (data));
   if (debug_late_us) {
@@ -546,13 +546,6 @@ recalculate_latency (gpointer data)
         -1.0, (g_get_monotonic_time () - debug_start_us) / 1e6);
   }
   gst_object_unref (data);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-recalculate_latency_pooled (gpointer data, gpointer user_data)
-{
-  recalculate_latency (data);
 }
 
 /* On the thread that posts: a stream's first ERROR and its EOS, the time
@@ -1276,7 +1269,7 @@ run_soak (const Config * cfg, RunResult * r)
   soak.clock = gst_system_clock_obtain ();
   soak.loop = g_main_loop_new (NULL, FALSE);
   soak.streams = g_new0 (Stream, cfg->n);
-  latency_pool = g_thread_pool_new (recalculate_latency_pooled, NULL, -1,
+  latency_pool = g_thread_pool_new (recalculate_latency, NULL, -1,
       FALSE, NULL);
   for (i = 0; i < cfg->n; i++)
     stream_build (&soak, &soak.streams[i], i, rand);

@@ -442,6 +442,31 @@ test_file_waits (void)
   assert_all_on_gpu (FALSE, TRUE);
 }
 
+/* This program as a child in mode `mode` (--child-first, --child-renamed)
+ * beside the slow "GPU": its stdout, the times it measured; `what` names
+ * them in the test's log */
+static gchar *
+run_timed_child (const gchar * mode, const gchar * what)
+{
+  gchar *self = g_file_read_link ("/proc/self/exe", NULL);
+  const gchar *argv[] = { self, mode, NULL };
+  gchar **env = child_env (TRUE);
+  gchar *out = NULL, *err = NULL;
+  GError *e = NULL;
+  gint status;
+
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
+          NULL, NULL, &out, &err, &status, &e));
+  g_assert_no_error (e);
+  g_test_message ("%s, ms: %s%s", what, out, err);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    g_error ("the child failed: %s", err);
+  g_free (err);
+  g_free (self);
+  g_strfreev (env);
+  return out;
+}
+
 /* A process that stops and frees a live pipeline at its first buffer
  * (the stand-in's) and exits, while the GPU still opens: stopping the
  * element (set_state (NULL), which an application may follow with exit
@@ -454,20 +479,10 @@ test_file_waits (void)
 static void
 test_stop_while_opening (void)
 {
-  gchar *self = g_file_read_link ("/proc/self/exe", NULL);
-  const gchar *argv[] = { self, "--child-first", NULL };
-  gchar **env = child_env (TRUE);
-  gchar *out = NULL, *err = NULL;
-  GError *e = NULL;
-  gint status;
+  gchar *out = run_timed_child ("--child-first",
+      "first buffer, stopped and freed");
   double first, stopped, freed;
 
-  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
-          NULL, NULL, &out, &err, &status, &e));
-  g_assert_no_error (e);
-  g_test_message ("first buffer, stopped and freed, ms: %s%s", out, err);
-  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    g_error ("the child failed: %s", err);
   g_assert_cmpint (sscanf (out, "%lf %lf %lf", &first, &stopped, &freed), ==,
       3);
   /* the first buffer from the stand-in, before the GPU is open */
@@ -476,9 +491,6 @@ test_stop_while_opening (void)
   g_assert_cmpfloat (stopped, >=, atof (OPEN_DELAY_MS));
   g_assert_cmpfloat (freed, >=, stopped);
   g_free (out);
-  g_free (err);
-  g_free (self);
-  g_strfreev (env);
 }
 
 /* `device` set after the element joined its bin opens the device it now
@@ -488,12 +500,7 @@ test_stop_while_opening (void)
 static void
 test_renamed_in_bin (void)
 {
-  gchar *self = g_file_read_link ("/proc/self/exe", NULL);
-  const gchar *argv[] = { self, "--child-renamed", NULL };
-  gchar **env = child_env (TRUE);
-  gchar *out = NULL, *err = NULL;
-  GError *e = NULL;
-  gint status;
+  gchar *out;
   double first;
   Run warm;
 
@@ -501,18 +508,10 @@ test_renamed_in_bin (void)
    * of their own: the time measured is the open's, not a cold build's */
   run_case ("0:1", FALSE, TRUE, &warm);
   run_clear (&warm);
-  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, env, G_SPAWN_DEFAULT,
-          NULL, NULL, &out, &err, &status, &e));
-  g_assert_no_error (e);
-  g_test_message ("first buffer after PLAYING, ms: %s%s", out, err);
-  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
-    g_error ("the child failed: %s", err);
+  out = run_timed_child ("--child-renamed", "first buffer after PLAYING");
   g_assert_cmpint (sscanf (out, "%lf", &first), ==, 1);
   g_assert_cmpfloat (first, <, atof (OPEN_DELAY_MS) / 2);
   g_free (out);
-  g_free (err);
-  g_free (self);
-  g_strfreev (env);
 }
 
 int
@@ -520,16 +519,11 @@ main (int argc, char **argv)
 {
   int ret;
 
-  if (argc == 2 && !strcmp (argv[1], "--child-renamed")) {
+  if (argc == 2 && (!strcmp (argv[1], "--child-first")
+          || !strcmp (argv[1], "--child-renamed"))) {
     gst_init (NULL, NULL);
-    ret = child_renamed ();
-    gst_deinit ();
-    return ret;
-  }
-
-  if (argc == 2 && !strcmp (argv[1], "--child-first")) {
-    gst_init (NULL, NULL);
-    ret = child_first ();
+    ret = !strcmp (argv[1], "--child-first") ? child_first () :
+        child_renamed ();
     gst_deinit ();
     return ret;
   }
