@@ -63,6 +63,10 @@
  *                                   filter length and span; default 4)
  *   -DCLR_FPI=n                     output frames a work-item (_tcf, _iv)
  *   -DCLR_IV_SHIFTED -DCLR_IV_DW=n  _iv's table copies and centre taps
+ *   -DCLR_ONE_KERNEL -DCLR_ONLY_k   the program holds kernel k alone: asked
+ *                                   for a program's binary (the plugin's
+ *                                   program cache), PoCL compiles every
+ *                                   kernel in it, nine where one runs
  * With fp64 the CPU kernels form every product and sum in double and the GPU
  * kernels add blocks of CLR_BLK float products in double; the F64 path keeps
  * its coefficients and all arithmetic in double (float coefficients alone
@@ -397,6 +401,7 @@ row_pos (__global const ulong * s_row, ulong phase0, ulong D, ulong i,
 #endif
 
 /* Rows of the coefficient table, one per phase: row p = h(p/I + K/2-1-k). */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_table)
 __kernel void
 clr_resample_table (CLR_KERNEL_ARGS)
 {
@@ -407,6 +412,7 @@ clr_resample_table (CLR_KERNEL_ARGS)
   CLR_DOT (y, LOAD8 (h, k), LOAD4 (h, k), h[k]);
   STORE_OUT (i, c, y);
 }
+#endif
 
 /* The interpolating kernels' coefficients of phase p (clr_resample_interp,
  * _c2): the cubic's weights w0..w3 of the four grid rows h0..h3 around
@@ -437,6 +443,7 @@ clr_resample_table (CLR_KERNEL_ARGS)
  * weights 0, 1, 0, 0) takes row grid + 3 for row 1: its last tap sits on
  * the kernel's end, where h is 0 and the rows hold its limit
  * (clr_bank_row ()). */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_interp)
 __kernel void
 clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 {
@@ -450,11 +457,13 @@ clr_resample_interp (CLR_KERNEL_ARGS, const ulong grid)
 #undef ROW_AT
   STORE_OUT (i, c, y);
 }
+#endif
 
 #ifdef CLR_HAVE_FP64
 /* clr_resample_table for two channels a work-item (c0 and c0 + 1): one
  * coefficient load serves both, and each channel's sum is the same
  * arithmetic in the same order as the one-channel kernel's. */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_table_c2)
 __kernel void
 clr_resample_table_c2 (CLR_KERNEL_ARGS)
 {
@@ -487,11 +496,13 @@ clr_resample_table_c2 (CLR_KERNEL_ARGS)
   if (c1 != c0)
     STORE_OUT (i, c1, sum4_scaled (b4));
 }
+#endif
 
 /* clr_resample_interp for two channels a work-item (c0 and c0 + 1): each
  * interpolated coefficient, four rows' weighted sum, serves both, and each
  * channel's sum is the same arithmetic in the same order as the
  * one-channel kernel's. */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_interp_c2)
 __kernel void
 clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
 {
@@ -526,6 +537,7 @@ clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
     STORE_OUT (i, c1, sum4_scaled (b4));
 }
 #endif
+#endif
 
 /* clr_resample_table for GPUs, from a tap-major table (coef[k * I + p]): the
  * work-items of a warp are consecutive output frames with different
@@ -533,6 +545,7 @@ clr_resample_interp_c2 (CLR_KERNEL_ARGS, const ulong grid)
  * values while their samples are contiguous, so both loads coalesce. The
  * products of four taps are summed in blk1_t and each block is added in
  * double (acc_add: compensated in float without fp64). */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_table_t)
 __kernel void
 clr_resample_table_t (CLR_KERNEL_ARGS)
 {
@@ -551,6 +564,7 @@ clr_resample_table_t (CLR_KERNEL_ARGS)
   }
   STORE_OUT (i, c, (y + e) * (acc_t) SCALE_IN);
 }
+#endif
 
 /* ---- Several channels a work-item: the GPU kernels with fp64 ----------- */
 
@@ -652,6 +666,7 @@ store_channels (__global sample_t * out, ulong o_fstride, ulong o_cstride,
 /* clr_resample_table_t for CLR_CPI channels a work-item: every coefficient
  * loaded serves CLR_CPI multiply-adds (the kernel is bound by loads, not by
  * arithmetic); blocks of CLR_BLK taps. */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_table_tc)
 __kernel void
 clr_resample_table_tc (CLR_KERNEL_ARGS)
 {
@@ -676,11 +691,13 @@ clr_resample_table_tc (CLR_KERNEL_ARGS)
   }
   STORE_CHANNELS (i, y);
 }
+#endif
 
 /* clr_resample_table_tc for two neighbouring output frames a work-item,
  * when upsampling (D < I): frame i+1's taps start 0 or 1 samples after
  * frame i's (`shift`), so each sample loaded serves both frames, and the
  * sample loads per multiply-add halve. */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_table_tc2)
 __kernel void
 clr_resample_table_tc2 (CLR_KERNEL_ARGS)
 {
@@ -721,6 +738,7 @@ clr_resample_table_tc2 (CLR_KERNEL_ARGS)
   if (i + 1 < n_out)
     STORE_CHANNELS (i + 1, yb);
 }
+#endif
 
 /* clr_resample_table_tc for CLR_FPI neighbouring output frames a
  * work-item. Frame i+j's taps start d_j samples into the span
@@ -733,6 +751,7 @@ clr_resample_table_tc2 (CLR_KERNEL_ARGS)
  * keeps 3 frames before the first tap (span_start ()) and span - K frames
  * of zeros after the input, so the zero products meet only finite
  * samples. */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_table_tcf)
 __kernel void
 clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead)
 {
@@ -771,6 +790,7 @@ clr_resample_table_tcf (CLR_KERNEL_ARGS, const uint lead)
     if (i + j < n_out)
       STORE_CHANNELS (i + j, y[j]);
 }
+#endif
 
 /* ---- Many channels: the interleaved window, _iv ------------------------ */
 
@@ -837,6 +857,7 @@ iv_double_block (acc4_t hd, const blk4_t s[4])
  * -DCLR_IV_SHIFTED: four copies, copy s shifted by s values, rows rounded
  * up to a multiple of 4 past taps + lead + 3). Channels must be a multiple
  * of 4. */
+#if !defined(CLR_ONE_KERNEL) || defined(CLR_ONLY_clr_resample_table_iv)
 __kernel void
 clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead)
 {
@@ -955,4 +976,5 @@ clr_resample_table_iv (CLR_KERNEL_ARGS, const uint lead)
     }
   }
 }
+#endif
 #endif

@@ -242,12 +242,13 @@ static char *
 build_options (ClrEngine * e, const ClrTuning * tuning)
 {
   return g_strdup_printf ("%s%s%s%s%s -DCLR_CPI=%u -DCLR_FPI=%u "
-      "-DCLR_IV_DW=%u%s%s", format_option (e->cfg.format),
+      "-DCLR_IV_DW=%u -DCLR_ONE_KERNEL -DCLR_ONLY_%s%s%s",
+      format_option (e->cfg.format),
       clr_device_has_fp64 (e->dev) ? " -DCLR_HAVE_FP64" : "",
       e->plan.coef_double ? " -DCLR_COEF_DOUBLE" : "",
       e->plan.wsize != e->ssize ? " -DCLR_WIN_DOUBLE" : "",
       e->plan.shifted ? " -DCLR_IV_SHIFTED" : "", e->plan.cpi, e->plan.fpi,
-      e->plan.iv_dw, tuning->build_options ? " " : "",
+      e->plan.iv_dw, e->plan.kernel, tuning->build_options ? " " : "",
       tuning->build_options ? tuning->build_options : "");
 }
 
