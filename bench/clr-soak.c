@@ -1438,8 +1438,10 @@ run_result_clear (RunResult * r)
 /* ------------------------------------------------------------------ */
 /* the parent: children */
 
-/* The sanitizer runtime this process runs with, if any: a library
- * preloaded before it, AddressSanitizer refuses to start */
+/* The sanitizer runtime this process runs with, if any (AddressSanitizer's,
+ * or LeakSanitizer's alone, whose leak check costs a long soak little): a
+ * library preloaded before it, AddressSanitizer refuses to start, and
+ * LeakSanitizer's interceptors would miss the shim's allocations */
 static gchar *
 asan_runtime (void)
 {
@@ -1452,7 +1454,7 @@ asan_runtime (void)
   for (i = 0; lines[i] && !path; i++) {
     const gchar *p = strchr (lines[i], '/');
 
-    if (p && strstr (p, "/libasan.so"))
+    if (p && (strstr (p, "/libasan.so") || strstr (p, "/liblsan.so")))
       path = g_strdup (p);
   }
   g_strfreev (lines);
