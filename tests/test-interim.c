@@ -177,6 +177,33 @@ child_first (void)
   return 0;
 }
 
+/* The same live pipeline, and at its first buffer exit () with the
+ * pipeline still playing, nothing stopped or freed (as a player may quit):
+ * prints the ms from building the pipeline to that buffer */
+static int
+child_exit (void)
+{
+  GstElement *p, *sink;
+  GstSample *sample;
+  GError *err = NULL;
+  gint64 t0;
+
+  open_cpu_first ();
+
+  t0 = g_get_monotonic_time ();
+  p = gst_parse_launch ("audiotestsrc is-live=true samplesperbuffer=441 ! "
+      "audio/x-raw,format=F32LE,rate=44100,channels=2 ! clresample ! "
+      "audio/x-raw,rate=48000 ! appsink name=s sync=false", &err);
+  g_assert_no_error (err);
+  sink = gst_bin_get_by_name (GST_BIN (p), "s");
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  g_assert_nonnull (sample);
+  printf ("%.1f\n", (g_get_monotonic_time () - t0) / 1e3);
+  fflush (stdout);
+  exit (0);
+}
+
 /* clresample put in a pipeline naming the CPU, then renamed to the slow
  * "GPU" (as an application that sets `device` after adding the element
  * does), the pipeline played 1.5 open delays later; a file's stream,
@@ -442,8 +469,8 @@ test_file_waits (void)
   assert_all_on_gpu (FALSE, TRUE);
 }
 
-/* This program as a child in mode `mode` (--child-first, --child-renamed)
- * beside the slow "GPU": its stdout, the times it measured; `what` names
+/* This program as a child in mode `mode` (--child-first, --child-exit,
+ * --child-renamed) beside the slow "GPU": its stdout, the times it measured; `what` names
  * them in the test's log */
 static gchar *
 run_timed_child (const gchar * mode, const gchar * what)
@@ -493,6 +520,28 @@ test_stop_while_opening (void)
   g_free (out);
 }
 
+/* A process that exits at its first buffer (the stand-in's) with its
+ * pipeline playing, while the GPU still opens: exit () waits for the open
+ * (clr-device.c, prefetch_wait_at_exit ()), where nothing else would. A
+ * process that exits with a thread inside a driver's first load has its
+ * libraries' data freed under that thread (H55, see above); an application
+ * may well quit without stopping its pipeline. */
+static void
+test_exit_while_opening (void)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  gchar *out = run_timed_child ("--child-exit", "first buffer, then exit ()");
+  double first, wall = (g_get_monotonic_time () - t0) / 1e3;
+
+  g_test_message ("the child's whole process, ms: %.1f", wall);
+  g_assert_cmpint (sscanf (out, "%lf", &first), ==, 1);
+  /* exit () called before the open ended */
+  g_assert_cmpfloat (first, <, atof (OPEN_DELAY_MS));
+  /* and the process ended only after it */
+  g_assert_cmpfloat (wall, >=, atof (OPEN_DELAY_MS));
+  g_free (out);
+}
+
 /* `device` set after the element joined its bin opens the device it now
  * names ahead too (gst_clr_prefetch_renamed ()): the pipeline played once
  * that device's open is over finds it open, where before it began the
@@ -519,6 +568,10 @@ main (int argc, char **argv)
 {
   int ret;
 
+  if (argc == 2 && !strcmp (argv[1], "--child-exit")) {
+    gst_init (NULL, NULL);
+    return child_exit ();
+  }
   if (argc == 2 && (!strcmp (argv[1], "--child-first")
           || !strcmp (argv[1], "--child-renamed"))) {
     gst_init (NULL, NULL);
@@ -539,6 +592,7 @@ main (int argc, char **argv)
   g_test_add_func ("/interim/live-no-stand-in", test_live_no_stand_in);
   g_test_add_func ("/interim/file-waits", test_file_waits);
   g_test_add_func ("/interim/stop-while-opening", test_stop_while_opening);
+  g_test_add_func ("/interim/exit-while-opening", test_exit_while_opening);
   g_test_add_func ("/interim/renamed-in-bin", test_renamed_in_bin);
   ret = g_test_run ();
   run_clear (&ref_cpu);

@@ -1069,6 +1069,30 @@ clr_device_prefetch_host (const char *spec)
     clr_device_prefetch (spec);
 }
 
+/* How long exit () waits for a prefetch under way: a GPU driver's first
+ * load after boot took 1.9 s (H56); a driver that never answers must not
+ * hold the process forever. */
+#define CLR_PREFETCH_EXIT_WAIT_S 10
+
+/* At exit (), the prefetches under way end first. A process that exits
+ * with a thread inside the ICD loader's first clGetPlatformIDs () has the
+ * drivers' and LLVM's data freed under that thread's dlopen () (H55: 6 of
+ * 8 live starts on an H100 machine, AddressSanitizer's use-after-free).
+ * The elements wait at every stop, at set_bus (NULL) and in finalize, but
+ * an application may quit with its pipeline playing. */
+static void
+prefetch_wait_at_exit (void)
+{
+  gint64 end = g_get_monotonic_time () + CLR_PREFETCH_EXIT_WAIT_S *
+      G_TIME_SPAN_SECOND;
+
+  g_mutex_lock (&prefetch_lock);
+  while (prefetch_running > 0)
+    if (!g_cond_wait_until (&prefetch_done, &prefetch_lock, end))
+      break;
+  g_mutex_unlock (&prefetch_lock);
+}
+
 void
 clr_device_prefetch (const char *spec)
 {
@@ -1078,9 +1102,12 @@ clr_device_prefetch (const char *spec)
   if (off && g_str_equal (off, "0"))
     return;
   g_mutex_lock (&prefetch_lock);
-  if (!prefetches)
+  if (!prefetches) {
     prefetches = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
         NULL);
+    /* GStreamer never unloads a plugin: the handler stays mapped */
+    atexit (prefetch_wait_at_exit);
+  }
   if (!g_hash_table_contains (prefetches, key)) {
     g_hash_table_add (prefetches, g_strdup (key));
     prefetch_running++;
