@@ -75,13 +75,16 @@ sim_buffer (Sim * s, double jitter)
       fabs (clr_drift_loop_get_factor (&s->loop) - 1.0));
 }
 
+/* seconds of buffers, their timestamps off by up to jitter_amp at random
+ * (rand: a generator of the case's own, seeded, so that every run checks
+ * the same input), or on time */
 static void
-sim_run (Sim * s, double seconds, double jitter_amp)
+sim_run (Sim * s, double seconds, double jitter_amp, GRand * rand)
 {
   const double end = s->t + seconds;
 
   while (s->t < end)
-    sim_buffer (s, jitter_amp > 0 ? g_test_rand_double_range (-jitter_amp,
+    sim_buffer (s, jitter_amp > 0 ? g_rand_double_range (rand, -jitter_amp,
             jitter_amp) : 0.0);
 }
 
@@ -191,7 +194,7 @@ test_step_200 (void)
   guint i;
 
   sim_init (&s, 0.0, 0.0);
-  sim_run (&s, 10.0, 0.0);
+  sim_run (&s, 10.0, 0.0, NULL);
   for (i = 0; i < G_N_ELEMENTS (steps); i++) {
     const double until = s.t + 5.0;
 
@@ -218,14 +221,15 @@ test_step_200 (void)
 static void
 test_jitter (void)
 {
+  GRand *rand = g_rand_new_with_seed (1);
   Sim s;
   double worst = 0, worst_f = 0, sum = 0;
   guint n = 0;
 
   sim_init (&s, 250e-6, 0.0);
-  sim_run (&s, 10.0, 1e-3);
+  sim_run (&s, 10.0, 1e-3, rand);
   while (s.t < 600.0) {
-    sim_buffer (&s, g_test_rand_double_range (-1e-3, 1e-3));
+    sim_buffer (&s, g_rand_double_range (rand, -1e-3, 1e-3));
     sum += clr_drift_loop_get_drift_ppm (&s.loop);
     n++;
     worst = MAX (worst, fabs (sim_error (&s)));
@@ -238,6 +242,7 @@ test_jitter (void)
   g_assert_cmpfloat (worst, <, 1e-3);
   g_assert_cmpfloat (worst_f, <, 2500e-6);
   g_assert_cmpfloat (fabs (sum / n - 250), <, 2.0);
+  g_rand_free (rand);
 }
 
 /* a source that stops for 2 s and goes on with timestamps 2 s on: the
@@ -251,12 +256,12 @@ test_stop_and_jump (void)
   double before;
 
   sim_init (&s, -300e-6, 0.0);
-  sim_run (&s, 20.0, 0.0);
+  sim_run (&s, 20.0, 0.0, NULL);
   before = clr_drift_loop_get_drift_ppm (&s.loop);
   s.in_time += 2.0;
   s.out_time = s.in_time;
   clr_drift_loop_restart (&s.loop);
-  sim_run (&s, 5.0, 0.0);
+  sim_run (&s, 5.0, 0.0, NULL);
   g_assert_cmpfloat (s.worst_factor, <=, CLR_DRIFT_LOOP_LIMIT + 1e-12);
   g_assert_cmpfloat (fabs (clr_drift_loop_get_drift_ppm (&s.loop) - before),
       <, 1.0);
@@ -274,7 +279,7 @@ test_bursts (void)
   guint b, k;
 
   sim_init (&s, 100e-6, 0.0);
-  sim_run (&s, 10.0, 0.0);
+  sim_run (&s, 10.0, 0.0, NULL);
   for (b = 0; b < 600; b++)
     for (k = 0; k < 10; k++)
       /* the true timestamps step 10 ms; arrival stamps them all at the
@@ -284,35 +289,54 @@ test_bursts (void)
   /* even again: the bursts' mean lead (45 ms, under a jump) is steered
    * back at the factor's limit, 10 ms a second; then locked, at the
    * drift */
-  sim_run (&s, 10.0, 0.0);
+  sim_run (&s, 10.0, 0.0, NULL);
   g_assert_true (clr_drift_loop_is_locked (&s.loop));
   g_assert_cmpfloat (fabs (clr_drift_loop_get_drift_ppm (&s.loop) - 100), <,
       2.0);
 }
 
 /* garbage: NaN and infinite errors and negative durations are ignored;
- * timestamps 30 s off for 10 s (an error the element's discontinuity
- * check would have taken as a new run) count as 50 ms: the factor at its
- * limit at most; back on time, locked again at the drift within 10 s */
+ * timestamps up to 30 s off at random for 10 s (errors the element's
+ * discontinuity check would have taken as a new run) count as 50 ms: the
+ * factor at its limit at most; back on time, locked again at the drift
+ * within 10 s. Each input its own seeded generator, so that a run checks
+ * the same inputs every time: seeds 1-100, and 391, the worst of the
+ * first 3000 before the integral stopped for garbage (clr-drift-loop.c:
+ * the drift read 5.4 ppm off at the end; 2 seeds of 3000 failed, and the
+ * suite's own random seed hit one in a fresh-clone run) */
 static void
-test_garbage (void)
+garbage_run (guint32 seed)
 {
+  GRand *rand = g_rand_new_with_seed (seed);
   Sim s;
   double f;
 
   sim_init (&s, 50e-6, 0.0);
-  sim_run (&s, 10.0, 0.0);
+  sim_run (&s, 10.0, 0.0, NULL);
   f = clr_drift_loop_get_factor (&s.loop);
   g_assert_cmpfloat (clr_drift_loop_update (&s.loop, NAN, 0.01), ==, f);
   g_assert_cmpfloat (clr_drift_loop_update (&s.loop, INFINITY, 0.01), ==, f);
   g_assert_cmpfloat (clr_drift_loop_update (&s.loop, 0.0, -1.0), ==, f);
   g_assert_cmpfloat (clr_drift_loop_update (&s.loop, 0.0, NAN), ==, f);
-  sim_run (&s, 10.0, 30.0);
+  sim_run (&s, 10.0, 30.0, rand);
   g_assert_cmpfloat (s.worst_factor, <=, CLR_DRIFT_LOOP_LIMIT + 1e-12);
-  sim_run (&s, 10.0, 0.0);
-  g_assert_true (clr_drift_loop_is_locked (&s.loop));
-  g_assert_cmpfloat (fabs (clr_drift_loop_get_drift_ppm (&s.loop) - 50), <,
-      2.0);
+  sim_run (&s, 10.0, 0.0, NULL);
+  if (!clr_drift_loop_is_locked (&s.loop)
+      || fabs (clr_drift_loop_get_drift_ppm (&s.loop) - 50) >= 2.0)
+    g_error ("seed %u: locked %d, drift %.3f ppm 10 s after the garbage",
+        seed, clr_drift_loop_is_locked (&s.loop),
+        clr_drift_loop_get_drift_ppm (&s.loop));
+  g_rand_free (rand);
+}
+
+static void
+test_garbage (void)
+{
+  guint32 seed;
+
+  for (seed = 1; seed <= 100; seed++)
+    garbage_run (seed);
+  garbage_run (391);
 }
 
 /* a restart (a seek) keeps the drift, drops the error's history */
@@ -323,7 +347,7 @@ test_restart (void)
   double drift;
 
   sim_init (&s, 400e-6, 0.0);
-  sim_run (&s, 20.0, 0.0);
+  sim_run (&s, 20.0, 0.0, NULL);
   drift = clr_drift_loop_get_drift_ppm (&s.loop);
   clr_drift_loop_restart (&s.loop);
   g_assert_false (clr_drift_loop_is_locked (&s.loop));
@@ -331,7 +355,7 @@ test_restart (void)
   /* the new run's timeline starts at its first buffer's timestamp */
   s.out_time = s.in_time + 123.0;
   s.in_time += 123.0;
-  sim_run (&s, 2.0, 0.0);
+  sim_run (&s, 2.0, 0.0, NULL);
   g_assert_cmpfloat (fabs (sim_error (&s)), <, 10e-6);
 }
 
