@@ -24,8 +24,8 @@ echo "== meson test"
 # wait, a pipeline draining) while the other computes. With PoCL's kernel
 # cache warm the pass took 274 s one at a time, 201 s two at a time (1.58
 # cores busy) and 171 s three at a time on the 2-core EPYC VM; with that
-# cache cold (a new machine: PoCL compiles some 1900 kernels) 477 s two
-# at a time. Not three: with the caches cold, three at a time starved
+# cache cold (a new machine: PoCL compiles some 1400 kernels, 1900
+# before resample programs held one kernel each) 402 s two at a time. Not three: with the caches cold, three at a time starved
 # the wall-clock checks of test-redesign (a live change's stall) and
 # test-drift (a live sink's late buffers) in 3 runs of 17 here. (The
 # soak's hang that three at a time also showed was the soak's own EOS
