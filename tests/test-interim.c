@@ -145,9 +145,11 @@ child_run (const gchar * device, gboolean live, const gchar * out)
 
 /* A live pipeline on "auto" stopped and freed at its first buffer, while
  * the GPU still opens: prints the ms from building the pipeline to that
- * buffer and to the pipeline freed */
+ * buffer and to the pipeline freed. With quit, exit () at that buffer
+ * instead, the pipeline still playing, nothing stopped or freed (as a
+ * player may quit): prints the first of those. */
 static int
-child_first (void)
+child_first (gboolean quit)
 {
   GstElement *p, *sink;
   GstSample *sample;
@@ -166,8 +168,13 @@ child_first (void)
   gst_element_set_state (p, GST_STATE_PLAYING);
   sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
   g_assert_nonnull (sample);
-  gst_sample_unref (sample);
   first = (g_get_monotonic_time () - t0) / 1e3;
+  if (quit) {
+    printf ("%.1f\n", first);
+    fflush (stdout);
+    exit (0);
+  }
+  gst_sample_unref (sample);
   gst_element_set_state (p, GST_STATE_NULL);
   stopped = (g_get_monotonic_time () - t0) / 1e3;
   gst_object_unref (sink);
@@ -175,33 +182,6 @@ child_first (void)
   printf ("%.1f %.1f %.1f\n", first, stopped, (g_get_monotonic_time () - t0)
       / 1e3);
   return 0;
-}
-
-/* The same live pipeline, and at its first buffer exit () with the
- * pipeline still playing, nothing stopped or freed (as a player may quit):
- * prints the ms from building the pipeline to that buffer */
-static int
-child_exit (void)
-{
-  GstElement *p, *sink;
-  GstSample *sample;
-  GError *err = NULL;
-  gint64 t0;
-
-  open_cpu_first ();
-
-  t0 = g_get_monotonic_time ();
-  p = gst_parse_launch ("audiotestsrc is-live=true samplesperbuffer=441 ! "
-      "audio/x-raw,format=F32LE,rate=44100,channels=2 ! clresample ! "
-      "audio/x-raw,rate=48000 ! appsink name=s sync=false", &err);
-  g_assert_no_error (err);
-  sink = gst_bin_get_by_name (GST_BIN (p), "s");
-  gst_element_set_state (p, GST_STATE_PLAYING);
-  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
-  g_assert_nonnull (sample);
-  printf ("%.1f\n", (g_get_monotonic_time () - t0) / 1e3);
-  fflush (stdout);
-  exit (0);
 }
 
 /* clresample put in a pipeline naming the CPU, then renamed to the slow
@@ -570,12 +550,12 @@ main (int argc, char **argv)
 
   if (argc == 2 && !strcmp (argv[1], "--child-exit")) {
     gst_init (NULL, NULL);
-    return child_exit ();
+    return child_first (TRUE);
   }
   if (argc == 2 && (!strcmp (argv[1], "--child-first")
           || !strcmp (argv[1], "--child-renamed"))) {
     gst_init (NULL, NULL);
-    ret = !strcmp (argv[1], "--child-first") ? child_first () :
+    ret = !strcmp (argv[1], "--child-first") ? child_first (FALSE) :
         child_renamed ();
     gst_deinit ();
     return ret;
