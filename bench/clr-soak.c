@@ -1471,8 +1471,8 @@ typedef struct
 } ErrReader;
 
 /* A child's stderr, as it comes: the shim's lines counted in the child,
- * not here; the rest forwarded, the first 100 lines, and its last 64 KB
- * kept */
+ * not here; the rest forwarded, the first 100 lines (all of them with
+ * CLR_SOAK_DEBUG), and its last 64 KB kept */
 static gpointer
 read_stderr (gpointer data)
 {
@@ -1487,7 +1487,10 @@ read_stderr (gpointer data)
     /* room for the watchdog's stacks of every thread */
     if (er->tail->len > 1 << 20)
       g_string_erase (er->tail, 0, er->tail->len - (1 << 20));
-    if (er->forwarded++ < 100)
+    /* all of it where CLR_SOAK_DEBUG asked for the child's every action
+     * and late buffer: a stream's late buffer is traced back through its
+     * actions before it */
+    if (debug_late_us || er->forwarded++ < 100)
       g_printerr ("[%s] %s", er->label, line);
   }
   fclose (f);

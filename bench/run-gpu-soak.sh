@@ -21,6 +21,10 @@
 #       the next call, on the same warm machine: waits for its end (at
 #       most SOAK_WAIT seconds) and prints the result, soak.log.gz in $OUT.
 #
+# CLR_SOAK_DEBUG=1000 (the environment passes it on) prints every action,
+# fault and stall, and every buffer more than 1 s late, with its stream:
+# what H52's and H53's one stream 7.8-9.8 s late, untraced, needs.
+#
 # SOAK_LSAN names a build folder configured with -Db_sanitize=leak (only
 # its bench/clr-soak is used, `ninja -C build-lsan bench/clr-soak`):
 # LeakSanitizer in the soak and its child, which load the plugin of
