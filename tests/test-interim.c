@@ -450,8 +450,8 @@ test_file_waits (void)
 }
 
 /* This program as a child in mode `mode` (--child-first, --child-exit,
- * --child-renamed) beside the slow "GPU": its stdout, the times it measured; `what` names
- * them in the test's log */
+ * --child-renamed) beside the slow "GPU": its stdout, the times it
+ * measured; `what` names them in the test's log */
 static gchar *
 run_timed_child (const gchar * mode, const gchar * what)
 {
@@ -548,15 +548,12 @@ main (int argc, char **argv)
 {
   int ret;
 
-  if (argc == 2 && !strcmp (argv[1], "--child-exit")) {
-    gst_init (NULL, NULL);
-    return child_first (TRUE);
-  }
   if (argc == 2 && (!strcmp (argv[1], "--child-first")
+          || !strcmp (argv[1], "--child-exit")
           || !strcmp (argv[1], "--child-renamed"))) {
     gst_init (NULL, NULL);
-    ret = !strcmp (argv[1], "--child-first") ? child_first (FALSE) :
-        child_renamed ();
+    ret = !strcmp (argv[1], "--child-renamed") ? child_renamed () :
+        child_first (!strcmp (argv[1], "--child-exit"));
     gst_deinit ();
     return ret;
   }

@@ -1074,6 +1074,21 @@ clr_device_prefetch_host (const char *spec)
  * hold the process forever. */
 #define CLR_PREFETCH_EXIT_WAIT_S 10
 
+/* Waits for the prefetches under way (their devices then in the registry)
+ * until end (monotonic), or as long as they take where end < 0 */
+static void
+prefetch_wait_until (gint64 end)
+{
+  g_mutex_lock (&prefetch_lock);
+  while (prefetch_running > 0) {
+    if (end < 0)
+      g_cond_wait (&prefetch_done, &prefetch_lock);
+    else if (!g_cond_wait_until (&prefetch_done, &prefetch_lock, end))
+      break;
+  }
+  g_mutex_unlock (&prefetch_lock);
+}
+
 /* At exit (), the prefetches under way end first. A process that exits
  * with a thread inside the ICD loader's first clGetPlatformIDs () has the
  * drivers' and LLVM's data freed under that thread's dlopen () (H55: 6 of
@@ -1083,14 +1098,8 @@ clr_device_prefetch_host (const char *spec)
 static void
 prefetch_wait_at_exit (void)
 {
-  gint64 end = g_get_monotonic_time () + CLR_PREFETCH_EXIT_WAIT_S *
-      G_TIME_SPAN_SECOND;
-
-  g_mutex_lock (&prefetch_lock);
-  while (prefetch_running > 0)
-    if (!g_cond_wait_until (&prefetch_done, &prefetch_lock, end))
-      break;
-  g_mutex_unlock (&prefetch_lock);
+  prefetch_wait_until (g_get_monotonic_time () + CLR_PREFETCH_EXIT_WAIT_S *
+      G_TIME_SPAN_SECOND);
 }
 
 void
@@ -1128,14 +1137,10 @@ clr_device_prefetching (void)
   return running;
 }
 
-/* Waits for the prefetches under way (their devices then in the registry) */
 void
 clr_device_prefetch_wait (void)
 {
-  g_mutex_lock (&prefetch_lock);
-  while (prefetch_running > 0)
-    g_cond_wait (&prefetch_done, &prefetch_lock);
-  g_mutex_unlock (&prefetch_lock);
+  prefetch_wait_until (-1);
 }
 
 ClrDevice *
